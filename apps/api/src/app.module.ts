@@ -1,0 +1,26 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { RateLimitModule } from './common/rate-limit/rate-limiter.service';
+import { RedisModule } from './common/redis/redis.module';
+import { ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/config.schema';
+import type { Database } from './database/database';
+import { DatabaseModule } from './database/database.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { HealthModule } from './modules/health/health.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: Database): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        RedisModule,
+        RateLimitModule,
+        AccountsModule,
+        HealthModule,
+      ],
+    };
+  }
+}

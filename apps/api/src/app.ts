@@ -1,0 +1,75 @@
+import { INestApplication, LogLevel as NestLogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Request, Response } from 'express';
+import cookieParser from 'cookie-parser';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from './app.module';
+import type { AppConfig, LogLevel } from './config/config.schema';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { bodyParsers } from './common/http/body-parsers';
+import { dashboardStatic } from './common/http/dashboard-static';
+import { buildOpenApiDocument } from './common/http/openapi';
+import { requestContext } from './common/http/request-context';
+import { securityHeaders } from './common/http/security-headers';
+import { createValidationPipe } from './common/http/validation';
+import { Database } from './database/database';
+
+export interface RunningApp {
+  app: INestApplication;
+  database: Database;
+  /** The address it listens on, e.g. http://127.0.0.1:43121. */
+  url: string;
+  close(): Promise<void>;
+}
+
+const LEVELS: NestLogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+export function logLevels(level: LogLevel): NestLogLevel[] {
+  return LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+}
+
+export interface CreateAppOptions {
+  /** Serve the built dashboard (default true). */
+  dashboard?: boolean;
+  logger?: NestLogLevel[] | false;
+}
+
+/** Opens the database (migrating it), builds the Nest app with every middleware, and listens. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  const database = await Database.open(config);
+  let app: NestExpressApplication | undefined;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+      bodyParser: false,
+      logger: options.logger ?? logLevels(config.logLevel),
+    });
+    app.set('trust proxy', config.trustProxy);
+    app.disable('x-powered-by');
+    app.use(requestContext(), securityHeaders, cookieParser(), ...bodyParsers());
+    if (options.dashboard !== false) app.use(...dashboardStatic());
+    app.useGlobalFilters(new AllExceptionsFilter());
+    app.useGlobalPipes(createValidationPipe());
+
+    const document = buildOpenApiDocument(app, config.publicUrl);
+    app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
+
+    await app.listen(config.port, config.host);
+    const address = app.getHttpServer().address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const running = app;
+    return {
+      app: running,
+      database,
+      url: `http://${host}:${address.port}`,
+      close: async () => {
+        await running.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await database.close();
+    throw error;
+  }
+}

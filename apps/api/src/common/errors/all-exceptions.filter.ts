@@ -1,0 +1,39 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppException, CommonErrorCode, CommonException } from './app.exception';
+import { sendError } from './error-render';
+
+/** Turns anything thrown into an AppException; unknown errors become a generic 500, logged with the request id. */
+export function toAppException(error: unknown, req: Request, logger?: Logger): AppException {
+  if (error instanceof AppException) return error;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    if (status === 404) return new CommonException(CommonErrorCode.ROUTE_NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    if (status === 413) return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
+    if (status === 405) return new CommonException(CommonErrorCode.METHOD_NOT_ALLOWED, 'Method not allowed');
+    if (status === 401) return new CommonException(CommonErrorCode.UNAUTHENTICATED, 'Authentication required');
+    if (status === 403) return new CommonException(CommonErrorCode.FORBIDDEN, 'Forbidden');
+    if (status < 500) return new AppException('BAD_REQUEST', status, error.message);
+  }
+  const bodyError = error as { type?: string; status?: number } | undefined;
+  if (bodyError?.type === 'entity.parse.failed')
+    return new CommonException(CommonErrorCode.INVALID_JSON, 'Request body is not valid JSON');
+  if (bodyError?.type === 'entity.too.large')
+    return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
+  if (bodyError?.type === 'charset.unsupported' || bodyError?.type === 'encoding.unsupported')
+    return new CommonException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Unsupported request body encoding');
+  logger?.error(`[${req.requestId ?? '-'}] unhandled error: ${(error as Error)?.stack ?? String(error)}`);
+  return new CommonException(CommonErrorCode.INTERNAL, 'Internal server error');
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    sendError(req, res, toAppException(exception, req, this.logger));
+  }
+}

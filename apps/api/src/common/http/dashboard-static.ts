@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Logger } from '@nestjs/common';
+
+/** Paths the API owns; everything else that asks for a page gets the dashboard. */
+const API_PREFIXES = ['/api/', '/v1/', '/apikey/', '/oauth2/', '/.well-known/', '/openapi.json', '/healthz', '/readyz'];
+
+export function defaultDashboardDir(): string {
+  // apps/api/src (tests) and apps/api/dist (the build) both sit two levels below apps/.
+  return resolve(__dirname, '..', '..', '..', '..', 'dashboard', 'dist');
+}
+
+function isApiPath(path: string): boolean {
+  const lower = path.toLowerCase();
+  return API_PREFIXES.some((prefix) => lower === prefix.replace(/\/$/, '') || lower.startsWith(prefix));
+}
+
+/**
+ * Serves the built dashboard from the same port as the API: its files, and index.html for any other page
+ * path (client-side routes). API paths fall through to Nest.
+ */
+export function dashboardStatic(dir = defaultDashboardDir()): RequestHandler[] {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) {
+    new Logger('Dashboard').warn(`no built dashboard at ${dir}; run "npm run build" to serve it`);
+    return [];
+  }
+  const files = express.static(dir, {
+    index: false,
+    setHeaders: (res, path) => {
+      // Vite puts a content hash in every file name under assets/.
+      res.setHeader('Cache-Control', path.includes(`${join(dir, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const fallback = (req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path) || !req.accepts('html')) return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  };
+  return [(req, res, next) => (isApiPath(req.path) ? next() : files(req, res, next)), fallback];
+}

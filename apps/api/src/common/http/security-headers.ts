@@ -1,0 +1,10 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/** Headers every answer carries. Framing is refused so the consent page cannot be clickjacked. */
+export function securityHeaders(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.removeHeader('X-Powered-By');
+  next();
+}

@@ -1,0 +1,273 @@
+import { existsSync, statSync } from 'node:fs';
+
+/**
+ * Every environment variable the service reads, described once. `loadConfig` parses them all at start and
+ * reports every bad one in one line each, naming the variable and the fix (decisions.md section 2).
+ */
+export interface AppConfig {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  modelsConfig: string | null;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  signupCredit: number;
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
+  stripeApiBase: string | null;
+  spacesOrigin: string | null;
+  apiKeyPrefix: string;
+  logLevel: LogLevel;
+  trustProxy: boolean;
+  sessionTtlHours: number;
+  authRateLimitPerIp: number;
+  loginFailuresPerAccount: number;
+  rateLimitWindowSeconds: number;
+  dbPoolSize: number;
+}
+
+export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ConfigVariable<K extends keyof AppConfig = keyof AppConfig> {
+  env: string;
+  key: K;
+  description: string;
+  /** The default as documented; `undefined` means the variable is optional and unset means null. */
+  defaultValue?: string;
+  secret?: boolean;
+  /** Parse the raw value or throw a ConfigValueError whose message says what is wrong and how to fix it. */
+  parse: (raw: string, env: Record<string, string | undefined>) => AppConfig[K];
+}
+
+export class ConfigValueError extends Error {}
+
+const bad = (message: string): never => {
+  throw new ConfigValueError(message);
+};
+
+const integer = (min: number, max: number, fix: string) => (raw: string) => {
+  if (!/^\d+$/.test(raw.trim())) bad(`must be a whole number from ${min} to ${max}; ${fix}`);
+  const value = Number(raw);
+  if (value < min || value > max) bad(`must be a whole number from ${min} to ${max}; ${fix}`);
+  return value;
+};
+
+const httpUrl = (fix: string) => (raw: string) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return bad(`is not a URL; ${fix}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`must start with http:// or https://; ${fix}`);
+  // Stored without a trailing slash so that `${publicUrl}/path` never doubles it.
+  return raw.replace(/\/+$/, '');
+};
+
+const optionalText = (raw: string) => raw;
+
+const boolean = (raw: string) => {
+  const value = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(value)) return false;
+  return bad('must be true or false');
+};
+
+export const CONFIG_VARIABLES: ConfigVariable[] = [
+  {
+    env: 'PORT',
+    key: 'port',
+    description: 'TCP port to listen on (0 picks a free one)',
+    defaultValue: '3000',
+    parse: integer(0, 65535, 'set PORT to a free port such as 3000'),
+  },
+  {
+    env: 'HOST',
+    key: 'host',
+    description: 'Address to listen on (0.0.0.0 for every interface)',
+    defaultValue: '127.0.0.1',
+    parse: (raw) => (raw.trim() ? raw.trim() : bad('must not be empty; set HOST to 127.0.0.1 or 0.0.0.0')),
+  },
+  {
+    env: 'PUBLIC_URL',
+    key: 'publicUrl',
+    description: 'External base URL, used in redirects, checkout returns, links and as the OAuth issuer',
+    defaultValue: 'http://localhost:$PORT',
+    parse: httpUrl('set PUBLIC_URL to the address users reach, such as https://switchyard.example.com'),
+  },
+  {
+    env: 'DATABASE_URL',
+    key: 'databaseUrl',
+    description: 'PostgreSQL connection string; unset runs the embedded PostgreSQL (PGlite) under DATA_DIR',
+    secret: true,
+    parse: (raw) => {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return bad('is not a URL; use postgres://user:password@host:5432/database or unset it for the embedded database');
+      }
+      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+        bad('must start with postgres:// or postgresql://; unset it to use the embedded database');
+      return raw;
+    },
+  },
+  {
+    env: 'DATA_DIR',
+    key: 'dataDir',
+    description: 'Where the embedded database and other local data live',
+    defaultValue: './data',
+    parse: (raw) => {
+      if (!raw.trim()) bad('must not be empty; set DATA_DIR to a writable folder such as ./data');
+      if (existsSync(raw) && !statSync(raw).isDirectory()) bad(`points at a file; set DATA_DIR to a folder`);
+      return raw;
+    },
+  },
+  {
+    env: 'REDIS_URL',
+    key: 'redisUrl',
+    description: 'Redis for rate-limit counters and cache invalidation shared by several instances; unset keeps them in-process',
+    secret: true,
+    parse: (raw) => {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return bad('is not a URL; use redis://host:6379 or unset it');
+      }
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') bad('must start with redis:// or rediss://');
+      return raw;
+    },
+  },
+  {
+    env: 'MODELS_CONFIG',
+    key: 'modelsConfig',
+    description: 'Path to the provider and model catalog (YAML or JSON); unset uses the built-in demo catalog',
+    parse: (raw) => {
+      if (!existsSync(raw)) bad(`file ${raw} does not exist; point MODELS_CONFIG at a readable YAML or JSON catalog or unset it`);
+      if (!statSync(raw).isFile()) bad(`${raw} is not a file; point MODELS_CONFIG at a YAML or JSON catalog`);
+      return raw;
+    },
+  },
+  {
+    env: 'ADMIN_EMAIL',
+    key: 'adminEmail',
+    description: 'Email of an admin account created or updated at start (with ADMIN_PASSWORD)',
+    parse: (raw, env) => {
+      const email = raw.trim().toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) bad('is not an email address');
+      if (!env.ADMIN_PASSWORD) bad('is set but ADMIN_PASSWORD is not; set both or neither');
+      return email;
+    },
+  },
+  {
+    env: 'ADMIN_PASSWORD',
+    key: 'adminPassword',
+    description: 'Password of the admin account (at least 12 characters)',
+    secret: true,
+    parse: (raw, env) => {
+      if (raw.length < 12) bad('must be at least 12 characters');
+      if (!env.ADMIN_EMAIL) bad('is set but ADMIN_EMAIL is not; set both or neither');
+      return raw;
+    },
+  },
+  {
+    env: 'SIGNUP_CREDIT',
+    key: 'signupCredit',
+    description: 'Budget granted to each new account, in currency units',
+    defaultValue: '0',
+    parse: (raw) => {
+      if (!/^\d+(\.\d{1,6})?$/.test(raw.trim())) bad('must be a non-negative amount with at most 6 decimals, such as 5 or 0.50');
+      const value = Number(raw);
+      if (value > 1_000_000) bad('must be at most 1000000');
+      return value;
+    },
+  },
+  {
+    env: 'STRIPE_SECRET_KEY',
+    key: 'stripeSecretKey',
+    description: 'Stripe secret key; unset runs the labelled sandbox checkout',
+    secret: true,
+    parse: (raw) => (/^(sk|rk)_(test|live)_/.test(raw) ? raw : bad('must start with sk_test_, sk_live_, rk_test_ or rk_live_')),
+  },
+  {
+    env: 'STRIPE_WEBHOOK_SECRET',
+    key: 'stripeWebhookSecret',
+    description: 'Signing secret of the Stripe webhook endpoint',
+    secret: true,
+    parse: (raw) => (raw.startsWith('whsec_') ? raw : bad('must start with whsec_ (the endpoint signing secret from Stripe)')),
+  },
+  {
+    env: 'STRIPE_API_BASE',
+    key: 'stripeApiBase',
+    description: 'Base URL of the Stripe API (tests point the official SDK at a local server)',
+    parse: httpUrl('set STRIPE_API_BASE to a URL such as http://127.0.0.1:12111 or unset it'),
+  },
+  {
+    env: 'SPACES_ORIGIN',
+    key: 'spacesOrigin',
+    description: 'Origin that serves hosted space apps; unset serves them on this host with a sandboxing CSP',
+    parse: httpUrl('set SPACES_ORIGIN to an origin such as https://spaces.example.net or unset it'),
+  },
+  {
+    env: 'API_KEY_PREFIX',
+    key: 'apiKeyPrefix',
+    description: 'Prefix of API keys',
+    defaultValue: 'sy-',
+    parse: (raw) => (/^[a-z][a-z0-9]{0,8}-$/.test(raw) ? raw : bad('must be 1-9 lowercase letters or digits followed by "-", such as sy-')),
+  },
+  {
+    env: 'LOG_LEVEL',
+    key: 'logLevel',
+    description: `Least severe level to log: ${LOG_LEVELS.join(', ')}`,
+    defaultValue: 'log',
+    parse: (raw) =>
+      (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : bad(`must be one of ${LOG_LEVELS.join(', ')}`),
+  },
+  {
+    env: 'TRUST_PROXY',
+    key: 'trustProxy',
+    description: 'Trust X-Forwarded-For from a reverse proxy when reading the client address (rate limits)',
+    defaultValue: 'false',
+    parse: boolean,
+  },
+  {
+    env: 'SESSION_TTL_HOURS',
+    key: 'sessionTtlHours',
+    description: 'Lifetime of a dashboard session',
+    defaultValue: '720',
+    parse: integer(1, 8760, 'set SESSION_TTL_HOURS to a number of hours such as 720'),
+  },
+  {
+    env: 'AUTH_RATE_LIMIT_PER_IP',
+    key: 'authRateLimitPerIp',
+    description: 'Sign-in and registration attempts allowed per client address per window',
+    defaultValue: '30',
+    parse: integer(1, 1_000_000, 'set AUTH_RATE_LIMIT_PER_IP to a number such as 30'),
+  },
+  {
+    env: 'LOGIN_FAILURES_PER_ACCOUNT',
+    key: 'loginFailuresPerAccount',
+    description: 'Failed sign-ins allowed per account per window before it answers 429',
+    defaultValue: '5',
+    parse: integer(1, 1000, 'set LOGIN_FAILURES_PER_ACCOUNT to a number such as 5'),
+  },
+  {
+    env: 'RATE_LIMIT_WINDOW_SECONDS',
+    key: 'rateLimitWindowSeconds',
+    description: 'Window of the sign-in and registration rate limits',
+    defaultValue: '900',
+    parse: integer(1, 86400, 'set RATE_LIMIT_WINDOW_SECONDS to a number such as 900'),
+  },
+  {
+    env: 'DB_POOL_SIZE',
+    key: 'dbPoolSize',
+    description: 'Database connections per instance',
+    defaultValue: '10',
+    parse: integer(1, 200, 'set DB_POOL_SIZE to a number such as 10'),
+  },
+];

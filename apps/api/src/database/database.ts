@@ -1,0 +1,96 @@
+import { Logger } from '@nestjs/common';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/config.schema';
+import { EmbeddedPostgres } from './embedded-postgres';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export type DatabaseKind = 'embedded' | 'postgres';
+
+// Any fixed number works: it only has to be the same in every instance that migrates this database.
+const MIGRATION_LOCK_KEY = 7_460_912_311;
+
+export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    // Tables are created by migrations with PostgreSQL's built-in gen_random_uuid(); no extension is needed,
+    // and PGlite could not install one.
+    installExtensions: false,
+    uuidExtension: 'pgcrypto',
+    migrationsRun: false,
+    poolSize,
+    extra: { max: poolSize, connectionTimeoutMillis: 15_000, idleTimeoutMillis: 30_000 },
+    logging: ['error', 'warn'],
+  };
+}
+
+/**
+ * The database the app runs on: the real server when DATABASE_URL is set, else embedded PostgreSQL persisted
+ * under DATA_DIR. Opens it and applies pending migrations (never `synchronize`).
+ */
+export class Database {
+  private constructor(
+    readonly dataSource: DataSource,
+    readonly kind: DatabaseKind,
+    private readonly embedded: EmbeddedPostgres | null,
+  ) {}
+
+  static async open(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>): Promise<Database> {
+    const logger = new Logger('Database');
+    let embedded: EmbeddedPostgres | null = null;
+    let url = config.databaseUrl;
+    if (!url) {
+      embedded = await EmbeddedPostgres.start(config.dataDir, config.dbPoolSize);
+      url = embedded.url;
+      logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
+    }
+    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize));
+    try {
+      await dataSource.initialize();
+      const database = new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);
+      await database.migrate();
+      return database;
+    } catch (error) {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+      throw error;
+    }
+  }
+
+  /** Applies pending migrations; on a shared server an advisory lock keeps two starting instances apart. */
+  async migrate(): Promise<void> {
+    const lock = this.dataSource.createQueryRunner();
+    try {
+      if (this.kind === 'postgres') await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await this.dataSource.runMigrations({ transaction: 'each' });
+    } finally {
+      if (this.kind === 'postgres') await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      await lock.release();
+    }
+  }
+
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.dataSource.query('SELECT 1'),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs))),
+      ]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.embedded?.stop();
+  }
+}

@@ -1,0 +1,90 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/**
+ * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind pglite-socket, reached
+ * with the ordinary `pg` driver. Why not typeorm-pglite: it hands one PGlite session to every caller, so
+ * concurrent transactions interleave and `SELECT … FOR UPDATE` protects nothing. pglite-socket serialises whole
+ * transactions (docs/database.md), which keeps row locks correct; the price is one transaction at a time.
+ */
+export class EmbeddedPostgres {
+  private constructor(
+    private readonly db: PGlite,
+    private readonly server: PGLiteSocketServer,
+    private readonly lockFile: string | null,
+    readonly url: string,
+  ) {}
+
+  /**
+   * @param dataDir folder to persist to, or `memory://` for a throw-away database (tests).
+   * @param maxConnections must be at least the pool size: pglite-socket refuses connections past it.
+   */
+  static async start(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
+    let lockFile: string | null = null;
+    let db: PGlite;
+    if (dataDir === 'memory://') {
+      db = await PGlite.create();
+    } else {
+      const root = resolve(dataDir);
+      mkdirSync(root, { recursive: true });
+      lockFile = acquireLock(join(root, 'switchyard.lock'));
+      try {
+        db = await PGlite.create({ dataDir: join(root, 'pglite') });
+      } catch (error) {
+        releaseLock(lockFile);
+        throw error;
+      }
+    }
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
+    await server.start();
+    return new EmbeddedPostgres(db, server, lockFile, `postgres://postgres@${server.getServerConn()}/postgres`);
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop();
+    await this.db.close();
+    if (this.lockFile) releaseLock(this.lockFile);
+  }
+}
+
+export class DataDirInUseError extends Error {}
+
+/**
+ * Only one process may own an embedded data folder: two PGlite instances on one folder would corrupt it.
+ * A lock left by a process that died is taken over.
+ */
+function acquireLock(path: string): string {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8').trim());
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new DataDirInUseError(
+          `DATA_DIR ${resolve(path, '..')} is in use by process ${owner}; stop that process or set DATA_DIR to another folder`,
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new DataDirInUseError(`Could not lock ${path}; remove it if no Switchyard process is running`);
+}
+
+function releaseLock(path: string): void {
+  if (existsSync(path) && readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,5 @@
+import { SessionEntity } from '../modules/accounts/entities/session.entity';
+import { UserEntity } from '../modules/accounts/entities/user.entity';
+
+/** Every entity, listed by hand (no globbing of build output). Each module adds its own here. */
+export const ENTITIES = [UserEntity, SessionEntity];

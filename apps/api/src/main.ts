@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config/config';
+import { DataDirInUseError } from './database/embedded-postgres';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) console.error(problem);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const running = await createApp(config).catch((error: unknown) => {
+    if (error instanceof DataDirInUseError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  });
+  const logger = new Logger('Switchyard');
+  logger.log(`listening on ${running.url} (public URL ${config.publicUrl}, ${running.database.kind} database)`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Switchyard failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});

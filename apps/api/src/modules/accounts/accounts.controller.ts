@@ -1,0 +1,83 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiConflictResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import type { CookieOptions, Request, Response } from 'express';
+import { CSRF_COOKIE, SESSION_COOKIE, type AuthSessionResponse, type UserResponse } from '@switchyard/shared-dto';
+import { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { Envelope, envelope } from '../../common/http/envelope';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { AccountsService, ClientInfo, IssuedSession } from './accounts.service';
+
+@ApiTags('accounts')
+@Controller('api/v1/auth')
+export class AccountsController {
+  constructor(
+    private readonly accounts: AccountsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('register')
+  @Access({ public: true })
+  @ApiOperation({ summary: 'Create an account; starts a session (cookie and bearer token)' })
+  @ApiConflictResponse({ description: 'EMAIL_TAKEN' })
+  @ApiTooManyRequestsResponse({ description: 'RATE_LIMITED, with Retry-After' })
+  async register(
+    @Body() body: AuthRegisterDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope<AuthSessionResponse>> {
+    return envelope(this.setCookies(res, await this.accounts.register(body, clientInfo(req))));
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @Access({ public: true })
+  @ApiOperation({ summary: 'Sign in; starts a session (cookie and bearer token)' })
+  @ApiTooManyRequestsResponse({ description: 'RATE_LIMITED, with Retry-After' })
+  async login(
+    @Body() body: AuthLoginDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope<AuthSessionResponse>> {
+    return envelope(this.setCookies(res, await this.accounts.login(body, clientInfo(req))));
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @Access()
+  @ApiOperation({ summary: 'End the current session' })
+  async logout(
+    @CurrentUser() principal: SessionPrincipal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope<null>> {
+    await this.accounts.logout(principal);
+    res.clearCookie(SESSION_COOKIE, this.cookieOptions(true));
+    res.clearCookie(CSRF_COOKIE, this.cookieOptions(false));
+    return envelope(null, 'Signed out');
+  }
+
+  @Get('me')
+  @Access()
+  @ApiOperation({ summary: 'The signed-in user' })
+  async me(@CurrentUser() principal: SessionPrincipal): Promise<Envelope<UserResponse>> {
+    return envelope(await this.accounts.me(principal));
+  }
+
+  private setCookies(res: Response, session: IssuedSession): AuthSessionResponse {
+    const maxAge = new Date(session.expiresAt).getTime() - Date.now();
+    res.cookie(SESSION_COOKIE, session.token, { ...this.cookieOptions(true), maxAge });
+    res.cookie(CSRF_COOKIE, session.csrfToken, { ...this.cookieOptions(false), maxAge });
+    const { csrfToken: _csrf, ...response } = session;
+    return response;
+  }
+
+  private cookieOptions(httpOnly: boolean): CookieOptions {
+    return { httpOnly, sameSite: 'lax', secure: this.config.publicUrl.startsWith('https:'), path: '/' };
+  }
+}
+
+function clientInfo(req: Request): ClientInfo {
+  return { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.header('user-agent') };
+}

@@ -1,0 +1,28 @@
+import { AppException } from '../../common/errors/app.exception';
+
+export enum AccountsErrorCode {
+  EMAIL_TAKEN = 'EMAIL_TAKEN',
+  INVALID_CREDENTIALS = 'INVALID_CREDENTIALS',
+  SESSION_INVALID = 'SESSION_INVALID',
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  CSRF_INVALID = 'CSRF_INVALID',
+}
+
+const STATUS: Record<AccountsErrorCode, number> = {
+  [AccountsErrorCode.EMAIL_TAKEN]: 409,
+  [AccountsErrorCode.INVALID_CREDENTIALS]: 401,
+  [AccountsErrorCode.SESSION_INVALID]: 401,
+  [AccountsErrorCode.UNAUTHENTICATED]: 401,
+  [AccountsErrorCode.FORBIDDEN]: 403,
+  [AccountsErrorCode.CSRF_INVALID]: 403,
+};
+
+export class AccountsException extends AppException {
+  constructor(code: AccountsErrorCode, message: string) {
+    super(code, STATUS[code], message, {
+      // RFC 6750 section 3: a 401 for a bearer-protected resource names the scheme.
+      headers: STATUS[code] === 401 && code !== AccountsErrorCode.INVALID_CREDENTIALS ? { 'WWW-Authenticate': 'Bearer' } : {},
+    });
+  }
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsController } from './accounts.controller';
+import { AccountsRepository } from './accounts.repository';
+import { AccountsService } from './accounts.service';
+import { SessionEntity } from './entities/session.entity';
+import { UserEntity } from './entities/user.entity';
+import { SessionAuthGuard } from './session-auth.guard';
+import { SessionBearerStrategy } from './session-bearer.strategy';
+
+@Module({
+  imports: [PassportModule, TypeOrmModule.forFeature([UserEntity, SessionEntity])],
+  controllers: [AccountsController],
+  providers: [
+    AccountsRepository,
+    AccountsService,
+    SessionBearerStrategy,
+    { provide: APP_GUARD, useClass: SessionAuthGuard },
+  ],
+  exports: [AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { AuthSessionResponse, UserResponse } from '@switchyard/shared-dto';
+import type { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/crypto';
+import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { AccountsErrorCode, AccountsException } from './accounts.exception';
+import { AccountsRepository } from './accounts.repository';
+import type { UserEntity } from './entities/user.entity';
+
+export const SESSION_TOKEN_PREFIX = 'sys_';
+
+export interface IssuedSession extends AuthSessionResponse {
+  /** The CSRF token that goes with this session (set as a readable cookie by the controller). */
+  csrfToken: string;
+}
+
+export interface ClientInfo {
+  ip: string;
+  userAgent?: string;
+}
+
+/**
+ * The CSRF token of a session is derived from its secret token, so it cannot be guessed or planted without the
+ * session itself, and needs no storage (a signed double-submit cookie, OWASP's recommended variant).
+ */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
+}
+
+export function toUserResponse(user: UserEntity): UserResponse {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    handle: user.handle,
+    role: user.role,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+@Injectable()
+export class AccountsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Accounts');
+  // Compared against when the email is unknown, so a wrong email costs as long as a wrong password.
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly rateLimiter: RateLimiterService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { adminEmail, adminPassword } = this.config;
+    if (adminEmail && adminPassword) {
+      await this.repository.upsertAdmin(adminEmail, await hashPassword(adminPassword));
+      this.logger.log(`admin account ${adminEmail} is ready`);
+    }
+  }
+
+  async register(dto: AuthRegisterDto, client: ClientInfo): Promise<IssuedSession> {
+    await this.rateLimiter.consume(this.ipLimit('register', client.ip));
+    const user = await this.repository.insertUser({
+      email: dto.email,
+      name: dto.name?.trim() || null,
+      passwordHash: await hashPassword(dto.password),
+      role: 'user',
+    });
+    if (!user) throw new AccountsException(AccountsErrorCode.EMAIL_TAKEN, 'An account with this email already exists');
+    return this.startSession(user, client);
+  }
+
+  async login(dto: AuthLoginDto, client: ClientInfo): Promise<IssuedSession> {
+    await this.rateLimiter.consume(this.ipLimit('login', client.ip));
+    const failures = this.failureLimit(dto.email);
+    await this.rateLimiter.check(failures);
+    const user = await this.repository.findUserByEmail(dto.email);
+    const valid = user
+      ? await verifyPassword(dto.password, user.passwordHash)
+      : await verifyPassword(dto.password, await this.dummy()).then(() => false);
+    if (!user || !valid) {
+      await this.rateLimiter.record(failures);
+      throw new AccountsException(AccountsErrorCode.INVALID_CREDENTIALS, 'Email or password is incorrect');
+    }
+    await this.rateLimiter.reset(failures);
+    return this.startSession(user, client);
+  }
+
+  async logout(principal: SessionPrincipal): Promise<void> {
+    await this.repository.revokeSession(principal.sessionId);
+  }
+
+  /** The principal of a session token, or null when it is unknown, expired, revoked or malformed. */
+  async resolveSession(token: string, via: SessionPrincipal['via']): Promise<SessionPrincipal | null> {
+    if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 100) return null;
+    const session = await this.repository.findActiveSession(sha256(token));
+    if (!session) return null;
+    const { user } = session;
+    return { kind: 'session', userId: user.id, email: user.email, role: user.role, sessionId: session.sessionId, via };
+  }
+
+  async me(principal: SessionPrincipal): Promise<UserResponse> {
+    const user = await this.repository.findUserById(principal.userId);
+    if (!user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The account no longer exists');
+    return toUserResponse(user);
+  }
+
+  private async startSession(user: UserEntity, client: ClientInfo): Promise<IssuedSession> {
+    const token = randomToken(SESSION_TOKEN_PREFIX);
+    const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
+    await this.repository.insertSession({
+      userId: user.id,
+      tokenHash: sha256(token),
+      expiresAt,
+      userAgent: client.userAgent?.slice(0, 300) ?? null,
+    });
+    return { user: toUserResponse(user), token, expiresAt: expiresAt.toISOString(), csrfToken: csrfTokenFor(token) };
+  }
+
+  private ipLimit(action: 'login' | 'register', ip: string) {
+    return {
+      bucket: `${action}-ip`,
+      subject: ip,
+      max: this.config.authRateLimitPerIp,
+      windowSeconds: this.config.rateLimitWindowSeconds,
+    };
+  }
+
+  private failureLimit(email: string) {
+    return {
+      bucket: 'login-failures',
+      subject: email,
+      max: this.config.loginFailuresPerAccount,
+      windowSeconds: this.config.rateLimitWindowSeconds,
+    };
+  }
+
+  private dummy(): Promise<string> {
+    this.dummyHash ??= hashPassword(randomToken(''));
+    return this.dummyHash;
+  }
+}

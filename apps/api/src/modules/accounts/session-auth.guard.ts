@@ -1,0 +1,73 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { CSRF_HEADER, SESSION_COOKIE } from '@switchyard/shared-dto';
+import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { AccountsErrorCode, AccountsException } from './accounts.exception';
+import { AccountsService, csrfTokenFor } from './accounts.service';
+import { SESSION_BEARER } from './session-bearer.strategy';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The global authentication guard of Nest routes: a route is for signed-in users unless it says
+ * `@Access({ public: true })`, so a forgotten declaration fails closed. A session arrives as
+ * `Authorization: Bearer` (through passport-http-bearer) or as the dashboard's HttpOnly cookie; a cookie-carried
+ * session must also present the session's CSRF token in a header on every write.
+ */
+@Injectable()
+export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly accounts: AccountsService,
+  ) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]) ?? {};
+    const req = context.switchToHttp().getRequest<Request>();
+    const principal = await this.authenticate(context, req).catch((error) => {
+      if (rule.public) return undefined; // a stale credential must not lock anyone out of sign-in
+      throw error;
+    });
+    if (principal) req.principal = principal;
+    if (rule.public) return true;
+    if (!principal) throw new AccountsException(AccountsErrorCode.UNAUTHENTICATED, 'Sign in or send a bearer token');
+    if (rule.roles && !rule.roles.includes(principal.role))
+      throw new AccountsException(AccountsErrorCode.FORBIDDEN, `This needs the ${rule.roles.join(' or ')} role`);
+    return true;
+  }
+
+  override handleRequest<T = SessionPrincipal>(error: unknown, user: T | false): T {
+    if (error || !user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
+    return user;
+  }
+
+  private async authenticate(context: ExecutionContext, req: Request): Promise<SessionPrincipal | undefined> {
+    if (req.headers.authorization !== undefined) {
+      if (!/^Bearer\s+\S+$/i.test(req.headers.authorization))
+        throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The Authorization header must be "Bearer <token>"');
+      await super.canActivate(context);
+      return req.user as SessionPrincipal;
+    }
+    const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+    if (!cookie) return undefined;
+    const principal = await this.accounts.resolveSession(cookie, 'cookie');
+    if (!principal) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
+    if (!SAFE_METHODS.has(req.method) && !sameSecret(req.header(CSRF_HEADER), csrfTokenFor(cookie)))
+      throw new AccountsException(AccountsErrorCode.CSRF_INVALID, `Missing or wrong ${CSRF_HEADER} header`);
+    return principal;
+  }
+}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (!given || given.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}

@@ -1,0 +1,25 @@
+// Shared Jest preset. Nest 12 ships ES modules only, so @swc/jest also transforms @nestjs/* (and the ESM-only
+// packages they pull in) to CommonJS; the Nx resolver maps `./x.js` imports to `./x.ts`.
+const swcOptions = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  resolver: '@nx/jest/plugins/resolver',
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
+  ],
+  moduleNameMapper: {
+    '^@switchyard/shared-dto$': '<rootDir>/../../libs/shared-dto/src/index.ts',
+    '^@switchyard/shared-dto/validation$': '<rootDir>/../../libs/shared-dto/src/validation/index.ts',
+  },
+};

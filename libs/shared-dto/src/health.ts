@@ -1,0 +1,11 @@
+export interface HealthResponse {
+  status: 'ok';
+  version: string;
+}
+
+export interface ReadinessResponse {
+  status: 'ok' | 'unavailable';
+  database: 'ok' | 'unavailable';
+  /** embedded (PGlite) or postgres (DATABASE_URL). */
+  databaseKind: 'embedded' | 'postgres';
+}

@@ -1,0 +1,157 @@
+/**
+ * Shapes of interface.md section 2 and decisions.md section 7 that later modules fill in.
+ * They are plain types so the dashboard can import them without any runtime cost.
+ */
+export const OAUTH_SCOPES = ['api:access', 'profile:read'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+export interface OAuthClientResponse {
+  id: number;
+  clientId: string;
+  clientSecret?: string;
+  clientName: string;
+  clientType: 'PUBLIC' | 'CONFIDENTIAL';
+  redirectUris: string[];
+  scopes: OAuthScope[];
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  requirePkce: boolean;
+  requireConsent: boolean;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+  authorizedUserCount: number;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  scope: string;
+}
+
+export interface UsageSummaryResponse {
+  totalCost: number;
+  maxBudget: number;
+  remainingBudget: number;
+}
+
+export const MODEL_TYPES = ['text', 'image', 'audio', 'embedding', 'video'] as const;
+export type ModelType = (typeof MODEL_TYPES)[number];
+
+export const MODEL_METHODS = [
+  'chat_completions',
+  'completions',
+  'responses',
+  'embeddings',
+  'image_generation',
+  'image_edit',
+  'image_variation',
+  'audio_speech',
+  'audio_transcription',
+  'video_generation',
+] as const;
+export type ModelMethod = (typeof MODEL_METHODS)[number];
+
+export interface ModelPricing {
+  inputPerMTok?: number;
+  outputPerMTok?: number;
+  perImage?: number;
+  perSecond?: number;
+  perMChars?: number;
+}
+
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  owned_by: string;
+  created?: number;
+  type?: ModelType;
+  methods?: ModelMethod[];
+  capabilities?: string[];
+  context_length?: number;
+  pricing?: ModelPricing;
+}
+
+export interface ModelListResponse {
+  object: 'list';
+  data: ModelEntry[];
+}
+
+export interface ApiKeyCreatedResponse {
+  id: string;
+  name: string;
+  key: string;
+  createdAt: string;
+  status: 'Active' | 'Revoked';
+}
+
+export interface ApiKeyResponse {
+  id: string;
+  name: string;
+  token: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  status: 'Active' | 'Revoked';
+}
+
+export interface ActivityRecord {
+  id: string;
+  startTime: string;
+  name: string;
+  model: string;
+  totalTokens: number;
+  cost: number;
+  status: string;
+}
+
+export interface ConsentResponse {
+  clientId: string;
+  clientName: string;
+  scopes: OAuthScope[];
+  grantedAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CheckoutSessionResponse {
+  sessionId: string;
+  checkoutUrl: string;
+}
+
+export interface PaymentVerifyResponse {
+  status: 'paid' | 'unpaid' | 'expired';
+  amountAdded: number;
+  newBalance: number;
+}
+
+export interface GiftCardRedeemResponse {
+  success: boolean;
+  message: string;
+  amountAdded: number;
+  newBalance: number;
+}
+
+export interface HandleCheckResponse {
+  available: boolean;
+}
+
+export type SpaceAppStatus = 'generating' | 'ready' | 'failed';
+
+export interface SpaceAppResponse {
+  slug: string;
+  title: string;
+  prompt: string;
+  models: string[];
+  status: SpaceAppStatus;
+  published: boolean;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SpaceProfileResponse {
+  profile: { handle: string; displayName: string | null; bio: string | null; avatarUrl: string | null };
+  apps: SpaceAppResponse[];
+  isOwner: boolean;
+}

@@ -1,0 +1,43 @@
+import { Transform } from 'class-transformer';
+import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  AuthLoginRequest,
+  AuthRegisterRequest,
+  EMAIL_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from '../auth';
+
+const normaliseEmail = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim().toLowerCase() : value;
+
+export class AuthRegisterDto implements AuthRegisterRequest {
+  @Transform(normaliseEmail)
+  @IsEmail({}, { message: 'email must be a valid email address' })
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email: string;
+
+  @IsString()
+  @MinLength(PASSWORD_MIN_LENGTH, { message: `password must be at least ${PASSWORD_MIN_LENGTH} characters` })
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(NAME_MAX_LENGTH)
+  name?: string;
+}
+
+export class AuthLoginDto implements AuthLoginRequest {
+  @Transform(normaliseEmail)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password: string;
+}

@@ -1,0 +1,3 @@
+// Decorated request DTOs (class-validator). Imported by the API's global ValidationPipe; the dashboard may import
+// them as types only.
+export * from './auth.dto';
