@@ -11,6 +11,7 @@ export interface AppConfig {
   databaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
+  redisPrefix: string;
   modelsConfig: string | null;
   adminEmail: string | null;
   adminPassword: string | null;
@@ -142,6 +143,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') bad('must start with redis:// or rediss://');
       return raw;
     },
+  },
+  {
+    env: 'REDIS_PREFIX',
+    key: 'redisPrefix',
+    description: 'Prefix of every Redis key, so deployments (or test runs) can share one Redis',
+    defaultValue: 'sy:',
+    parse: (raw) => (/^[A-Za-z0-9:_-]{1,32}$/.test(raw) ? raw : bad('must be 1-32 letters, digits, ":", "_" or "-", such as sy:')),
   },
   {
     env: 'MODELS_CONFIG',

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/config.schema';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { SafeTypeOrmLogger } from './typeorm-logger';
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
@@ -25,7 +26,9 @@ export function dataSourceOptions(url: string, poolSize: number): DataSourceOpti
     migrationsRun: false,
     poolSize,
     extra: { max: poolSize, connectionTimeoutMillis: 15_000, idleTimeoutMillis: 30_000 },
-    logging: ['error', 'warn'],
+    logger: new SafeTypeOrmLogger(),
+    logging: ['error', 'warn', 'migration'],
+    maxQueryExecutionTime: 1000,
   };
 }
 

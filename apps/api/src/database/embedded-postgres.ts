@@ -55,12 +55,17 @@ export class DataDirInUseError extends Error {}
  * Only one process may own an embedded data folder: two PGlite instances on one folder would corrupt it.
  * A lock left by a process that died is taken over.
  */
+const heldByThisProcess = new Set<string>();
+
 function acquireLock(path: string): string {
+  if (heldByThisProcess.has(path))
+    throw new DataDirInUseError(`DATA_DIR ${resolve(path, '..')} is already open in this process; set DATA_DIR to another folder`);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      heldByThisProcess.add(path);
       return path;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -77,6 +82,7 @@ function acquireLock(path: string): string {
 }
 
 function releaseLock(path: string): void {
+  heldByThisProcess.delete(path);
   if (existsSync(path) && readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
 }
 

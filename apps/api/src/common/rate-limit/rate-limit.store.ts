@@ -58,7 +58,7 @@ return {count, ttl}`;
 export class RedisRateLimitStore implements RateLimitStore {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'sy:rl:',
+    private readonly prefix: string,
   ) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Module } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
 import { RedisConnection } from '../redis/redis.module';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
@@ -18,8 +20,8 @@ export interface Limit {
 export class RateLimiterService {
   readonly store: RateLimitStore;
 
-  constructor(redis: RedisConnection) {
-    this.store = redis.client ? new RedisRateLimitStore(redis.client) : new MemoryRateLimitStore();
+  constructor(redis: RedisConnection, @Inject(APP_CONFIG) config: AppConfig) {
+    this.store = redis.client ? new RedisRateLimitStore(redis.client, `${config.redisPrefix}rl:`) : new MemoryRateLimitStore();
   }
 
   /** Counts one attempt and throws RATE_LIMITED when it is over the limit. */

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, TestDatabase } from '../../test/support/test-database';
+import { Database } from './database';
+import { DataDirInUseError, EmbeddedPostgres } from './embedded-postgres';
+
+const embeddedOnly = process.env.DATABASE_URL ? describe.skip : describe;
+
+describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 10 });
+    await database.dataSource.query(`CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL)`);
+    await database.dataSource.query(`INSERT INTO counters VALUES (1, 0), (2, 0)`);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  it('loses no update among 40 concurrent SELECT … FOR UPDATE transactions', async () => {
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        database.dataSource.transaction(async (manager) => {
+          const [row] = await manager.query(`SELECT value FROM counters WHERE id = 1 FOR UPDATE`);
+          await new Promise((resolve) => setImmediate(resolve));
+          await manager.query(`UPDATE counters SET value = $1 WHERE id = 1`, [row.value + 1]);
+        }),
+      ),
+    );
+    const [row] = await database.dataSource.query(`SELECT value FROM counters WHERE id = 1`);
+    expect(row.value).toBe(40);
+  });
+
+  it('keeps a rolled-back transaction invisible while another commits', async () => {
+    const failing = database.dataSource.transaction(async (manager) => {
+      await manager.query(`UPDATE counters SET value = value + 100 WHERE id = 2`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error('roll back');
+    });
+    const committing = database.dataSource.transaction((manager) =>
+      manager.query(`UPDATE counters SET value = value + 1 WHERE id = 2`),
+    );
+    await expect(failing).rejects.toThrow('roll back');
+    await committing;
+    const [row] = await database.dataSource.query(`SELECT value FROM counters WHERE id = 2`);
+    expect(row.value).toBe(1);
+  });
+
+  it('has applied every migration, and applying them again changes nothing', async () => {
+    const before = await database.dataSource.query(`SELECT name FROM migrations ORDER BY id`);
+    expect(before.map((m: { name: string }) => m.name)).toEqual(database.dataSource.migrations.map((m) => m.name));
+    await database.migrate();
+    expect(await database.dataSource.query(`SELECT name FROM migrations ORDER BY id`)).toEqual(before);
+  });
+
+  it('undoes and redoes the latest migration', async () => {
+    await database.dataSource.undoLastMigration();
+    const tables = await database.dataSource.query(`SELECT to_regclass('public.sessions') AS t`);
+    expect(tables[0].t).toBeNull();
+    await database.migrate();
+    const again = await database.dataSource.query(`SELECT to_regclass('public.sessions') AS t`);
+    expect(again[0].t).toBe('sessions');
+  });
+
+  it('answers a readiness ping', async () => {
+    expect(await database.ping()).toBe(true);
+  });
+});
+
+embeddedOnly('the embedded database on disk', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sy-data-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('keeps its rows across a restart and lets only one process own the folder', async () => {
+    const first = await Database.open({ databaseUrl: null, dataDir, dbPoolSize: 2 });
+    try {
+      await first.dataSource.query(`INSERT INTO users (email, password_hash) VALUES ('kept@example.com', 'x')`);
+      await expect(EmbeddedPostgres.start(dataDir, 1)).rejects.toBeInstanceOf(DataDirInUseError);
+    } finally {
+      await first.close();
+    }
+    const second = await Database.open({ databaseUrl: null, dataDir, dbPoolSize: 2 });
+    try {
+      const rows = await second.dataSource.query(`SELECT email FROM users`);
+      expect(rows).toEqual([{ email: 'kept@example.com' }]);
+    } finally {
+      await second.close();
+    }
+  });
+});

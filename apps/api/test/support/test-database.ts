@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/**
+ * Where integration tests keep their data: embedded PostgreSQL in memory by default, or, when DATABASE_URL is
+ * set (CI's second pass), a fresh database on that server per test file, dropped afterwards, so suites never
+ * see each other's rows.
+ */
+export interface TestDatabase {
+  databaseUrl: string | null;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return { databaseUrl: null, dataDir: 'memory://', drop: async () => undefined };
+  const name = `sy_test_${randomBytes(6).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    dataDir: 'memory://',
+    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

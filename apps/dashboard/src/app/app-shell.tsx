@@ -1,0 +1,65 @@
+import type { ReactNode } from 'react';
+import type { UserResponse } from '@switchyard/shared-dto';
+
+import { Alert } from '../components/ui/alert';
+import { Button } from '../components/ui/button';
+import { Logo } from '../components/ui/logo';
+import { useLogout } from '../features/auth/api/logout';
+import { Link, navigate } from '../lib/router';
+import { SHELL_SECTIONS } from './sections';
+
+interface AppShellProps {
+  user: UserResponse;
+  activePath: string;
+  children: ReactNode;
+}
+
+export function AppShell({ user, activePath, children }: AppShellProps) {
+  const logoutMutation = useLogout({ onSignedOut: () => navigate('/signin', { replace: true }) });
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="shell-sidebar">
+        <Link href="/" className="shell-brand" aria-label="Switchyard overview">
+          <Logo />
+        </Link>
+        <nav aria-label="Sections">
+          <ul className="shell-nav">
+            {SHELL_SECTIONS.map((section) => (
+              <li key={section.path}>
+                <Link
+                  href={section.path}
+                  className="shell-nav-link"
+                  aria-current={section.path === activePath ? 'page' : undefined}
+                >
+                  {section.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </aside>
+      <div className="shell-body">
+        <header className="shell-header">
+          <span className="shell-user" title={user.email}>
+            {user.email}
+          </span>
+          <Button variant="secondary" busy={logoutMutation.isPending} onClick={() => logoutMutation.mutate()}>
+            Sign out
+          </Button>
+        </header>
+        {logoutMutation.isError ? (
+          <div className="shell-notice">
+            <Alert>Signing out failed: {logoutMutation.error.message}</Alert>
+          </div>
+        ) : null}
+        <main id="main" className="shell-main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
