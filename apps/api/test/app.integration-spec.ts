@@ -1,0 +1,140 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import express from 'express';
+import { ACCESS_KEY } from '../src/common/auth/access.decorator';
+import { dashboardStatic } from '../src/common/http/dashboard-static';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('the app', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app?.close());
+
+  it('answers /healthz and /readyz (which checks the database)', async () => {
+    const health = await app.http('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', version: expect.any(String) });
+    const ready = await app.http('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ok', database: 'ok', databaseKind: process.env.DATABASE_URL ? 'postgres' : 'embedded' });
+  });
+
+  it('serves an OpenAPI document generated from the code, with the shared DTO schemas', async () => {
+    const res = await app.http('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/auth/register', '/api/v1/auth/login', '/api/v1/auth/logout', '/api/v1/auth/me', '/healthz', '/readyz']),
+    );
+    const register = res.body.components.schemas.AuthRegisterDto;
+    expect(register.required).toEqual(expect.arrayContaining(['email', 'password']));
+    expect(register.properties.password.minLength).toBe(8);
+    expect(res.body.paths['/api/v1/auth/me'].get.security).toEqual(expect.arrayContaining([{ session: [] }]));
+  });
+
+  it('answers unknown routes in the shape of their surface', async () => {
+    const api = await app.http('/api/v1/nothing-here');
+    expect(api.status).toBe(404);
+    expect(api.body).toMatchObject({ success: false, error: { code: 'ROUTE_NOT_FOUND' } });
+    const openai = await app.http('/v1/nothing-here', { method: 'POST', body: {} });
+    expect(openai.status).toBe(404);
+    expect(openai.body).toEqual({ error: expect.objectContaining({ type: 'not_found_error', code: 'route_not_found' }) });
+    const oauth = await app.http('/oauth2/token', { method: 'POST', body: {} });
+    expect(oauth.body).toEqual(expect.objectContaining({ error: expect.any(String), error_description: expect.any(String) }));
+    expect(oauth.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
+    const given = await app.http('/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-123');
+    const unsafe = await app.http('/healthz', { headers: { 'x-request-id': 'bad id\twith space' } });
+    expect(unsafe.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+  });
+
+  it('sends security headers and no X-Powered-By', async () => {
+    const res = await app.http('/healthz');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  // Any change to this list is an access-control change: review it as one.
+  it('declares access on every route', () => {
+    const routes: string[] = [];
+    for (const module of app.app.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const controller = wrapper.metatype as { prototype: Record<string, unknown> } | null;
+        if (!controller) continue;
+        const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
+        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+          const handler = controller.prototype[name];
+          if (name === 'constructor' || typeof handler !== 'function') continue;
+          const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+          if (path === undefined) continue;
+          const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+          const access = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller);
+          const rule = access?.public ? 'public' : access?.roles ? `roles:${access.roles.join('|')}` : access ? 'user' : 'UNDECLARED';
+          routes.push(`${method} /${[base, path].filter((p) => p && p !== '/').join('/')} ${rule}`);
+        }
+      }
+    }
+    expect(routes.sort()).toMatchInlineSnapshot(`
+[
+  "GET /api/v1/auth/me user",
+  "GET /healthz public",
+  "GET /readyz public",
+  "POST /api/v1/auth/login public",
+  "POST /api/v1/auth/logout user",
+  "POST /api/v1/auth/register public",
+]
+`);
+  });
+});
+
+describe('serving the built dashboard', () => {
+  let dir: string;
+  let server: import('node:http').Server;
+  let base: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-dash-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Switchyard</title>');
+    writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log(1)');
+    const web = express();
+    web.use(...dashboardStatic(dir));
+    web.use((_req, res) => res.status(404).send('fell through to the API'));
+    await new Promise<void>((resolve) => {
+      server = web.listen(0, '127.0.0.1', resolve);
+    });
+    base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves files, hashed assets as immutable, and index.html for client-side routes', async () => {
+    const asset = await fetch(`${base}/assets/app-abc123.js`);
+    expect(await asset.text()).toBe('console.log(1)');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    for (const page of ['/', '/signin', '/keys/123']) {
+      const res = await fetch(base + page, { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('<title>Switchyard</title>');
+    }
+  });
+
+  it('leaves API paths to the API, even when they ask for HTML', async () => {
+    for (const path of ['/api/v1/auth/me', '/v1/models', '/oauth2/authorize', '/openapi.json', '/healthz']) {
+      const res = await fetch(base + path, { headers: { accept: 'text/html' } });
+      expect(await res.text()).toBe('fell through to the API');
+    }
+  });
+});
