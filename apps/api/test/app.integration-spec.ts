@@ -111,7 +111,7 @@ describe('serving the built dashboard', () => {
     web.use(...dashboardStatic(dir));
     web.use((_req, res) => res.status(404).send('fell through to the API'));
     await new Promise<void>((resolve) => {
-      server = web.listen(0, '127.0.0.1', resolve);
+      server = web.listen(0, '127.0.0.1', () => resolve());
     });
     base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
   });
