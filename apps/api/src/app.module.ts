@@ -7,6 +7,9 @@ import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { HealthModule } from './modules/health/health.module';
+import { KeysModule } from './modules/keys/keys.module';
+import { ProxyModule } from './modules/proxy/proxy.module';
+import { UsageModule } from './modules/usage/usage.module';
 
 @Module({})
 export class AppModule {
@@ -20,6 +23,9 @@ export class AppModule {
         RateLimitModule,
         AccountsModule,
         HealthModule,
+        KeysModule,
+        UsageModule,
+        ProxyModule,
       ],
     };
   }

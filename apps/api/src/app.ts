@@ -14,6 +14,7 @@ import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
+import { GatewayService } from './modules/proxy/gateway.service';
 
 export interface RunningApp {
   app: INestApplication;
@@ -46,7 +47,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.set('trust proxy', config.trustProxy);
     app.disable('x-powered-by');
-    app.use(requestContext(), securityHeaders, cookieParser(), ...bodyParsers());
+    // The gateway reads its own bodies (raw JSON kept for pass-through, multipart streamed to disk), so it sits
+    // before the body parsers and Nest's router.
+    app.use(requestContext(), securityHeaders, app.get(GatewayService).middleware(), cookieParser(), ...bodyParsers());
     if (options.dashboard !== false) app.use(...dashboardStatic());
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import { DataDirInUseError } from './database/embedded-postgres';
+import { CatalogError } from './modules/proxy/catalog/catalog-loader';
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +17,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const running = await createApp(config).catch((error: unknown) => {
+    if (error instanceof CatalogError) {
+      for (const problem of error.problems) console.error(problem);
+      process.exit(1);
+    }
     if (error instanceof DataDirInUseError) {
       console.error(error.message);
       process.exit(1);

@@ -71,6 +71,7 @@ export interface ModelEntry {
   methods?: ModelMethod[];
   capabilities?: string[];
   context_length?: number;
+  max_output_tokens?: number;
   pricing?: ModelPricing;
 }
 

@@ -1,5 +1,7 @@
 import { SessionEntity } from '../modules/accounts/entities/session.entity';
 import { UserEntity } from '../modules/accounts/entities/user.entity';
+import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
+import { UsageRecordEntity } from '../modules/usage/entities/usage-record.entity';
 
 /** Every entity, listed by hand (no globbing of build output). Each module adds its own here. */
-export const ENTITIES = [UserEntity, SessionEntity];
+export const ENTITIES = [UserEntity, SessionEntity, ApiKeyEntity, UsageRecordEntity];

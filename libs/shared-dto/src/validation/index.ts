@@ -1,3 +1,4 @@
 // Decorated request DTOs (class-validator). Imported by the API's global ValidationPipe; the dashboard may import
 // them as types only.
 export * from './auth.dto';
+export * from './keys.dto';

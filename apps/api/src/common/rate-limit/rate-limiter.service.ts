@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Global, Inject, Injectable, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { RedisConnection } from '../redis/redis.module';
+import { RedisConnection } from '../redis/redis-connection';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
 

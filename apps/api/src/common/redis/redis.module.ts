@@ -1,38 +1,8 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
-import { APP_CONFIG } from '../../config/config.module';
-import type { AppConfig } from '../../config/config.schema';
+import { Global, Module } from '@nestjs/common';
+import { InvalidationBus } from './invalidation-bus';
+import { RedisConnection } from './redis-connection';
 
-export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
-
-/** Holds the shared Redis connection when REDIS_URL is set; `client` is null otherwise (in-process mode). */
-@Injectable()
-export class RedisConnection implements OnApplicationShutdown {
-  readonly client: Redis | null;
-  private readonly logger = new Logger('Redis');
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.client = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
-      : null;
-    // ioredis reconnects by itself; log the reason without the URL (it may hold a password).
-    this.client?.on('error', (error) => this.logger.warn(`Redis error: ${error.message}`));
-  }
-
-  async ping(): Promise<boolean> {
-    if (!this.client) return true;
-    try {
-      return (await this.client.ping()) === 'PONG';
-    } catch {
-      return false;
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.client?.quit().catch(() => this.client?.disconnect());
-  }
-}
 
 @Global()
-@Module({ providers: [RedisConnection], exports: [RedisConnection] })
+@Module({ providers: [RedisConnection, InvalidationBus], exports: [RedisConnection, InvalidationBus] })
 export class RedisModule {}

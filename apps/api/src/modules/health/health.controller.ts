@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { HealthResponse, ReadinessResponse } from '@switchyard/shared-dto';
 import { Access } from '../../common/auth/access.decorator';
-import { RedisConnection } from '../../common/redis/redis.module';
+import { RedisConnection } from '../../common/redis/redis-connection';
 import { Database } from '../../database/database';
 import { APP_VERSION } from '../../version';
 

@@ -1,0 +1,32 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** An API key. The key itself is never stored: its SHA-256, and its first 12 and last 4 characters for display. */
+@Entity({ name: 'api_keys' })
+export class ApiKeyEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ name: 'key_hash', type: 'text', unique: true })
+  keyHash: string;
+
+  @Column({ name: 'key_start', type: 'text' })
+  keyStart: string;
+
+  @Column({ name: 'key_end', type: 'text' })
+  keyEnd: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
+  lastUsedAt: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt: Date | null;
+}

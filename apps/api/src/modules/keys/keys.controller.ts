@@ -1,0 +1,36 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
+import { KeyCreateDto } from '@switchyard/shared-dto/validation';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { Envelope, envelope } from '../../common/http/envelope';
+import { KeysService } from './keys.service';
+
+@ApiTags('keys')
+@Controller('api/v1/keys')
+export class KeysController {
+  constructor(private readonly keys: KeysService) {}
+
+  @Post()
+  @Access()
+  @ApiOperation({ summary: 'Create an API key; the key is shown in this answer only' })
+  async create(@CurrentUser() user: SessionPrincipal, @Body() body: KeyCreateDto): Promise<Envelope<ApiKeyCreatedResponse>> {
+    return envelope(await this.keys.create(user.userId, body.name), 'Copy the key now: it is not shown again');
+  }
+
+  @Get()
+  @Access()
+  @ApiOperation({ summary: "The caller's API keys, masked" })
+  async list(@CurrentUser() user: SessionPrincipal): Promise<Envelope<ApiKeyResponse[]>> {
+    return envelope(await this.keys.list(user.userId));
+  }
+
+  @Delete(':id')
+  @Access()
+  @ApiOperation({ summary: 'Revoke an API key; it stops working at once on every instance' })
+  @ApiNotFoundResponse({ description: 'KEY_NOT_FOUND (also for another user’s key)' })
+  async revoke(@CurrentUser() user: SessionPrincipal, @Param('id') id: string): Promise<Envelope<ApiKeyResponse>> {
+    return envelope(await this.keys.revoke(user.userId, id), 'Key revoked');
+  }
+}

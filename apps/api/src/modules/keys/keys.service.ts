@@ -1,0 +1,111 @@
+import { randomInt } from 'node:crypto';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
+import { sha256 } from '../../common/crypto';
+import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { TtlCache } from '../../common/ttl-cache';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import type { ApiKeyEntity } from './entities/api-key.entity';
+import { KeysErrorCode, KeysException } from './keys.exception';
+import { ActiveKey, KeysRepository } from './keys.repository';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** decisions.md section 1: the prefix and 48 random base62 characters (about 285 bits). */
+const KEY_RANDOM_LENGTH = 48;
+const MAX_ACTIVE_KEYS = 100;
+const POSITIVE_TTL_MS = 60_000;
+const NEGATIVE_TTL_MS = 5_000;
+const TOUCH_INTERVAL_MS = 5_000;
+const INVALIDATE_TOPIC = 'api-key';
+
+export function maskKey(start: string, end: string): string {
+  return `${start}…${end}`;
+}
+
+function toResponse(key: ApiKeyEntity): ApiKeyResponse {
+  return {
+    id: key.id,
+    name: key.name,
+    token: maskKey(key.keyStart, key.keyEnd),
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    status: key.revokedAt ? 'Revoked' : 'Active',
+  };
+}
+
+@Injectable()
+export class KeysService implements OnModuleInit, OnApplicationShutdown {
+  // Hot-path cache by key hash; `null` remembers an unknown key briefly so a flood of bad keys stays cheap.
+  private readonly cache = new TtlCache<ActiveKey | null>(50_000);
+  private readonly used = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repository: KeysRepository,
+    private readonly bus: InvalidationBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.bus.on(INVALIDATE_TOPIC, (keyHash) => this.cache.delete(keyHash));
+    this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushTouches().catch(() => undefined);
+  }
+
+  async create(userId: string, name: string): Promise<ApiKeyCreatedResponse> {
+    if ((await this.repository.countActive(userId)) >= MAX_ACTIVE_KEYS)
+      throw new KeysException(KeysErrorCode.KEY_LIMIT_REACHED, `At most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+    const key = this.config.apiKeyPrefix + Array.from({ length: KEY_RANDOM_LENGTH }, () => BASE62[randomInt(62)]).join('');
+    const keyHash = sha256(key);
+    const row = await this.repository.insert({ userId, name, keyHash, keyStart: key.slice(0, 12), keyEnd: key.slice(-4) });
+    // A lookup of this key may have been cached as unknown a moment ago (vanishingly unlikely, but cheap to rule out).
+    await this.bus.publish(INVALIDATE_TOPIC, keyHash);
+    return { id: row.id, name: row.name, key, createdAt: row.createdAt.toISOString(), status: 'Active' };
+  }
+
+  async list(userId: string): Promise<ApiKeyResponse[]> {
+    return (await this.repository.listByOwner(userId)).map(toResponse);
+  }
+
+  /** Revokes at once on every instance: the row first, then every instance's cache. Idempotent. */
+  async revoke(userId: string, id: string): Promise<ApiKeyResponse> {
+    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findOwned(userId, id) : null;
+    if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
+    await this.repository.revoke(userId, id);
+    await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
+    return toResponse((await this.repository.findOwned(userId, id))!);
+  }
+
+  isApiKey(secret: string): boolean {
+    return secret.startsWith(this.config.apiKeyPrefix);
+  }
+
+  /** The key's owner, or null when it is unknown or revoked. Cached; revocation invalidates the cache. */
+  async resolve(secret: string): Promise<ActiveKey | null> {
+    if (secret.length !== this.config.apiKeyPrefix.length + KEY_RANDOM_LENGTH) return null;
+    const keyHash = sha256(secret);
+    const cached = this.cache.get(keyHash);
+    if (cached !== undefined) return cached;
+    const key = await this.repository.findActiveByHash(keyHash);
+    this.cache.set(keyHash, key, key ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS);
+    return key;
+  }
+
+  /** Notes a use; last_used_at is written in batches, off the hot path. */
+  markUsed(keyId: string): void {
+    this.used.add(keyId);
+  }
+
+  async flushTouches(): Promise<void> {
+    if (!this.used.size) return;
+    const ids = [...this.used];
+    this.used.clear();
+    await this.repository.touch(ids);
+  }
+}

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { MODEL_METHODS, MODEL_TYPES, type ModelMethod, type ModelPricing, type ModelType } from '@switchyard/shared-dto';
+import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
+
+/** The catalog file as written (decisions.md section 3), before validation. */
+export interface RawCatalog {
+  providers: Record<string, unknown>[];
+  models: Record<string, unknown>[];
+}
+
+export class CatalogError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'CatalogError';
+  }
+}
+
+/** Model ids appear in URL paths (GET /v1/models/{id}), so no slashes; clients must not parse them anyway. */
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$/;
+const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const PRICING_KEYS: (keyof ModelPricing)[] = ['inputPerMTok', 'outputPerMTok', 'perImage', 'perSecond', 'perMChars'];
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/** Replaces `${VAR}` with the environment's value; an unset variable is a problem, not an empty string. */
+function substitute(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
+  return text.replace(/\$\{([A-Z_][A-Z0-9_]*)\}/g, (_, name: string) => {
+    const value = env[name];
+    if (value === undefined || value === '') missing.add(name);
+    return value ?? '';
+  });
+}
+
+export function readCatalogFile(path: string, env: Record<string, string | undefined> = process.env): Catalog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CatalogError([`MODELS_CONFIG ${path}: cannot be read (${(error as NodeJS.ErrnoException).code}); point MODELS_CONFIG at a readable file`]);
+  }
+  const missing = new Set<string>();
+  let raw: unknown;
+  try {
+    raw = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new CatalogError([`MODELS_CONFIG ${path}: is not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} (${(error as Error).message.split('\n')[0]})`]);
+  }
+  // Substitute after parsing, value by value, so a secret containing quotes or colons cannot break the syntax.
+  const substituted = deepMap(raw, (value) => substitute(value, env, missing));
+  const catalog = buildCatalog(substituted, path);
+  if (missing.size)
+    throw new CatalogError(
+      [...missing].map((name) => `MODELS_CONFIG ${path}: \${${name}} is not set; export ${name} or remove the reference`),
+    );
+  return catalog;
+}
+
+function deepMap(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => deepMap(item, map));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, deepMap(item, map)]));
+  return value;
+}
+
+/** Validates a parsed catalog; every problem is one line naming the source, the field and the fix. */
+export function buildCatalog(raw: unknown, source: string): Catalog {
+  const problems: string[] = [];
+  const problem = (field: string, text: string) => problems.push(`MODELS_CONFIG ${source}: ${field} ${text}`);
+  const root = (raw ?? {}) as Partial<RawCatalog>;
+  if (!Array.isArray(root.providers) || root.providers.length === 0) problem('providers', 'must be a non-empty list');
+  if (!Array.isArray(root.models)) problem('models', 'must be a list');
+  if (problems.length) throw new CatalogError(problems);
+
+  const providers = new Map<string, ProviderConfig>();
+  root.providers!.forEach((entry, index) => {
+    const at = `providers[${index}]`;
+    const id = String(entry?.id ?? '');
+    if (!PROVIDER_ID.test(id)) return problem(`${at}.id`, `"${id}" must be lowercase letters, digits, "-" or "_"`);
+    if (providers.has(id)) return problem(`${at}.id`, `"${id}" is listed twice`);
+    const type = entry.type as ProviderType;
+    if (!PROVIDER_TYPES.includes(type))
+      return problem(`${at}.type`, `"${String(entry.type)}" is not a provider type; use one of ${PROVIDER_TYPES.join(', ')}`);
+    let baseUrl: string | null = null;
+    if (type !== 'demo') {
+      try {
+        const url = new URL(String(entry.baseUrl ?? ''));
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+        baseUrl = url.toString().replace(/\/+$/, '');
+      } catch {
+        return problem(`${at}.baseUrl`, `must be an http(s) URL such as ${type === 'openai' ? 'https://api.openai.com/v1' : type === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://generativelanguage.googleapis.com/v1beta'}`);
+      }
+    }
+    const apiKey = entry.apiKey === undefined || entry.apiKey === null || entry.apiKey === '' ? null : String(entry.apiKey);
+    if (!apiKey && (type === 'anthropic' || type === 'gemini'))
+      return problem(`${at}.apiKey`, `is required for a ${type} provider; set apiKey: \${${id.toUpperCase().replace(/-/g, '_')}_API_KEY}`);
+    const headers = (entry.headers ?? {}) as Record<string, unknown>;
+    if (typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+      return problem(`${at}.headers`, 'must map header names to strings');
+    const timeoutMs = entry.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : Number(entry.timeoutMs);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1000 || timeoutMs > 3_600_000)
+      return problem(`${at}.timeoutMs`, 'must be a whole number of milliseconds from 1000 to 3600000');
+    providers.set(id, { id, type, baseUrl, apiKey, headers: headers as Record<string, string>, timeoutMs });
+  });
+
+  const models = new Map<string, CatalogModel>();
+  root.models!.forEach((entry, index) => {
+    const at = `models[${index}]`;
+    const id = String(entry?.id ?? '');
+    if (!MODEL_ID.test(id)) return problem(`${at}.id`, `"${id}" must be 1-128 letters, digits or . _ : @ + - (no slashes)`);
+    if (models.has(id)) return problem(`${at}.id`, `"${id}" is listed twice`);
+    const provider = providers.get(String(entry.provider ?? ''));
+    if (!provider)
+      return problem(`${at}.provider`, `"${String(entry.provider)}" is not a provider id; use one of ${[...providers.keys()].join(', ') || '(none valid)'}`);
+    const type = entry.type as ModelType;
+    if (!MODEL_TYPES.includes(type)) return problem(`${at}.type`, `must be one of ${MODEL_TYPES.join(', ')}`);
+    const methods = entry.methods as ModelMethod[];
+    if (!Array.isArray(methods) || !methods.length || methods.some((m) => !MODEL_METHODS.includes(m)))
+      return problem(`${at}.methods`, `must be a non-empty list of ${MODEL_METHODS.join(', ')}`);
+    if ((provider.type === 'anthropic' || provider.type === 'gemini') && methods.some((m) => m !== 'chat_completions'))
+      return problem(`${at}.methods`, `a ${provider.type} model serves chat_completions only`);
+    const capabilities = (entry.capabilities ?? []) as string[];
+    if (!Array.isArray(capabilities) || capabilities.some((c) => typeof c !== 'string'))
+      return problem(`${at}.capabilities`, 'must be a list of words');
+    const pricing = (entry.pricing ?? {}) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(pricing)) {
+      if (!PRICING_KEYS.includes(key as keyof ModelPricing))
+        return problem(`${at}.pricing.${key}`, `is not a pricing field; use ${PRICING_KEYS.join(', ')}`);
+      if (typeof value !== 'number' || !(value >= 0) || value > 1_000_000)
+        return problem(`${at}.pricing.${key}`, 'must be a non-negative number (currency units)');
+    }
+    const positive = (field: string): number | null | undefined => {
+      const value = entry[field];
+      if (value === undefined || value === null) return null;
+      if (!Number.isInteger(value) || (value as number) < 1) {
+        problem(`${at}.${field}`, 'must be a positive whole number');
+        return undefined;
+      }
+      return value as number;
+    };
+    const contextLength = positive('contextLength');
+    const maxOutputTokens = positive('maxOutputTokens');
+    if (contextLength === undefined || maxOutputTokens === undefined) return;
+    models.set(id, {
+      id,
+      provider,
+      upstreamModel: String(entry.upstreamModel ?? id),
+      type,
+      methods: [...new Set(methods)],
+      capabilities,
+      contextLength,
+      maxOutputTokens,
+      pricing: pricing as ModelPricing,
+      ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
+    });
+  });
+  if (problems.length) throw new CatalogError(problems);
+  return { providers, models, source, loadedAt: Math.floor(Date.now() / 1000) };
+}

@@ -1,0 +1,37 @@
+import type { ModelMethod, ModelPricing, ModelType } from '@switchyard/shared-dto';
+
+export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'demo'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export interface ProviderConfig {
+  id: string;
+  type: ProviderType;
+  /** Without a trailing slash. Unused by `demo`. */
+  baseUrl: string | null;
+  /** Never logged, never sent to callers. */
+  apiKey: string | null;
+  /** Extra headers sent upstream (e.g. OpenAI-Organization). */
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface CatalogModel {
+  id: string;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  type: ModelType;
+  methods: ModelMethod[];
+  capabilities: string[];
+  contextLength: number | null;
+  maxOutputTokens: number | null;
+  pricing: ModelPricing;
+  ownedBy: string;
+}
+
+export interface Catalog {
+  providers: Map<string, ProviderConfig>;
+  models: Map<string, CatalogModel>;
+  /** Where it came from: a file path, or 'demo' for the built-in catalog. */
+  source: string;
+  loadedAt: number;
+}

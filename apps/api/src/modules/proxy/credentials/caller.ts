@@ -1,0 +1,27 @@
+import type { Request } from 'express';
+import type { PrefixKind } from '../allowlist';
+
+/** Who is calling the gateway, as a credential strategy resolved it. */
+export interface Caller {
+  kind: 'api_key' | 'oauth';
+  userId: string;
+  apiKeyId: string | null;
+  oauthClientId: string | null;
+  /** The key's or the app's name, for activity lists. */
+  credentialName: string;
+  /** OAuth scopes; API keys carry none and may call every AI endpoint. */
+  scopes: string[] | null;
+}
+
+/**
+ * One way to present a credential on the gateway (the seam other modules plug into: API keys here, OAuth
+ * access tokens from the OAuth module). `claims` says whether a bearer token looks like this kind; `resolve`
+ * checks it and throws a GatewayException with the kind's documented status when it is not good.
+ */
+export interface CredentialStrategy {
+  readonly kind: Caller['kind'];
+  /** The prefixes on which this kind is accepted (decisions.md section 7). */
+  readonly prefixes: PrefixKind[];
+  claims(token: string): boolean;
+  resolve(token: string, req: Request): Promise<Caller>;
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import type { PrefixKind } from '../allowlist';
+import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import type { Caller, CredentialStrategy } from './caller';
+
+/** The credential strategies the gateway knows, in registration order. Modules register theirs at start. */
+@Injectable()
+export class CredentialRegistry {
+  private readonly strategies: CredentialStrategy[] = [];
+
+  register(strategy: CredentialStrategy): void {
+    this.strategies.push(strategy);
+  }
+
+  async authenticate(req: Request, prefix: PrefixKind): Promise<Caller> {
+    const header = req.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) {
+      throw new GatewayException(
+        GatewayErrorCode.MISSING_CREDENTIALS,
+        header ? 'The Authorization header must be "Bearer <key or token>"' : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
+      );
+    }
+    const token = match[1];
+    const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));
+    const strategy = accepted.find((candidate) => candidate.claims(token));
+    if (strategy) return strategy.resolve(token, req);
+    // Nothing here recognises the token: on the API-key alias that is a bad key (403), elsewhere a bad token (401).
+    if (prefix === 'apikey') throw new GatewayException(GatewayErrorCode.INVALID_API_KEY, 'Invalid API key');
+    throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'Invalid or expired access token');
+  }
+}

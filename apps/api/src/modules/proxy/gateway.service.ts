@@ -1,0 +1,648 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
+import { MODEL_METHODS, MODEL_TYPES, type ModelMethod } from '@switchyard/shared-dto';
+import { AppException } from '../../common/errors/app.exception';
+import { toAppException } from '../../common/errors/all-exceptions.filter';
+import { sendError } from '../../common/errors/error-render';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { UsageRecorder } from '../usage/usage-recorder';
+import type { UsageStatus } from '../usage/entities/usage-record.entity';
+import { gatewayPrefixOf, GatewayRoute, matchGatewayRoute } from './allowlist';
+import { CatalogService } from './catalog/catalog.service';
+import type { CatalogModel } from './catalog/catalog.types';
+import type { Caller } from './credentials/caller';
+import { CredentialRegistry } from './credentials/credential-registry';
+import { GatewayErrorCode, GatewayException } from './gateway.exception';
+import { costMicros, Metered, toUnits } from './pricing';
+import { countTokens, DemoProvider, type DemoMethod } from './providers/demo/demo-provider';
+import { SseParser } from './providers/sse';
+import type { ChatTranslator } from './providers/translator.types';
+import { TranslationError } from './providers/translator.types';
+import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
+import { geminiTranslator } from './providers/gemini/gemini.translator';
+import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
+import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
+import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
+import { VideoJobsRepository } from './video-jobs.repository';
+
+export const COST_HEADER = 'x-switchyard-cost';
+
+interface Frame {
+  event?: string;
+  data: string;
+}
+
+/** Everything one gateway call knows; filled in as the call proceeds. */
+interface Call {
+  requestId: string;
+  route: GatewayRoute;
+  params: Record<string, string>;
+  caller: Caller;
+  model: CatalogModel;
+  json: Record<string, unknown> | null;
+  raw: Buffer | null;
+  form: ParsedMultipart | null;
+  stream: boolean;
+  /** Whether the caller asked for the usage chunk (we always ask the upstream for it). */
+  callerWantsUsage: boolean;
+  signal: AbortSignal;
+  metered: Metered;
+  usageKnown: boolean;
+  delivered: string[];
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
+const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
+/** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
+const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
+
+/**
+ * The /v1 gateway (and its /apikey/v1 and /oauth2/v1 aliases), as one Express handler in front of Nest's
+ * router, so the hot path pays for no framework machinery: allowlist → credential → catalog → provider →
+ * relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
+ */
+@Injectable()
+export class GatewayService implements OnApplicationShutdown {
+  private readonly upstream = new UpstreamClient();
+  private readonly demo = new DemoProvider();
+  private readonly logger = new Logger('Gateway');
+  private readonly binaryProxies = new Map<string, ProxyHandler>();
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly credentials: CredentialRegistry,
+    private readonly usage: UsageRecorder,
+    private readonly videos: VideoJobsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.upstream.close();
+  }
+
+  middleware(): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const rawPath = req.originalUrl.split('?')[0];
+      if (!gatewayPrefixOf(rawPath)) return next();
+      // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+        res.setHeader('Access-Control-Allow-Headers', req.header('access-control-request-headers') ?? 'authorization, content-type');
+        res.setHeader('Access-Control-Max-Age', '600');
+        res.status(204).end();
+        return;
+      }
+      this.handle(req, res, rawPath).catch((error: unknown) => {
+        if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
+      });
+    };
+  }
+
+  private async handle(req: Request, res: Response, rawPath: string): Promise<void> {
+    const match = matchGatewayRoute(req.method, rawPath);
+    if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
+    const caller = await this.credentials.authenticate(req, match.prefix);
+    if (match.route.action === 'list_models') return this.listModels(req, res);
+    if (match.route.action === 'get_model') return this.getModel(match.params.id, res);
+
+    const started = new Date();
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort(new ClientGoneError('client closed the request'));
+    });
+    let json: Record<string, unknown> | null = null;
+    let raw: Buffer | null = null;
+    let form: ParsedMultipart | null = null;
+    let call: Call | null = null;
+    let requestedModel = '';
+    try {
+      if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
+      else if (match.route.body === 'multipart') form = await readMultipart(req);
+      const model = await this.resolveModel(match.route, match.params, caller, json, form, (id) => (requestedModel = id));
+      const stream = json?.stream === true;
+      if (json && 'stream' in json && typeof json.stream !== 'boolean')
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', { param: 'stream' });
+      const streamOptions = json?.stream_options as { include_usage?: unknown } | undefined;
+      call = {
+        requestId: req.requestId ?? `req_${randomBytes(12).toString('hex')}`,
+        route: match.route,
+        params: match.params,
+        caller,
+        model,
+        json,
+        raw,
+        form,
+        stream,
+        callerWantsUsage: streamOptions?.include_usage === true,
+        signal: abort.signal,
+        metered: {},
+        usageKnown: false,
+        delivered: [],
+      };
+      await this.dispatch(call, req, res);
+      this.record(call, started, 'success', res.statusCode, null);
+    } catch (error) {
+      const gone = error instanceof ClientGoneError || abort.signal.aborted;
+      if (call) {
+        const failure = gone ? null : toAppException(error, req);
+        this.settleUnfinished(call);
+        this.record(call, started, gone ? 'client_closed' : failure!.status === 504 ? 'timeout' : failure!.status >= 500 ? 'upstream_error' : 'rejected', gone ? 499 : failure!.status, gone ? 'client_closed' : failure!.code.toLowerCase());
+      } else if (requestedModel && !gone) {
+        const failure = toAppException(error, req);
+        this.usage.record({
+          requestId: req.requestId ?? `req_${randomBytes(12).toString('hex')}`, userId: caller.userId, apiKeyId: caller.apiKeyId,
+          oauthClientId: caller.oauthClientId, credentialName: caller.credentialName, method: match.route.action,
+          model: requestedModel.slice(0, 200), provider: null, stream: json?.stream === true, status: 'rejected',
+          httpStatus: failure.status, errorCode: failure.code.toLowerCase(), promptTokens: 0, completionTokens: 0,
+          costMicros: 0, startedAt: started, endedAt: new Date(),
+        });
+      }
+      if (gone) throw new ClientGoneError('client closed the request');
+      if (res.headersSent) {
+        // Mid-stream failure: tell the client in the stream (as OpenAI does) and end it.
+        const failure = toAppException(error, req);
+        res.end(`data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`);
+        return;
+      }
+      throw error;
+    } finally {
+      await form?.cleanup();
+    }
+  }
+
+  private async resolveModel(
+    route: GatewayRoute,
+    params: Record<string, string>,
+    caller: Caller,
+    json: Record<string, unknown> | null,
+    form: ParsedMultipart | null,
+    note: (id: string) => void,
+  ): Promise<CatalogModel> {
+    let modelId: unknown;
+    if (route.action === 'video_retrieve' || route.action === 'video_content' || route.action === 'video_remix') {
+      modelId = await this.videos.modelOf(params.id, caller.userId);
+      if (!modelId) throw new GatewayException(GatewayErrorCode.VIDEO_NOT_FOUND, `No video ${params.id}`, { param: 'video_id' });
+    } else {
+      modelId = json ? json.model : form?.field('model');
+      if (typeof modelId !== 'string' || !modelId)
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'model is required: list them with GET /v1/models', { param: 'model' });
+    }
+    note(modelId as string);
+    const model = this.catalog.find(modelId as string);
+    if (!model) throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${String(modelId).slice(0, 200)} does not exist`, { param: 'model' });
+    const needed: ModelMethod = route.action === 'video_retrieve' || route.action === 'video_content' || route.action === 'video_remix' ? 'video_generation' : (route.action as ModelMethod);
+    if (!model.methods.includes(needed))
+      throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The model ${model.id} does not support ${needed}; it supports ${model.methods.join(', ')}`, { param: 'model' });
+    return model;
+  }
+
+  // ---- GET /models ------------------------------------------------------------------------------------------
+
+  private listModels(req: Request, res: Response): void {
+    const query = req.query as Record<string, unknown>;
+    const single = (name: string): string | undefined => {
+      const value = query[name];
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string') throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
+      return value;
+    };
+    const type = single('type');
+    const method = single('method');
+    const detailed = single('detailed');
+    if (type && !(MODEL_TYPES as readonly string[]).includes(type))
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `type must be one of ${MODEL_TYPES.join(', ')}`, { param: 'type' });
+    if (method && !(MODEL_METHODS as readonly string[]).includes(method))
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `method must be one of ${MODEL_METHODS.join(', ')}`, { param: 'method' });
+    if (detailed !== undefined && detailed !== 'true' && detailed !== 'false')
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'detailed must be true or false', { param: 'detailed' });
+    const models = this.catalog.list({ type, method, capability: single('capability') });
+    if (detailed === 'false') res.json(models.map((model) => model.id));
+    else res.json({ object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
+  }
+
+  private getModel(id: string, res: Response): void {
+    const model = this.catalog.find(id);
+    if (!model) throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, { param: 'model' });
+    res.json(this.catalog.toEntry(model));
+  }
+
+  // ---- dispatch to a provider -----------------------------------------------------------------------------
+
+  private async dispatch(call: Call, req: Request, res: Response): Promise<void> {
+    const provider = call.model.provider;
+    const translator = TRANSLATORS[provider.type];
+    if (translator) return this.viaTranslator(call, translator, res);
+    if (provider.type === 'openai' && call.route.action === 'video_content') return this.proxyBinary(call, req, res);
+    const upstream = provider.type === 'demo' ? await this.viaDemo(call) : await this.viaOpenAi(call);
+    await this.relayOpenAiFormat(call, upstream, res);
+  }
+
+  /** The JSON sent upstream: the caller's bytes untouched unless the model name or usage request must change. */
+  private openAiJsonBody(call: Call): string | Buffer | undefined {
+    if (!call.json) return undefined;
+    const streamsUsage = call.stream && (call.route.action === 'chat_completions' || call.route.action === 'completions');
+    const renamed = call.json.model !== call.model.upstreamModel;
+    if (!renamed && (!streamsUsage || call.callerWantsUsage)) return call.raw!;
+    const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };
+    // Always ask for usage so streams can be billed exactly (decisions.md section 10).
+    if (streamsUsage) body.stream_options = { ...(call.json.stream_options as object), include_usage: true };
+    return JSON.stringify(body);
+  }
+
+  private upstreamPath(call: Call): string {
+    return call.route.template.replace('{id}', encodeURIComponent(call.params.id ?? ''));
+  }
+
+  private async viaOpenAi(call: Call): Promise<UpstreamResponse> {
+    const provider = call.model.provider;
+    const headers: Record<string, string> = { ...provider.headers, accept: call.stream ? 'text/event-stream' : 'application/json, */*' };
+    if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
+    let body: string | Buffer | FormData | undefined = this.openAiJsonBody(call);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (call.form) body = await call.form.toFormData({ model: call.model.upstreamModel });
+    return this.upstream.send({
+      url: provider.baseUrl + this.upstreamPath(call),
+      method: call.route.method,
+      headers,
+      body,
+      signal: call.signal,
+      timeoutMs: provider.timeoutMs,
+    });
+  }
+
+  private async viaDemo(call: Call): Promise<UpstreamResponse> {
+    const body = this.openAiJsonBody(call);
+    const response = await this.demo.handle(
+      {
+        method: call.route.action as DemoMethod,
+        publicModel: call.model.id,
+        json: body === undefined ? undefined : typeof body === 'string' ? JSON.parse(body) : call.json,
+        form: call.form ? await call.form.toFormData() : undefined,
+        videoId: call.params.id,
+        userKey: call.caller.userId,
+      },
+      call.signal,
+    );
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: (response.body ?? (async function* () {})()) as AsyncIterable<Uint8Array>,
+    };
+  }
+
+  /** Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). */
+  private proxyBinary(call: Call, req: Request, res: Response): Promise<void> {
+    const provider = call.model.provider;
+    let proxy = this.binaryProxies.get(provider.id + provider.baseUrl);
+    if (!proxy) {
+      proxy = createProxyMiddleware<IncomingMessage & { upstreamPath?: string }>({
+        target: provider.baseUrl!,
+        changeOrigin: true,
+        pathRewrite: (_path, proxied) => proxied.upstreamPath ?? '/',
+        proxyTimeout: provider.timeoutMs,
+        on: {
+          proxyReq: (proxyReq) => {
+            // The caller's credential never goes upstream; the provider's key never comes back.
+            for (const name of ['authorization', 'cookie', 'x-service-oauth-client-id', 'x-csrf-token']) proxyReq.removeHeader(name);
+            for (const [name, value] of Object.entries(provider.headers)) proxyReq.setHeader(name, value);
+            if (provider.apiKey) proxyReq.setHeader('authorization', `Bearer ${provider.apiKey}`);
+          },
+          proxyRes: (proxyRes) => {
+            for (const name of Object.keys(proxyRes.headers)) if (!PASSED_HEADERS.includes(name)) delete proxyRes.headers[name];
+          },
+        },
+      });
+      this.binaryProxies.set(provider.id + provider.baseUrl, proxy);
+    }
+    (req as Request & { upstreamPath?: string }).upstreamPath = this.upstreamPath(call);
+    res.setHeader(COST_HEADER, '0');
+    return new Promise<void>((resolve, reject) => {
+      res.on('finish', () => (res.statusCode >= 500 ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')) : resolve()));
+      res.on('close', () => resolve());
+      proxy!(req, res, (error?: unknown) => reject(error ? upstreamFailure(error) : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')));
+    });
+  }
+
+  // ---- answers in OpenAI's wire format (openai and demo providers) ----------------------------------------
+
+  private async relayOpenAiFormat(call: Call, upstream: UpstreamResponse, res: Response): Promise<void> {
+    const contentType = String(upstream.headers['content-type'] ?? '');
+    if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body));
+    if (contentType.includes('text/event-stream')) return this.relayStream(call, res, sseFrames(upstream.body, call.signal));
+    if (contentType.includes('json')) {
+      const text = await readText(upstream.body, 64 * 1024 * 1024);
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
+      }
+      return this.sendJson(call, upstream.status, body, res);
+    }
+    // Binary (speech audio, video content): streamed through, priced from the request.
+    this.meterRequest(call);
+    const cost = costMicros(call.model.pricing, call.metered);
+    res.status(upstream.status);
+    for (const name of PASSED_HEADERS) {
+      const value = upstream.headers[name];
+      if (value !== undefined && name !== 'content-length') res.setHeader(name, String(value));
+    }
+    res.setHeader(COST_HEADER, String(toUnits(cost)));
+    for await (const chunk of upstream.body) {
+      if (!res.write(chunk)) await waitForDrain(res, call.signal);
+    }
+    res.end();
+  }
+
+  private async sendJson(call: Call, status: number, body: Record<string, unknown>, res: Response): Promise<void> {
+    this.meterJson(call, body);
+    const cost = costMicros(call.model.pricing, call.metered);
+    if (typeof body.model === 'string') body.model = call.model.id;
+    const usage = body.usage as Record<string, unknown> | undefined;
+    if (usage && typeof usage === 'object') usage.cost = toUnits(cost);
+    if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
+      await this.videos.insert(body.id, call.caller.userId, call.model.id);
+    res.status(status).setHeader(COST_HEADER, String(toUnits(cost)));
+    res.json(body);
+  }
+
+  // ---- answers translated from other wire formats (anthropic, gemini) --------------------------------------
+
+  private async viaTranslator(call: Call, translator: ChatTranslator, res: Response): Promise<void> {
+    if (call.route.action !== 'chat_completions')
+      throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The ${call.model.provider.type} provider serves chat completions only`);
+    const provider = call.model.provider;
+    let spec;
+    try {
+      spec = await translator.buildRequest(call.json as never, {
+        upstreamModel: call.model.upstreamModel,
+        apiKey: provider.apiKey ?? '',
+        fetchImage: async (url) => {
+          const fetched = await safeFetch(url).catch((error: unknown) => {
+            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `Image ${url.slice(0, 100)} could not be fetched: ${error instanceof SafeFetchError ? error.message : 'network error'}`, { param: 'messages' });
+          });
+          return { mimeType: fetched.contentType.split(';')[0], data: fetched.body.toString('base64') };
+        },
+      });
+    } catch (error) {
+      if (error instanceof TranslationError) throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, error.message, { param: error.param });
+      throw error;
+    }
+    const upstream = await this.upstream.send({
+      url: provider.baseUrl + spec.path,
+      method: spec.method,
+      headers: { ...provider.headers, ...spec.headers },
+      body: spec.body,
+      signal: call.signal,
+      timeoutMs: provider.timeoutMs,
+    });
+    if (upstream.status >= 400) {
+      const info = translator.parseError(upstream.status, await readText(upstream.body));
+      throw this.mapUpstreamStatus(info.status, info.message, info.code, call);
+    }
+    const context = { publicModel: call.model.id, id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000) };
+    if (!call.stream) {
+      const text = await readText(upstream.body, 64 * 1024 * 1024);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
+      }
+      return this.sendJson(call, 200, translator.parseResponse(parsed, context) as unknown as Record<string, unknown>, res);
+    }
+    const stream = translator.createStream({ ...context, includeUsage: true });
+    const signal = call.signal;
+    async function* frames(): AsyncGenerator<Frame> {
+      for await (const event of sseEvents(upstream.body, signal)) {
+        for (const chunk of stream.push(event)) yield { data: JSON.stringify(chunk) };
+        if (stream.error) throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, stream.error.message);
+      }
+      for (const chunk of stream.finish()) yield { data: JSON.stringify(chunk) };
+      if (stream.error) throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, stream.error.message);
+      yield { data: '[DONE]' };
+    }
+    return this.relayStream(call, res, frames());
+  }
+
+  // ---- streaming -----------------------------------------------------------------------------------------
+
+  /**
+   * Relays SSE frames as they arrive (never buffered), metering on the way: usage from the final usage chunk
+   * (chat, completions) or `response.completed` (responses), and the text actually delivered, for the bill
+   * when the client leaves early. The usage chunk gets `usage.cost` and is passed on only if the caller asked.
+   */
+  private async relayStream(call: Call, res: Response, frames: AsyncIterable<Frame>): Promise<void> {
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    const responses = call.route.action === 'responses';
+    for await (const frame of frames) {
+      let data = frame.data;
+      if (data !== '[DONE]' && data.length) {
+        let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+        try {
+          chunk = JSON.parse(data);
+        } catch {
+          chunk = {};
+        }
+        if (responses) {
+          if (chunk.type === 'response.output_text.delta' && typeof chunk.delta === 'string') call.delivered.push(chunk.delta);
+          const usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
+          if (usage) {
+            this.setTokens(call, usage.input_tokens, usage.output_tokens);
+            usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
+            data = JSON.stringify(chunk);
+          }
+        } else {
+          for (const choice of chunk.choices ?? []) {
+            const text = choice.delta?.content ?? choice.text;
+            if (typeof text === 'string') call.delivered.push(text);
+          }
+          if (chunk.usage) {
+            this.setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+            if (!call.callerWantsUsage && !chunk.choices?.length) continue;
+            chunk.usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
+            data = JSON.stringify(chunk);
+          }
+        }
+      }
+      const text = `${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`;
+      if (!res.write(text)) await waitForDrain(res, call.signal);
+    }
+    res.end();
+  }
+
+  // ---- metering ------------------------------------------------------------------------------------------
+
+  private setTokens(call: Call, prompt: unknown, completion: unknown): void {
+    call.metered.promptTokens = Number(prompt) || 0;
+    call.metered.completionTokens = Number(completion) || 0;
+    call.usageKnown = true;
+  }
+
+  private meterJson(call: Call, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const usage = body.usage ?? {};
+    switch (call.route.action) {
+      case 'chat_completions':
+      case 'completions':
+      case 'embeddings':
+        return this.setTokens(call, usage.prompt_tokens, usage.completion_tokens ?? 0);
+      case 'responses':
+        return this.setTokens(call, usage.input_tokens, usage.output_tokens);
+      case 'image_generation':
+      case 'image_edit':
+      case 'image_variation':
+        call.metered.images = Array.isArray(body.data) ? body.data.length : 0;
+        call.usageKnown = true;
+        return;
+      case 'audio_transcription':
+        if (usage.type === 'duration') call.metered.seconds = Number(usage.seconds) || 0;
+        else this.setTokens(call, usage.input_tokens, usage.output_tokens);
+        call.usageKnown = true;
+        return;
+      case 'video_generation':
+      case 'video_remix':
+        call.metered.seconds = Number(body.seconds) || 0;
+        call.usageKnown = true;
+        return;
+      default:
+        call.usageKnown = true;
+    }
+  }
+
+  /** Costs known from the request alone (speech is priced by characters). */
+  private meterRequest(call: Call): void {
+    if (call.route.action === 'audio_speech') call.metered.characters = String(call.json?.input ?? '').length;
+    call.usageKnown = true;
+  }
+
+  /**
+   * A call that ended without the provider's usage (client gone, failure mid-stream) is billed by decisions.md
+   * section 10: the estimated input plus the tokens actually delivered; nothing when nothing was delivered.
+   */
+  private settleUnfinished(call: Call): void {
+    if (call.usageKnown) return;
+    const delivered = call.delivered.join('');
+    if (!delivered) {
+      call.metered = {};
+      return;
+    }
+    call.metered = { promptTokens: estimateInputTokens(call.json), completionTokens: countTokens(delivered) };
+  }
+
+  private record(call: Call, started: Date, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
+    const failedEmpty = status !== 'success' && status !== 'client_closed' && !call.delivered.length && !call.usageKnown;
+    const metered = failedEmpty ? {} : call.metered;
+    this.usage.record({
+      requestId: call.requestId,
+      userId: call.caller.userId,
+      apiKeyId: call.caller.apiKeyId,
+      oauthClientId: call.caller.oauthClientId,
+      credentialName: call.caller.credentialName,
+      method: call.route.action,
+      model: call.model.id,
+      provider: call.model.provider.id,
+      stream: call.stream,
+      status,
+      httpStatus,
+      errorCode,
+      promptTokens: metered.promptTokens ?? 0,
+      completionTokens: metered.completionTokens ?? 0,
+      costMicros: status === 'success' || status === 'client_closed' || call.delivered.length ? costMicros(call.model.pricing, metered) : 0,
+      startedAt: started,
+      endedAt: new Date(),
+    });
+  }
+
+  // ---- upstream errors -----------------------------------------------------------------------------------
+
+  private upstreamError(call: Call, status: number, text: string): AppException {
+    let message = '';
+    let code: string | null = null;
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: unknown; code?: unknown; type?: unknown } | string };
+      if (typeof parsed.error === 'object' && parsed.error) {
+        message = typeof parsed.error.message === 'string' ? parsed.error.message : '';
+        code = typeof parsed.error.code === 'string' ? parsed.error.code : typeof parsed.error.type === 'string' ? parsed.error.type : null;
+      } else if (typeof parsed.error === 'string') message = parsed.error;
+    } catch {
+      // not JSON: keep the generic message
+    }
+    return this.mapUpstreamStatus(status, message, code, call);
+  }
+
+  /** Never passes on the provider's URL or key, nor blames the caller for the gateway's own credentials. */
+  private mapUpstreamStatus(status: number, message: string, code: string | null, call: Call): AppException {
+    const clean = sanitize(message, call.model.provider.apiKey);
+    if (status === 401 || status === 403)
+      return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider refused the gateway’s credentials; tell the operator of this Switchyard');
+    if (status === 429) return new GatewayException(GatewayErrorCode.UPSTREAM_RATE_LIMITED, clean || 'The model provider is rate limiting; retry later');
+    if (status >= 400 && status < 500) {
+      const safeCode = code && /^[a-z0-9_.-]{1,64}$/i.test(code) ? code.toUpperCase() : 'INVALID_REQUEST';
+      return new AppException(safeCode, status === 404 && call.model.provider.type !== 'demo' ? 400 : status, clean || 'The model provider rejected the request');
+    }
+    return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, `The model provider failed (status ${status})`);
+  }
+}
+
+function sanitize(message: string, apiKey: string | null): string {
+  let clean = message.replace(/https?:\/\/\S+/g, '[url]').replace(/\b(sk|rk|pk|sy|key)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
+  if (apiKey && apiKey.length >= 6) clean = clean.split(apiKey).join('[redacted]');
+  return clean.slice(0, 1000);
+}
+
+function estimateInputTokens(json: Record<string, unknown> | null): number {
+  if (!json) return 0;
+  const texts: string[] = [];
+  const walk = (value: unknown, key = ''): void => {
+    if (typeof value === 'string') {
+      if (key !== 'model' && key !== 'role' && key !== 'type' && !value.startsWith('data:')) texts.push(value);
+    } else if (Array.isArray(value)) value.forEach((item) => walk(item, key));
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(json.messages ?? json.input ?? json.prompt);
+  if (typeof json.instructions === 'string') texts.push(json.instructions);
+  return countTokens(texts.join('\n'));
+}
+
+async function* sseEvents(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<{ event?: string; data: string }> {
+  const parser = new SseParser();
+  try {
+    for await (const chunk of body) {
+      for (const event of parser.push(chunk)) yield event;
+    }
+    for (const event of parser.flush()) yield event;
+  } catch (error) {
+    throw signal.aborted ? new ClientGoneError('client closed the request') : upstreamFailure(error, signal);
+  }
+}
+
+function sseFrames(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncIterable<Frame> {
+  return sseEvents(body, signal);
+}
+
+function waitForDrain(res: Response, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ClientGoneError('client closed the request'));
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      if (signal.aborted) reject(new ClientGoneError('client closed the request'));
+      else resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

@@ -1,0 +1,16 @@
+import { costMicros, toUnits } from './pricing';
+
+describe('costMicros', () => {
+  it('prices tokens per million without floating drift', () => {
+    expect(costMicros({ inputPerMTok: 0.15, outputPerMTok: 0.6 }, { promptTokens: 1000, completionTokens: 500 })).toBe(450);
+    expect(toUnits(450)).toBe(0.00045);
+  });
+  it('prices images, seconds and characters', () => {
+    expect(costMicros({ perImage: 0.04 }, { images: 3 })).toBe(120_000);
+    expect(costMicros({ perSecond: 0.1 }, { seconds: 8 })).toBe(800_000);
+    expect(costMicros({ perMChars: 15 }, { characters: 1000 })).toBe(15_000);
+  });
+  it('is zero for a model without pricing', () => {
+    expect(costMicros({}, { promptTokens: 10_000 })).toBe(0);
+  });
+});

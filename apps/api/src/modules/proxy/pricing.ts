@@ -1,0 +1,28 @@
+import type { ModelPricing } from '@switchyard/shared-dto';
+
+export interface Metered {
+  promptTokens?: number;
+  completionTokens?: number;
+  images?: number;
+  seconds?: number;
+  characters?: number;
+}
+
+/**
+ * Cost in integer micro-units (1 currency unit = 1,000,000; decisions.md section 1). A price per million tokens
+ * in currency units is exactly micro-units per token, so token costs need no division.
+ */
+export function costMicros(pricing: ModelPricing, metered: Metered): number {
+  const micros =
+    (metered.promptTokens ?? 0) * (pricing.inputPerMTok ?? 0) +
+    (metered.completionTokens ?? 0) * (pricing.outputPerMTok ?? 0) +
+    (metered.images ?? 0) * (pricing.perImage ?? 0) * 1e6 +
+    (metered.seconds ?? 0) * (pricing.perSecond ?? 0) * 1e6 +
+    (metered.characters ?? 0) * (pricing.perMChars ?? 0);
+  return Math.round(micros);
+}
+
+/** Micro-units to currency units for JSON and headers (exact to the micro-unit). */
+export function toUnits(micros: number): number {
+  return micros / 1e6;
+}

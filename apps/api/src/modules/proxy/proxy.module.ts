@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { KeysModule } from '../keys/keys.module';
+import { UsageModule } from '../usage/usage.module';
+import { CatalogService } from './catalog/catalog.service';
+import { ApiKeyStrategy } from './credentials/api-key.strategy';
+import { CredentialRegistry } from './credentials/credential-registry';
+import { GatewayService } from './gateway.service';
+import { VideoJobsRepository } from './video-jobs.repository';
+
+/**
+ * The model gateway. Its routes are not Nest controllers: GatewayService.middleware() is mounted in front of
+ * Nest's router (apps/api/src/app.ts). Other credential kinds plug in through CredentialRegistry.
+ */
+@Module({
+  imports: [KeysModule, UsageModule],
+  providers: [CatalogService, CredentialRegistry, ApiKeyStrategy, GatewayService, VideoJobsRepository],
+  exports: [CatalogService, CredentialRegistry, GatewayService],
+})
+export class ProxyModule {}

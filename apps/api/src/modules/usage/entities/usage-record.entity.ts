@@ -1,0 +1,68 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export type UsageStatus = 'success' | 'upstream_error' | 'client_closed' | 'timeout' | 'rejected';
+
+/** One gateway call. Written in batches by UsageRecorder with raw SQL; the entity serves reads. */
+@Entity({ name: 'usage_records' })
+export class UsageRecordEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'request_id', type: 'text', unique: true })
+  requestId: string;
+
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId: string;
+
+  @Column({ name: 'api_key_id', type: 'uuid', nullable: true })
+  apiKeyId: string | null;
+
+  @Column({ name: 'oauth_client_id', type: 'text', nullable: true })
+  oauthClientId: string | null;
+
+  @Column({ name: 'credential_name', type: 'text', nullable: true })
+  credentialName: string | null;
+
+  @Column({ type: 'text' })
+  method: string;
+
+  @Column({ type: 'text' })
+  model: string;
+
+  @Column({ type: 'text', nullable: true })
+  provider: string | null;
+
+  @Column({ type: 'boolean' })
+  stream: boolean;
+
+  @Column({ type: 'text' })
+  status: UsageStatus;
+
+  @Column({ name: 'http_status', type: 'integer' })
+  httpStatus: number;
+
+  @Column({ name: 'error_code', type: 'text', nullable: true })
+  errorCode: string | null;
+
+  @Column({ name: 'prompt_tokens', type: 'integer' })
+  promptTokens: number;
+
+  @Column({ name: 'completion_tokens', type: 'integer' })
+  completionTokens: number;
+
+  @Column({ name: 'total_tokens', type: 'integer' })
+  totalTokens: number;
+
+  // bigint arrives as a string from pg; micro-units (1 currency unit = 1,000,000).
+  @Column({ name: 'cost_micros', type: 'bigint' })
+  costMicros: string;
+
+  @Column({ name: 'latency_ms', type: 'integer' })
+  latencyMs: number;
+
+  @Column({ name: 'started_at', type: 'timestamptz' })
+  startedAt: Date;
+
+  @Column({ name: 'ended_at', type: 'timestamptz' })
+  endedAt: Date;
+}

@@ -1,0 +1,114 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { UsageStatus } from './entities/usage-record.entity';
+
+export interface UsageRecordInput {
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  oauthClientId: string | null;
+  credentialName: string | null;
+  method: string;
+  model: string;
+  provider: string | null;
+  stream: boolean;
+  status: UsageStatus;
+  httpStatus: number;
+  errorCode: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+const COLUMNS = [
+  'request_id', 'user_id', 'api_key_id', 'oauth_client_id', 'credential_name', 'method', 'model', 'provider', 'stream',
+  'status', 'http_status', 'error_code', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros',
+  'latency_ms', 'started_at', 'ended_at',
+];
+const BATCH_SIZE = 200;
+const FLUSH_INTERVAL_MS = 500;
+const MAX_QUEUED = 100_000;
+
+/**
+ * Writes usage records in batches, off the request's hot path: a call adds to a queue, and one multi-row
+ * INSERT per interval (or per 200 records) writes them. `request_id` is unique and the insert skips conflicts,
+ * so a retried batch never counts a call twice. A graceful shutdown flushes the queue; a crash can lose at most
+ * the last interval's records (the budget ledger does not depend on them: reservations are written first).
+ */
+@Injectable()
+export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
+  private queue: UsageRecordInput[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | null = null;
+  private readonly logger = new Logger('UsageRecorder');
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  record(record: UsageRecordInput): void {
+    if (this.queue.length >= MAX_QUEUED) {
+      this.logger.error(`usage queue full (${MAX_QUEUED}); dropping record ${record.requestId}`);
+      return;
+    }
+    this.queue.push(record);
+    if (this.queue.length >= BATCH_SIZE) void this.flush();
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Writes everything queued so far; concurrent calls share one flush, then run again for what arrived meanwhile. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (!this.queue.length) return;
+    this.flushing = this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.slice(0, BATCH_SIZE);
+      try {
+        await this.insert(batch);
+        this.queue.splice(0, batch.length);
+      } catch (error) {
+        // Kept for the next interval; the unique request_id makes the retry safe.
+        this.logger.error(`writing ${batch.length} usage records failed: ${(error as Error).message}`);
+        return;
+      }
+    }
+  }
+
+  private async insert(batch: UsageRecordInput[]): Promise<void> {
+    const values: unknown[] = [];
+    const rows = batch.map((r) => {
+      const row = [
+        r.requestId, r.userId, r.apiKeyId, r.oauthClientId, r.credentialName, r.method, r.model, r.provider, r.stream,
+        r.status, r.httpStatus, r.errorCode, r.promptTokens, r.completionTokens, r.promptTokens + r.completionTokens,
+        r.costMicros, Math.max(0, r.endedAt.getTime() - r.startedAt.getTime()), r.startedAt, r.endedAt,
+      ];
+      const start = values.length;
+      values.push(...row);
+      return `(${row.map((_, i) => `$${start + i + 1}`).join(', ')})`;
+    });
+    await this.dataSource.query(
+      `INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (request_id) DO NOTHING`,
+      values,
+    );
+  }
+}
