@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
@@ -128,8 +129,10 @@ export class GatewayService implements OnApplicationShutdown {
     let call: Call | null = null;
     let requestedModel = '';
     try {
-      if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
-      else if (match.route.body === 'multipart') form = await readMultipart(req);
+      // The SDK sends POST /videos as multipart (it may carry an input_reference file); any JSON route may.
+      const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
+      if (match.route.body === 'multipart' || (match.route.body === 'json' && multipart)) form = await readMultipart(req);
+      else if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
       const model = await this.resolveModel(match.route, match.params, caller, json, form, (id) => (requestedModel = id));
       const stream = json?.stream === true;
       if (json && 'stream' in json && typeof json.stream !== 'boolean')
@@ -269,9 +272,14 @@ export class GatewayService implements OnApplicationShutdown {
     const provider = call.model.provider;
     const headers: Record<string, string> = { ...provider.headers, accept: call.stream ? 'text/event-stream' : 'application/json, */*' };
     if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
-    let body: string | Buffer | FormData | undefined = this.openAiJsonBody(call);
+    let body: string | Buffer | Readable | undefined = this.openAiJsonBody(call);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (call.form) body = await call.form.toFormData({ model: call.model.upstreamModel });
+    if (call.form) {
+      // Encoded as it is sent: the files stream from disk, never whole in memory.
+      const encoded = new globalThis.Response(await call.form.toFormData({ model: call.model.upstreamModel }));
+      headers['content-type'] = encoded.headers.get('content-type')!;
+      body = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream);
+    }
     return this.upstream.send({
       url: provider.baseUrl + this.upstreamPath(call),
       method: call.route.method,
@@ -288,8 +296,8 @@ export class GatewayService implements OnApplicationShutdown {
       {
         method: call.route.action as DemoMethod,
         publicModel: call.model.id,
-        json: body === undefined ? undefined : typeof body === 'string' ? JSON.parse(body) : call.json,
-        form: call.form ? await call.form.toFormData() : undefined,
+        json: body === undefined ? this.formAsJson(call) : typeof body === 'string' ? JSON.parse(body) : call.json,
+        form: call.form && call.route.body === 'multipart' ? await call.form.toFormData() : undefined,
         videoId: call.params.id,
         userKey: call.caller.userId,
       },
@@ -300,6 +308,12 @@ export class GatewayService implements OnApplicationShutdown {
       headers: Object.fromEntries(response.headers),
       body: (response.body ?? (async function* () {})()) as AsyncIterable<Uint8Array>,
     };
+  }
+
+  /** A JSON route that arrived as multipart (POST /videos from the SDK): its plain fields as JSON. */
+  private formAsJson(call: Call): Record<string, unknown> | undefined {
+    if (!call.form || call.route.body !== 'json') return undefined;
+    return Object.fromEntries([...call.form.fields].map(([name, values]) => [name, values[0]]));
   }
 
   /** Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). */

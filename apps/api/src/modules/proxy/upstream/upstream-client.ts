@@ -12,7 +12,7 @@ export interface UpstreamRequest {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: string | Buffer | FormData;
+  body?: string | Buffer | Readable;
   signal: AbortSignal;
   timeoutMs: number;
 }

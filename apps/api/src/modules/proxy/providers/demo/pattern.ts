@@ -1,5 +1,9 @@
 import { seededRandom } from './hash';
 
+// Per-pixel / per-sample loops use these module-level bindings rather than `Math.x`: under Jest's vm sandbox
+// every global lookup is an interceptor call, which made the loops 10x slower in tests.
+const { min, max, sqrt } = Math;
+
 /**
  * The demo's "generated art": a diagonal two-colour gradient with a few soft discs, all chosen by a seed, so a
  * prompt always gives the same picture and different prompts give visibly different ones. `phase` (0..1)
@@ -63,15 +67,17 @@ export function renderPattern(seed: number, width: number, height: number, phase
     const cy = (disc.cy + disc.orbit * Math.sin(orbitAngle)) * height;
     const r = disc.radius * unit;
     const edge = Math.max(1, r * 0.15);
-    const x0 = Math.max(0, Math.floor(cx - r));
-    const x1 = Math.min(width - 1, Math.ceil(cx + r));
-    const y0 = Math.max(0, Math.floor(cy - r));
-    const y1 = Math.min(height - 1, Math.ceil(cy + r));
+    const x0 = max(0, Math.floor(cx - r));
+    const x1 = min(width - 1, Math.ceil(cx + r));
+    const y0 = max(0, Math.floor(cy - r));
+    const y1 = min(height - 1, Math.ceil(cy + r));
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
-        const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy);
+        const ox = x + 0.5 - cx;
+        const oy = y + 0.5 - cy;
+        const d = sqrt(ox * ox + oy * oy);
         if (d >= r) continue;
-        const alpha = 0.85 * Math.min(1, (r - d) / edge);
+        const alpha = 0.85 * min(1, (r - d) / edge);
         const o = (y * width + x) * 3;
         for (let c = 0; c < 3; c++) pixels[o + c] = pixels[o + c] + (disc.color[c] - pixels[o + c]) * alpha;
       }
