@@ -101,7 +101,11 @@ async function startServer(provider: DemoProvider): Promise<TestServer> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     aborted,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // keep-alive sockets of the SDK would otherwise hold close() for seconds
+      }),
   };
 }
 
