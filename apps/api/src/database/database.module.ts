@@ -17,7 +17,8 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => dataSourceOptions('postgres://unused', 1),
-          // The app owns the DataSource's life: Database.close() destroys it after Nest has shut down.
+          // TypeORM destroys it when Nest shuts down (onApplicationShutdown); work that must reach the database
+          // at shutdown runs in beforeApplicationShutdown. Database.close() then stops the embedded server.
           dataSourceFactory: async () => database.dataSource,
         }),
       ],

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
 import { sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
@@ -35,7 +35,7 @@ function toResponse(key: ApiKeyEntity): ApiKeyResponse {
 }
 
 @Injectable()
-export class KeysService implements OnModuleInit, OnApplicationShutdown {
+export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   // Hot-path cache by key hash; `null` remembers an unknown key briefly so a flood of bad keys stays cheap.
   private readonly cache = new TtlCache<ActiveKey | null>(50_000);
   private readonly used = new Set<string>();
@@ -53,7 +53,7 @@ export class KeysService implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flushTouches().catch(() => undefined);
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { UsageStatus } from './entities/usage-record.entity';
@@ -39,7 +39,7 @@ const MAX_QUEUED = 100_000;
  * the last interval's records (the budget ledger does not depend on them: reservations are written first).
  */
 @Injectable()
-export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
+export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   private queue: UsageRecordInput[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
@@ -52,7 +52,8 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // Before any module's shutdown hook: TypeORM closes its connections in onApplicationShutdown.
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
   }

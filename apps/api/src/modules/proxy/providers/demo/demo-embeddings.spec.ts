@@ -69,15 +69,17 @@ describe('demo embeddings', () => {
   });
 
   it.each([
-    [{}, 'input'],
-    [{ input: '' }, 'input'],
-    [{ input: [] }, 'input'],
-    [{ input: [''] }, 'input'],
-    [{ input: 42 }, 'input'],
-    [{ input: 'x', dimensions: 0 }, 'dimensions'],
-    [{ input: 'x', dimensions: 4000 }, 'dimensions'],
-    [{ input: 'x', encoding_format: 'hex' }, 'encoding_format'],
-  ])('rejects %j', async (json, param) => {
+    ['input', 'missing', {}],
+    ['input', 'an empty string', { input: '' }],
+    ['input', 'an empty array', { input: [] }],
+    ['input', 'an empty string in an array', { input: [''] }],
+    ['input', 'a number', { input: 42 }],
+    ['dimensions', 'zero', { input: 'x', dimensions: 0 }],
+    ['dimensions', 'above 3072', { input: 'x', dimensions: 4000 }],
+    ['encoding_format', 'unknown', { input: 'x', encoding_format: 'hex' }],
+    ['input', 'over 8192 tokens', { input: 'word '.repeat(8193) }],
+    ['input', 'over 300k tokens in all', { input: Array.from({ length: 40 }, () => 'word '.repeat(8000)) }],
+  ])('rejects %s: %s', async (param, _why, json) => {
     const response = await embed(json);
     expect(response.status).toBe(400);
     expect(((await response.json()) as any).error).toMatchObject({ type: 'invalid_request_error', param });

@@ -16,6 +16,9 @@ import { countTokens } from './tokenizer';
 export const DEFAULT_DIMENSIONS = 256;
 const MAX_DIMENSIONS = 3072;
 const MAX_INPUTS = 2048;
+/** OpenAI's limits, which also bound the demo's work per request. */
+const MAX_TOKENS_PER_INPUT = 8192;
+const MAX_TOKENS_PER_REQUEST = 300_000;
 /** Weight of the whole-text component, so "a b" and "b a" still get distinct vectors. */
 const TEXT_WEIGHT = 0.35;
 
@@ -89,10 +92,25 @@ export function embeddings(json: unknown, model: string): Response {
   const inputs = readInputs(body.input);
   const dimensions = optionalInteger(body, 'dimensions', 1, MAX_DIMENSIONS) ?? DEFAULT_DIMENSIONS;
   const encoding = optionalEnum(body, 'encoding_format', ['float', 'base64'] as const) ?? 'float';
-  const promptTokens = inputs.reduce(
-    (sum, input) => sum + (input.kind === 'text' ? countTokens(input.text) : input.ids.length),
-    0,
-  );
+  let promptTokens = 0;
+  for (const input of inputs) {
+    const tokens = input.kind === 'text' ? countTokens(input.text) : input.ids.length;
+    if (tokens > MAX_TOKENS_PER_INPUT) {
+      throw invalid(
+        `This model's maximum context length is ${MAX_TOKENS_PER_INPUT} tokens, however you requested ${tokens} tokens in an input. Please reduce your input.`,
+        'input',
+        'context_length_exceeded',
+      );
+    }
+    promptTokens += tokens;
+  }
+  if (promptTokens > MAX_TOKENS_PER_REQUEST) {
+    throw invalid(
+      `Requested ${promptTokens} tokens, max ${MAX_TOKENS_PER_REQUEST} tokens per request.`,
+      'input',
+      'max_tokens_per_request',
+    );
+  }
   return jsonResponse({
     object: 'list',
     data: inputs.map((input, index) => {

@@ -80,9 +80,9 @@ export function replyText(turns: Turn[], variant: number): string {
   const last = turns[turns.length - 1];
   let text: string;
   if (last?.role === 'tool') {
-    const name = last.toolName ?? 'tool';
+    const tool = last.toolName ? `The ${last.toolName} tool` : 'The tool';
     text =
-      `The ${name} tool returned: "${truncateChars(last.text, QUOTE_CHARS)}". ` +
+      `${tool} returned: "${truncateChars(last.text, QUOTE_CHARS)}". ` +
       `That is the result, as reported by Switchyard's demo model.`;
   } else {
     const user = lastOf(turns, (turn) => turn.role === 'user');
@@ -182,7 +182,8 @@ export function placeholderFor(schema: unknown, key: string, depth: number): unk
     case 'number': {
       const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
       const exclusive = typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : undefined;
-      const value = min ?? exclusive ?? 1;
+      const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
+      const value = min ?? exclusive ?? (max !== undefined ? Math.min(1, max) : 1);
       return type === 'integer' ? Math.ceil(value) : value;
     }
     case 'boolean':

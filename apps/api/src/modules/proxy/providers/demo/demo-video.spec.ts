@@ -125,11 +125,11 @@ describe('demo videos', () => {
   });
 
   it.each([
-    ['prompt', {}],
-    ['prompt', { prompt: '' }],
-    ['seconds', { prompt: 'x', seconds: '5' }],
-    ['size', { prompt: 'x', size: '640x480' }],
-  ])('rejects an invalid %s', async (param, json) => {
+    ['prompt', 'missing', {}],
+    ['prompt', 'empty', { prompt: '' }],
+    ['seconds', 'not 4, 8 or 12', { prompt: 'x', seconds: '5' }],
+    ['size', 'not a Sora size', { prompt: 'x', size: '640x480' }],
+  ])('rejects %s: %s', async (param, _why, json) => {
     const { call } = setup();
     const response = await call({ method: 'video_generation', json });
     expect(response.status).toBe(400);

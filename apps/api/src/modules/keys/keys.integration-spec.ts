@@ -1,0 +1,86 @@
+import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
+import { UsageRecorder } from '../usage/usage-recorder';
+import { KeysService } from './keys.service';
+
+describe('API keys over HTTP', () => {
+  let app: TestApp;
+  let alice: string;
+  let bob: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    alice = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('alice'), password: 'alice password' } })).body.data.token;
+    bob = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('bob'), password: 'bob password 1' } })).body.data.token;
+  });
+  afterAll(() => app?.close());
+
+  it('creates a key shown once (sy- and 48 base62 characters) and lists it masked', async () => {
+    const created = await app.http('/api/v1/keys', { token: alice, body: { name: '  My laptop  ' } });
+    expect(created.status).toBe(201);
+    const { key, id, name, status } = created.body.data;
+    expect(key).toMatch(/^sy-[0-9A-Za-z]{48}$/);
+    expect([name, status]).toEqual(['My laptop', 'Active']);
+    const listed = (await app.http('/api/v1/keys', { token: alice })).body.data;
+    const entry = listed.find((k: { id: string }) => k.id === id);
+    expect(entry.token).toBe(`${key.slice(0, 12)}…${key.slice(-4)}`);
+    expect(JSON.stringify(listed)).not.toContain(key);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'status', 'token']);
+    const stored = await app.database.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
+    expect(stored[0].key_hash).not.toContain(key.slice(3));
+  });
+
+  it('validates the name and rejects unknown fields', async () => {
+    for (const body of [{}, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'ok', scopes: ['all'] }]) {
+      const res = await app.http('/api/v1/keys', { token: alice, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('hides other users’ keys: listing, revoking (404, exactly like a missing key)', async () => {
+    const mine = (await app.http('/api/v1/keys', { token: alice, body: { name: 'private' } })).body.data;
+    expect((await app.http('/api/v1/keys', { token: bob })).body.data).toEqual([]);
+    const theirs = await app.http(`/api/v1/keys/${mine.id}`, { method: 'DELETE', token: bob });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.code).toBe('KEY_NOT_FOUND');
+    const missing = await app.http('/api/v1/keys/00000000-0000-0000-0000-000000000000', { method: 'DELETE', token: bob });
+    expect(missing.body).toMatchObject({ error: { code: 'KEY_NOT_FOUND' }, message: theirs.body.message });
+    expect((await app.http('/api/v1/keys/not-a-uuid', { method: 'DELETE', token: bob })).status).toBe(404);
+    expect((await app.http('/v1/models', { token: mine.key })).status).toBe(200);
+  });
+
+  it('revokes at once, idempotently, and records when a key was last used', async () => {
+    const key = (await app.http('/api/v1/keys', { token: alice, body: { name: 'short-lived' } })).body.data;
+    expect((await app.http('/v1/models', { token: key.key })).status).toBe(200);
+    await app.app.get(KeysService).flushTouches();
+    const used = (await app.http('/api/v1/keys', { token: alice })).body.data.find((k: { id: string }) => k.id === key.id);
+    expect(used.lastUsedAt).not.toBeNull();
+    expect((await app.http(`/api/v1/keys/${key.id}`, { method: 'DELETE', token: alice })).status).toBe(200);
+    expect((await app.http(`/api/v1/keys/${key.id}`, { method: 'DELETE', token: alice })).body.data.status).toBe('Revoked');
+    expect((await app.http('/v1/models', { token: key.key })).status).toBe(403);
+  });
+
+  it('needs a signed-in user', async () => {
+    expect((await app.http('/api/v1/keys')).status).toBe(401);
+  });
+});
+
+describe('a graceful shutdown', () => {
+  it('writes every queued usage record before it stops', async () => {
+    const app = await startTestApp();
+    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('flush'), password: 'flush password' } })).body.data.token;
+    const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
+    const calls = 25;
+    await Promise.all(
+      Array.from({ length: calls }, () => app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: 'x' } })),
+    );
+    expect(app.app.get(UsageRecorder).pending).toBeGreaterThan(0);
+    // Close Nest (which flushes the recorder, then closes TypeORM's pool), then reconnect to count.
+    await app.app.close();
+    await app.database.dataSource.initialize();
+    const [{ count }] = await app.database.dataSource.query('SELECT count(*)::int AS count FROM usage_records');
+    expect(count).toBe(calls);
+    await app.database.close();
+    await app.testDatabase.drop();
+  });
+});

@@ -1,0 +1,953 @@
+// `npm run bench`: direct-to-upstream against a plain node:http relay, Portkey's open-source gateway and
+// Switchyard (API-key auth and usage recording, on PostgreSQL and on the embedded database), non-streaming and
+// streaming, at 10 and 100 connections, all against one zero-latency fake upstream, in one run. Prints the
+// figures and ratios and writes docs/benchmarks.md. Targets are reported, never asserted: the exit code is 0
+// whenever the run itself worked.
+//
+// Environment (all optional):
+//   BENCH_WARMUP_MS (2000), BENCH_DURATION_MS (8000)   per scenario
+//   BENCH_ONLY=direct,relay,portkey,switchyard-pg,switchyard-embedded   a subset (the doc is then not written)
+//   BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)   an admin connection; a scratch database
+//                 sy_bench is created beside it and dropped afterwards
+//   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
+//   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md)
+import { fork, spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '../..');
+const MAIN = join(ROOT, 'apps/api/dist/main.js');
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_DB = 'sy_bench';
+const PROFILE = process.env.BENCH_PROFILE !== '0';
+const DOC = resolve(ROOT, process.env.BENCH_DOC ?? 'docs/benchmarks.md');
+const UPSTREAM_KEY = 'sk-upstream-secret';
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const SCENARIOS = [
+  { id: 'json-10', stream: false, connections: 10 },
+  { id: 'json-100', stream: false, connections: 100 },
+  { id: 'stream-10', stream: true, connections: 10 },
+  { id: 'stream-100', stream: true, connections: 100 },
+];
+const CHUNK_CHECK_REQUESTS = 5;
+const SLOW_GAP_MS = 25; // fake-upstream.mjs's gap between chunks of the model bench-slow
+
+const work = mkdtempSync(join(os.tmpdir(), 'sy-bench-'));
+const children = new Set();
+
+// ---- small helpers ---------------------------------------------------------------------------------------
+
+function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const server = net.createServer();
+    server.on('error', rej);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => res(port));
+    });
+  });
+}
+
+/** utime + stime of a process, in ms. */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+function memoryMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+    return { rss: field('VmRSS'), hwm: field('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+async function waitFor(what, check, timeoutMs, child) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${what}: the process exited (${child.exitCode})`);
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${what}: not ready after ${timeoutMs} ms`);
+}
+
+function forkReady(script, env) {
+  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${script} did not start`)), 10_000);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      res({ child, port: message.port });
+    });
+    child.once('exit', (code) => rej(new Error(`${script} exited (${code})`)));
+  });
+}
+
+async function stopChild(child, timeoutMs = 20_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((res) => child.once('exit', res));
+  child.kill('SIGTERM');
+  const timer = sleep(timeoutMs).then(() => 'timeout');
+  if ((await Promise.race([exited, timer])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function tail(file, lines = 20) {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+async function postJson(url, body, headers = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // keep text
+  }
+  return { status: response.status, json, text };
+}
+
+function chatBody(model, stream) {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true } : {}) });
+}
+
+// ---- PostgreSQL scratch database -------------------------------------------------------------------------
+
+async function pgClient(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+function scratchUrl() {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${PG_DB}`;
+  return url.toString();
+}
+
+async function recreateScratchDb() {
+  const admin = await pgClient(PG_ADMIN_URL);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${PG_DB} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${PG_DB}`);
+    return (await admin.query('SHOW server_version')).rows[0].server_version;
+  } finally {
+    await admin.end();
+  }
+}
+
+async function dropScratchDb() {
+  const admin = await pgClient(PG_ADMIN_URL);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${PG_DB} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function countUsagePg() {
+  const client = await pgClient(scratchUrl());
+  try {
+    const { rows } = await client.query(`SELECT status, count(*)::int AS n FROM usage_records GROUP BY status`);
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  } finally {
+    await client.end();
+  }
+}
+
+async function countUsageEmbedded(dataDir) {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create({ dataDir: join(dataDir, 'pglite') });
+  try {
+    const { rows } = await db.query(`SELECT status, count(*)::int AS n FROM usage_records GROUP BY status`);
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  } finally {
+    await db.close();
+  }
+}
+
+// ---- the servers ---------------------------------------------------------------------------------------
+
+function modelsConfig(upstreamPort) {
+  const model = (id) => [
+    `  - id: ${id}`,
+    '    provider: fake',
+    `    upstreamModel: ${id}`,
+    '    type: text',
+    '    methods: [chat_completions]',
+    '    capabilities: [streaming]',
+    '    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }',
+  ];
+  return [
+    'providers:',
+    '  - id: fake',
+    '    type: openai',
+    `    baseUrl: http://127.0.0.1:${upstreamPort}/v1`,
+    `    apiKey: ${UPSTREAM_KEY}`,
+    'models:',
+    ...model('bench-model'),
+    ...model('bench-slow'),
+    '',
+  ].join('\n');
+}
+
+/** Starts Switchyard (the built apps/api/dist), registers a user and creates an API key over HTTP. */
+async function startSwitchyard(kind, upstreamPort, { profileDir } = {}) {
+  if (!existsSync(MAIN)) throw new Error(`${relative(ROOT, MAIN)} is missing: run \`npm run build\` first`);
+  const port = await freePort();
+  const modelsFile = join(work, 'models.yaml');
+  writeFileSync(modelsFile, modelsConfig(upstreamPort));
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'REDIS_PREFIX', 'NODE_OPTIONS']) delete env[name];
+  Object.assign(env, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'error',
+    AUTH_RATE_LIMIT_PER_IP: '100000',
+    MODELS_CONFIG: modelsFile,
+    NODE_ENV: 'production',
+  });
+  let dataDir = null;
+  if (kind === 'postgres') {
+    await recreateScratchDb();
+    env.DATABASE_URL = scratchUrl();
+  } else {
+    dataDir = mkdtempSync(join(work, 'data-'));
+    env.DATA_DIR = dataDir;
+  }
+  const logFile = join(work, `switchyard-${kind}${profileDir ? '-profile' : ''}.log`);
+  const out = createWriteStream(logFile);
+  const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, MAIN] : [MAIN];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`Switchyard (${kind})`, async () => (await fetch(`${base}/readyz`)).status === 200, 90_000, child);
+    const email = `bench-${Date.now()}@example.com`;
+    const registered = await postJson(`${base}/api/v1/auth/register`, { email, password: 'bench-password-1', name: 'Bench' });
+    const session = registered.json?.data?.token;
+    if (!session) throw new Error(`register answered ${registered.status}: ${registered.text.slice(0, 300)}`);
+    const created = await postJson(`${base}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${session}` });
+    const apiKey = created.json?.data?.key;
+    if (!apiKey) throw new Error(`creating a key answered ${created.status}: ${created.text.slice(0, 300)}`);
+    return { child, pid: child.pid, base, apiKey, dataDir, logFile };
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${error.message}\n${tail(logFile)}`);
+  }
+}
+
+async function startPortkey() {
+  const port = await freePort();
+  const logFile = join(work, 'portkey.log');
+  const out = createWriteStream(logFile);
+  const env = { ...process.env, BENCH_ROOT: ROOT, NODE_ENV: 'production' };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [join(HERE, 'portkey.mjs'), `--port=${port}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('Portkey', async () => (await fetch(`${base}/`)).status < 500, 30_000, child);
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${error.message}\n${tail(logFile)}`);
+  }
+  return { child, pid: child.pid, base };
+}
+
+// ---- one scenario --------------------------------------------------------------------------------------
+
+/** Busy CPU time of the whole machine (all cores), in ms. */
+function machineBusyMs() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = ticks;
+    return ((user + nice + system + irq + softirq + steal) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs one job in a fresh load-generator process. `watch.pid` is the server under test (its CPU time in the
+ * measured window and its peak RSS are recorded); `watch.upstreamPid` the fake upstream; `watch.pgPids()` the
+ * PostgreSQL backends serving it. Whatever else used the machine in the window is reported as `otherCores`.
+ */
+function runLoad(job, watch) {
+  const { pid } = watch;
+  return new Promise((res, rej) => {
+    const child = fork(join(HERE, 'load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.add(child);
+    const snap = async () => {
+      const pgPids = watch.pgPids ? await watch.pgPids().catch(() => []) : [];
+      return {
+        at: Number(process.hrtime.bigint() / 1000n),
+        target: cpuMs(pid),
+        upstream: watch.upstreamPid && watch.upstreamPid !== pid ? cpuMs(watch.upstreamPid) : 0,
+        load: cpuMs(child.pid),
+        machine: machineBusyMs(),
+        pg: new Map(pgPids.map((p) => [p, cpuMs(p)])),
+      };
+    };
+    let first = null;
+    let last = null;
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      const memory = memoryMb(pid);
+      if (memory && memory.rss > peakRss) peakRss = memory.rss;
+    }, 100);
+    const hardTimer = setTimeout(() => child.kill('SIGKILL'), (job.warmupMs ?? 0) + (job.durationMs ?? 0) + 60_000);
+    let settled = false;
+    child.on('message', async (message) => {
+      if (message.event === 'measure-start') first = snap();
+      else if (message.event === 'measure-end') last = snap();
+      else if (message.result) {
+        settled = true;
+        const a = first ? await first : null;
+        const b = last ? await last : null;
+        const extra = { windowUs: [a?.at ?? null, b?.at ?? null], cpuMs: null, peakRssMb: peakRss, hwmMb: memoryMb(pid)?.hwm ?? null };
+        if (a && b && a.target !== null && b.target !== null) {
+          const ms = (b.at - a.at) / 1000;
+          extra.cpuMs = b.target - a.target;
+          let pgMs = 0;
+          for (const [p, end] of b.pg) pgMs += (end ?? 0) - (a.pg.get(p) ?? 0);
+          extra.pgCpuMs = watch.pgPids ? pgMs : null;
+          const ours = extra.cpuMs + (b.upstream - a.upstream) + (b.load - a.load) + pgMs;
+          extra.loadGenCores = (b.load - a.load) / ms;
+          extra.otherCores = Math.max(0, (b.machine - a.machine - ours) / ms);
+        }
+        res({ ...message.result, ...extra });
+      } else if (message.failure) {
+        settled = true;
+        rej(new Error(message.failure));
+      }
+    });
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      clearTimeout(hardTimer);
+      children.delete(child);
+      if (!settled) rej(new Error(`load generator exited (${code}) without a result`));
+    });
+    child.send(job);
+  });
+}
+
+async function scenario(target, spec) {
+  const result = await runLoad(
+    {
+      kind: 'load',
+      url: `${target.base}/v1/chat/completions`,
+      headers: target.headers,
+      body: chatBody('bench-model', spec.stream),
+      connections: spec.connections,
+      warmupMs: WARMUP_MS,
+      durationMs: DURATION_MS,
+      stream: spec.stream,
+      maxRequests: 2_000_000,
+    },
+    target,
+  );
+  result.cpuMsPerCall = result.cpuMs !== null && result.requests ? result.cpuMs / result.requests : null;
+  result.cpuCores = result.cpuMs !== null ? result.cpuMs / DURATION_MS : null;
+  result.pgCpuMsPerCall = result.pgCpuMs !== null && result.pgCpuMs !== undefined && result.requests ? result.pgCpuMs / result.requests : null;
+  return result;
+}
+
+async function chunkCheck(target) {
+  return runLoad(
+    { kind: 'chunks', url: `${target.base}/v1/chat/completions`, headers: target.headers, body: chatBody('bench-slow', true), requests: CHUNK_CHECK_REQUESTS },
+    target,
+  );
+}
+
+async function smoke(target) {
+  for (const stream of [false, true]) {
+    const response = await fetch(`${target.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body: chatBody('bench-model', stream),
+    });
+    const text = await response.text();
+    if (response.status !== 200 || !text.includes('today?'))
+      throw new Error(`smoke test (${stream ? 'stream' : 'json'}) answered ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return 2;
+}
+
+function fmtScenario(name, spec, r) {
+  const ttfb = r.ttfbMs ? ` ttfb p50 ${r.ttfbMs.p50.toFixed(2)} ms` : '';
+  const cpu = r.cpuMsPerCall !== null ? ` cpu ${r.cpuMsPerCall.toFixed(3)} ms/call` : '';
+  const errors = r.errors ? ` ERRORS ${r.errors} (${r.firstError})` : '';
+  const pg = r.pgCpuMsPerCall !== null && r.pgCpuMsPerCall !== undefined ? ` (+ PostgreSQL ${r.pgCpuMsPerCall.toFixed(3)})` : '';
+  const other = r.otherCores > 0.1 ? `  [other load on the machine: ${r.otherCores.toFixed(2)} cores]` : '';
+  return `  ${name.padEnd(20)} ${spec.id.padEnd(11)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${fmt(r.latencyMs.p50)} ms  p99 ${fmt(r.latencyMs.p99)} ms${ttfb}${cpu}${pg}  peak RSS ${r.peakRssMb.toFixed(0)} MB${errors}${other}`;
+}
+
+function fmt(value, digits = 2) {
+  return value === null || value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
+}
+
+// ---- CPU profile summary ("Where the time goes") ----------------------------------------------------------
+
+function groupOf(url, name) {
+  if (!url) return name.startsWith('(') ? name : `(native) ${name}`;
+  const path = url.replace(/^file:\/\//, '');
+  const nm = path.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const parts = path.slice(nm + 14).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  if (path.startsWith('node:')) {
+    const id = path.slice(5);
+    if (id.startsWith('internal/streams') || id.startsWith('stream')) return 'node: streams';
+    if (id.startsWith('_http') || id === 'http' || id.startsWith('internal/http')) return 'node: http';
+    if (id === 'net' || id.startsWith('internal/net') || id.startsWith('internal/stream_base')) return 'node: net';
+    if (id.startsWith('internal/process') || id.startsWith('internal/timers') || id === 'timers' || id.startsWith('internal/async_hooks') || id === 'events' || id.startsWith('internal/event_target'))
+      return 'node: event loop, timers, events';
+    if (id.startsWith('internal/deps/undici') || id.startsWith('internal/webstreams')) return 'node: web streams';
+    return `node: ${id.split('/').slice(0, 2).join('/')}`;
+  }
+  if (path.includes('/apps/api/dist/')) return `switchyard: ${path.slice(path.indexOf('/apps/api/dist/') + 15)}`;
+  return relative(ROOT, path);
+}
+
+/** `window`: [from, to] in µs of the monotonic clock (V8's profile timestamps use it too); samples outside are ignored. */
+function summariseProfile(file, calls, window) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const selfUs = new Map();
+  let at = profile.startTime;
+  let inWindow = 0;
+  for (let i = 0; i < profile.samples.length; i += 1) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window && (at < window[0] || at > window[1])) continue;
+    inWindow += 1;
+    const id = profile.samples[i];
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
+  if (window && !inWindow) throw new Error('no profile sample in the measured window (clock mismatch?)');
+  const groups = new Map();
+  const functions = new Map();
+  const inclusive = new Map();
+  let busy = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    busy += us;
+    const group = groupOf(url, functionName || '(anonymous)');
+    groups.set(group, (groups.get(group) ?? 0) + us);
+    const key = `${functionName || '(anonymous)'} — ${groupOf(url, functionName)}${url ? `:${lineNumber + 1}` : ''}`;
+    functions.set(key, (functions.get(key) ?? 0) + us);
+    // Inclusive time of Switchyard's own functions and of a few libraries (each counted once per stack).
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at).callFrame;
+      const g = groupOf(frame.url, frame.functionName);
+      let label = null;
+      if (g.startsWith('switchyard: ')) label = `${frame.functionName || '(anonymous)'} (${g.slice(12)})`;
+      else if (['express', 'router', 'typeorm', 'pg', 'undici', '@nestjs/core', 'body-parser', 'cookie-parser'].includes(g)) label = `[${g}]`;
+      if (label && !seen.has(label)) {
+        seen.add(label);
+        inclusive.set(label, (inclusive.get(label) ?? 0) + us);
+      }
+    }
+  }
+  const top = (map, n) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: us / busy, perCallUs: calls ? us / calls : null }));
+  return { busyMs: busy / 1000, calls, groups: top(groups, 14), functions: top(functions, 15), inclusive: top(inclusive, 16) };
+}
+
+async function profilePass(upstreamPort) {
+  const profileDir = join(work, 'profile');
+  const sy = await startSwitchyard('postgres', upstreamPort, { profileDir });
+  // (profilePass's target has no upstreamPid/pgPids: only its own CPU matters here)
+  let calls = 0;
+  let window = null;
+  try {
+    const target = { base: sy.base, pid: sy.pid, headers: { authorization: `Bearer ${sy.apiKey}` } };
+    await smoke(target);
+    const result = await runLoad(
+      { kind: 'load', url: `${sy.base}/v1/chat/completions`, headers: target.headers, body: chatBody('bench-model', false), connections: 10, warmupMs: 1000, durationMs: 5000, stream: false, maxRequests: 2_000_000 },
+      target,
+    );
+    calls = result.requests;
+    window = result.windowUs;
+  } finally {
+    await stopChild(sy.child);
+    await dropScratchDb().catch(() => undefined);
+  }
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no .cpuprofile written');
+  writeFileSync(join(profileDir, 'window.json'), JSON.stringify({ window, calls }));
+  return summariseProfile(join(profileDir, file), calls, window);
+}
+
+// ---- the run -------------------------------------------------------------------------------------------
+
+const TARGETS = [
+  { id: 'direct', label: 'direct to upstream' },
+  { id: 'relay', label: 'plain node:http relay' },
+  { id: 'portkey', label: 'Portkey gateway 1.15.2' },
+  { id: 'switchyard-pg', label: 'Switchyard, PostgreSQL' },
+  { id: 'switchyard-embedded', label: 'Switchyard, embedded DB' },
+];
+
+async function benchTarget(target, upstream) {
+  const outcome = { id: target.id, label: target.label, scenarios: {}, error: null, chunks: null, usage: null, extraCalls: 0 };
+  let handle = null;
+  let stop = async () => undefined;
+  try {
+    if (target.id === 'direct') {
+      handle = { base: `http://127.0.0.1:${upstream.port}`, pid: upstream.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+    } else if (target.id === 'relay') {
+      const relay = await forkReady(join(HERE, 'relay.mjs'), { UPSTREAM_PORT: String(upstream.port) });
+      handle = { base: `http://127.0.0.1:${relay.port}`, pid: relay.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+      stop = () => stopChild(relay.child);
+    } else if (target.id === 'portkey') {
+      const portkey = await startPortkey();
+      handle = {
+        base: portkey.base,
+        pid: portkey.pid,
+        headers: { authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` },
+      };
+      stop = () => stopChild(portkey.child);
+    } else {
+      const kind = target.id === 'switchyard-pg' ? 'postgres' : 'embedded';
+      const sy = await startSwitchyard(kind, upstream.port);
+      handle = { base: sy.base, pid: sy.pid, headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind };
+      stop = () => stopChild(sy.child);
+      if (kind === 'postgres') {
+        // PostgreSQL's own CPU for Switchyard's connections (usage inserts, key lookups), from an admin connection.
+        const admin = await pgClient(PG_ADMIN_URL);
+        handle.pgPids = async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
+        stop = async () => {
+          await admin.end().catch(() => undefined);
+          await stopChild(sy.child);
+        };
+      }
+    }
+    handle.upstreamPid = upstream.child.pid;
+    outcome.extraCalls += await smoke(handle);
+    outcome.startRssMb = memoryMb(handle.pid)?.rss ?? null;
+    for (const spec of SCENARIOS) {
+      const result = await scenario(handle, spec);
+      outcome.scenarios[spec.id] = result;
+      log(fmtScenario(target.id, spec, result));
+    }
+    outcome.chunks = await chunkCheck(handle);
+    outcome.extraCalls += outcome.chunks.ok;
+    const arrivals = outcome.chunks.runs.find((r) => r.length);
+    log(`  ${target.id.padEnd(20)} bench-slow chunks arrive at ${arrivals ? arrivals.map((t) => t.toFixed(0)).join(', ') : 'n/a'} ms${outcome.chunks.firstError ? ` (${outcome.chunks.firstError})` : ''}`);
+    outcome.hwmMb = memoryMb(handle.pid)?.hwm ?? null;
+  } catch (error) {
+    outcome.error = error.message;
+    log(`  ${target.id}: FAILED: ${error.message}`);
+  } finally {
+    await stop();
+  }
+  // Sanity check: one usage row per call that completed.
+  if (handle?.sy && !outcome.error) {
+    try {
+      const rows = handle.kind === 'postgres' ? await countUsagePg() : await countUsageEmbedded(handle.sy.dataDir);
+      const expected = Object.values(outcome.scenarios).reduce((sum, r) => sum + r.totalOk, 0) + outcome.extraCalls;
+      outcome.usage = { rows, expected };
+      log(`  ${target.id}: usage_records ${JSON.stringify(rows)}, calls completed ${expected}`);
+    } catch (error) {
+      outcome.usage = { error: error.message };
+    }
+    if (handle.kind === 'postgres') await dropScratchDb().catch(() => undefined);
+  }
+  return outcome;
+}
+
+function gitInfo() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT }).toString().trim() !== '';
+    return `${commit}${dirty ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main() {
+  const started = new Date();
+  const machine = {
+    cores: os.availableParallelism?.() ?? os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memGb: os.totalmem() / 1024 ** 3,
+    node: process.version,
+    kernel: `${os.type()} ${os.release()}`,
+    commit: gitInfo(),
+    postgres: null,
+  };
+  try {
+    const admin = await pgClient(PG_ADMIN_URL);
+    machine.postgres = (await admin.query('SHOW server_version')).rows[0].server_version;
+    await admin.end();
+  } catch (error) {
+    machine.postgres = `unreachable (${error.message})`;
+  }
+  log(`Switchyard benchmark — ${machine.cores} cores (${machine.cpu}), node ${machine.node}, PostgreSQL ${machine.postgres}`);
+  log(`each scenario: ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s measured; the load generator is its own process on the same cores`);
+
+  const upstream = await forkReady(join(HERE, 'fake-upstream.mjs'), {});
+  log(`fake upstream on 127.0.0.1:${upstream.port}`);
+  const outcomes = {};
+  let profile = null;
+  try {
+    for (const target of TARGETS) {
+      if (ONLY && !ONLY.includes(target.id)) continue;
+      log(`\n${target.label}`);
+      outcomes[target.id] = await benchTarget(target, upstream);
+    }
+    if (PROFILE && (!ONLY || ONLY.includes('switchyard-pg') || ONLY.includes('profile'))) {
+      log('\nCPU profile of Switchyard (PostgreSQL, non-streaming, 10 connections, 5 s, separate run)');
+      try {
+        profile = await profilePass(upstream.port);
+        for (const g of profile.groups.slice(0, 8)) log(`  ${(g.share * 100).toFixed(1).padStart(5)}%  ${g.name}`);
+      } catch (error) {
+        log(`  profile failed: ${error.message}`);
+      }
+    }
+  } finally {
+    await stopChild(upstream.child);
+  }
+
+  const report = analyse(outcomes);
+  log('');
+  for (const line of report.console) log(line);
+  const finished = new Date();
+  if (!ONLY || process.env.BENCH_DOC) {
+    writeFileSync(DOC, renderDoc({ machine, started, finished, outcomes, report, profile }));
+    log(`\nwrote ${relative(ROOT, DOC)}`);
+  } else log('\n(BENCH_ONLY set: docs/benchmarks.md not written)');
+}
+
+// ---- analysis ------------------------------------------------------------------------------------------
+
+function get(outcomes, target, scenarioId) {
+  const outcome = outcomes[target];
+  if (!outcome || outcome.error) return null;
+  return outcome.scenarios[scenarioId] ?? null;
+}
+
+function chunkStats(outcome, direct) {
+  if (!outcome?.chunks?.runs?.length) return null;
+  const runs = outcome.chunks.runs.filter((r) => r.length);
+  if (!runs.length) return { ok: outcome.chunks.ok, error: outcome.chunks.firstError };
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const spread = median(runs.map((r) => r[r.length - 1] - r[0]));
+  const first = median(runs.map((r) => r[0]));
+  const distinct = median(runs.map((r) => new Set(r.map((t) => Math.round(t))).size));
+  let delay = null;
+  const directRuns = direct?.chunks?.runs?.filter((r) => r.length);
+  if (directRuns?.length) {
+    const avg = (rs) => rs.map((r) => r.reduce((s, t) => s + t, 0) / r.length);
+    delay = median(avg(runs)) - median(avg(directRuns));
+  }
+  const expected = (runs[0].length - 1) * SLOW_GAP_MS;
+  return { chunks: runs[0].length, spread, first, distinct, delay, expected, streamed: spread >= 0.8 * expected && distinct >= runs[0].length - 1, error: outcome.chunks.firstError };
+}
+
+function analyse(outcomes) {
+  const lines = [];
+  const targets = [];
+  const ratios = [];
+  const add = (a, b) => (a === null || b === null || a === undefined || b === undefined ? null : a - b);
+  const div = (a, b) => (a === null || b === null || a === undefined || b === undefined || !b ? null : a / b);
+  for (const sy of ['switchyard-pg', 'switchyard-embedded']) {
+    for (const spec of SCENARIOS) {
+      const s = get(outcomes, sy, spec.id);
+      const portkey = get(outcomes, 'portkey', spec.id);
+      const relay = get(outcomes, 'relay', spec.id);
+      ratios.push({ sy, scenario: spec.id, vsPortkey: div(s?.rps, portkey?.rps), vsRelay: div(s?.rps, relay?.rps) });
+    }
+  }
+  const judge = (sy) => {
+    const d10 = get(outcomes, 'direct', 'json-10');
+    const d100 = get(outcomes, 'direct', 'json-100');
+    const ds10 = get(outcomes, 'direct', 'stream-10');
+    const s10 = get(outcomes, sy, 'json-10');
+    const s100 = get(outcomes, sy, 'json-100');
+    const ss10 = get(outcomes, sy, 'stream-10');
+    const ss100 = get(outcomes, sy, 'stream-100');
+    const p10 = get(outcomes, 'portkey', 'json-10');
+    const p100 = get(outcomes, 'portkey', 'json-100');
+    const r10 = get(outcomes, 'relay', 'json-10');
+    const chunks = chunkStats(outcomes[sy], outcomes.direct);
+    const row = (name, value, unit, limit, met) => ({ name, value, unit, limit, met: value === null || value === undefined ? null : met });
+    const added10 = add(s10?.latencyMs.p50, d10?.latencyMs.p50);
+    const vsPortkey10 = div(s10?.rps, p10?.rps);
+    const vsRelay10 = div(s10?.rps, r10?.rps);
+    const vsPortkey100 = div(s100?.rps, p100?.rps);
+    const added99 = add(s100?.latencyMs.p99, d100?.latencyMs.p99);
+    const ttfb = add(ss10?.ttfbMs?.p50, ds10?.ttfbMs?.p50);
+    return [
+      row('non-streaming, 10 conn: added p50', added10, 'ms', '≤ 2 ms', added10 <= 2),
+      row('non-streaming, 10 conn: throughput vs Portkey', vsPortkey10, '×', '≥ 3×', vsPortkey10 >= 3),
+      row('non-streaming, 10 conn: throughput vs node:http relay', vsRelay10, '×', '≥ 0.35×', vsRelay10 >= 0.35),
+      row('non-streaming, 100 conn: throughput vs Portkey', vsPortkey100, '×', '≥ 3×', vsPortkey100 >= 3),
+      row('non-streaming, 100 conn: added p99', added99, 'ms', '≤ 25 ms', added99 <= 25),
+      row('streaming, 10 conn: added TTFB p50', ttfb, 'ms', '≤ 2 ms', ttfb <= 2),
+      row(
+        `streaming: chunks relayed as they arrive (8 chunks ${SLOW_GAP_MS} ms apart)`,
+        chunks?.spread ?? null,
+        'ms spread',
+        `≥ ${(0.8 * (chunks?.expected ?? 175)).toFixed(0)} ms spread, chunks apart`,
+        Boolean(chunks?.streamed),
+      ),
+      row('CPU per non-streaming call (10 conn)', s10?.cpuMsPerCall ?? null, 'ms', '≤ 0.35 ms', s10?.cpuMsPerCall <= 0.35),
+      row('peak memory, 100 concurrent streams', ss100?.peakRssMb ?? null, 'MB', '≤ 300 MB', ss100?.peakRssMb <= 300),
+    ];
+  };
+  for (const sy of ['switchyard-pg', 'switchyard-embedded']) if (outcomes[sy] && !outcomes[sy].error) targets.push({ sy, rows: judge(sy) });
+
+  lines.push('Ratios (throughput, same run)');
+  for (const r of ratios) {
+    if (r.vsPortkey === null && r.vsRelay === null) continue;
+    lines.push(`  ${r.sy.padEnd(20)} ${r.scenario.padEnd(11)} ${fmt(r.vsPortkey)}× Portkey   ${fmt(r.vsRelay)}× relay`);
+  }
+  for (const t of targets) {
+    lines.push('', `Targets, ${t.sy} (reported, not asserted)`);
+    for (const row of t.rows) lines.push(`  ${row.met === null ? 'n/a    ' : row.met ? 'met    ' : 'NOT MET'}  ${row.name}: ${fmt(row.value)} ${row.unit} (target ${row.limit})`);
+  }
+  if (outcomes.portkey?.error) lines.push('', `Portkey could not be measured: ${outcomes.portkey.error.split('\n')[0]}`);
+  return { console: lines, targets, ratios };
+}
+
+// ---- docs/benchmarks.md --------------------------------------------------------------------------------
+
+function renderDoc({ machine, started, finished, outcomes, report, profile }) {
+  const md = [];
+  const order = TARGETS.filter((t) => outcomes[t.id]);
+  const direct = (id) => get(outcomes, 'direct', id);
+  const cell = (v, d = 2) => fmt(v, d);
+  const plus = (v, d = 2) => (v === null || v === undefined ? 'n/a' : `${v >= 0 ? '+' : ''}${v.toFixed(d)}`);
+  md.push('# Benchmarks');
+  md.push('');
+  md.push('<!-- Written by `npm run bench` (tools/bench/run.mjs); edit the prose in tools/bench/notes.md, not here. -->');
+  md.push('');
+  md.push(
+    `Run on ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC for ${((finished - started) / 1000).toFixed(0)} s: ${machine.cores} cores (${machine.cpu}), ` +
+      `${machine.memGb.toFixed(0)} GB, ${machine.kernel}, node ${machine.node}, PostgreSQL ${machine.postgres}, Switchyard commit ${machine.commit}.`,
+  );
+  md.push('');
+  md.push(
+    `Each scenario is ${WARMUP_MS / 1000} s of warm-up and ${DURATION_MS / 1000} s measured, with a closed-loop load generator (undici, one ` +
+      'request in flight per connection) running as its own process. Everything — fake upstream, server under test, load generator and, for ' +
+      'the PostgreSQL run, the PostgreSQL server — shares the same cores, so the absolute numbers are lower than on separate machines; ' +
+      'the ratios within one run are what matter.',
+  );
+  md.push('');
+  md.push('## Results');
+  md.push('');
+  md.push('Latencies in ms; "added" is the target\'s figure minus direct-to-upstream\'s in the same scenario. CPU is the server process\'s user + system time in the measured window divided by the calls completed in it (for "direct", the fake upstream\'s own). Peak RSS is sampled every 100 ms during the scenario.');
+  for (const spec of SCENARIOS) {
+    const d = direct(spec.id);
+    md.push('');
+    md.push(`### ${spec.stream ? 'Streaming' : 'Non-streaming'}, ${spec.connections} connections`);
+    md.push('');
+    if (spec.stream) {
+      md.push('| target | req/s | p50 | p99 | added p50 | TTFB p50 | TTFB p99 | added TTFB p50 | CPU ms/call | peak RSS MB | errors |');
+      md.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    } else {
+      md.push('| target | req/s | p50 | p99 | added p50 | added p99 | CPU ms/call | peak RSS MB | errors |');
+      md.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    }
+    for (const t of order) {
+      const o = outcomes[t.id];
+      if (o.error) {
+        md.push(`| ${t.label} | ${spec.stream ? 'not measured: see below | | | | | | | | | |' : 'not measured: see below | | | | | | | |'}`);
+        continue;
+      }
+      const r = o.scenarios[spec.id];
+      if (!r) continue;
+      const isDirect = t.id === 'direct';
+      const errors = r.errors ? `${r.errors}` : '0';
+      if (spec.stream)
+        md.push(
+          `| ${t.label} | ${r.rps.toFixed(0)} | ${cell(r.latencyMs.p50)} | ${cell(r.latencyMs.p99)} | ${isDirect ? '—' : plus(r.latencyMs.p50 - d?.latencyMs.p50)} | ${cell(r.ttfbMs?.p50)} | ${cell(r.ttfbMs?.p99)} | ${isDirect ? '—' : plus(r.ttfbMs?.p50 - d?.ttfbMs?.p50)} | ${cell(r.cpuMsPerCall, 3)} | ${r.peakRssMb.toFixed(0)} | ${errors} |`,
+        );
+      else
+        md.push(
+          `| ${t.label} | ${r.rps.toFixed(0)} | ${cell(r.latencyMs.p50)} | ${cell(r.latencyMs.p99)} | ${isDirect ? '—' : plus(r.latencyMs.p50 - d?.latencyMs.p50)} | ${isDirect ? '—' : plus(r.latencyMs.p99 - d?.latencyMs.p99)} | ${cell(r.cpuMsPerCall, 3)} | ${r.peakRssMb.toFixed(0)} | ${errors} |`,
+        );
+    }
+  }
+  md.push('');
+  md.push('### Throughput ratios (same run)');
+  md.push('');
+  md.push('| Switchyard on | scenario | ÷ Portkey | ÷ node:http relay |');
+  md.push('|---|---|---:|---:|');
+  for (const r of report.ratios) {
+    if (r.vsPortkey === null && r.vsRelay === null) continue;
+    md.push(`| ${r.sy === 'switchyard-pg' ? 'PostgreSQL' : 'embedded DB'} | ${r.scenario} | ${r.vsPortkey === null ? 'n/a' : `${r.vsPortkey.toFixed(2)}×`} | ${r.vsRelay === null ? 'n/a' : `${r.vsRelay.toFixed(2)}×`} |`);
+  }
+  md.push('');
+  md.push(`### Chunks relayed as they arrive`);
+  md.push('');
+  md.push(
+    `The model \`bench-slow\` makes the fake upstream send its 8 content chunks ${SLOW_GAP_MS} ms apart; ${CHUNK_CHECK_REQUESTS} sequential streams through each target, ` +
+      `median figures. A relay that buffers would deliver them all at once (spread ≈ 0).`,
+  );
+  md.push('');
+  md.push('| target | first content chunk (ms) | first → last chunk (ms) | distinct arrival times | mean delay per chunk vs direct (ms) | relayed as they arrive |');
+  md.push('|---|---:|---:|---:|---:|---|');
+  for (const t of order) {
+    const c = chunkStats(outcomes[t.id], outcomes.direct);
+    if (!c) {
+      md.push(`| ${t.label} | n/a | n/a | n/a | n/a | not measured |`);
+      continue;
+    }
+    if (c.spread === undefined) {
+      md.push(`| ${t.label} | n/a | n/a | n/a | n/a | no content chunks (${c.error ?? 'unknown'}) |`);
+      continue;
+    }
+    md.push(`| ${t.label} | ${c.first.toFixed(1)} | ${c.spread.toFixed(1)} | ${c.distinct}/${c.chunks} | ${t.id === 'direct' ? '—' : plus(c.delay, 2)} | ${c.streamed ? 'yes' : 'no'} |`);
+  }
+  md.push('');
+  md.push('### Targets (from the issue; measured, not asserted)');
+  md.push('');
+  if (!report.targets.length) md.push('Switchyard was not measured in this run.');
+  for (const t of report.targets) {
+    md.push(`**${t.sy === 'switchyard-pg' ? 'Switchyard on PostgreSQL (the target applies here)' : 'Switchyard on the embedded database (reported beside it)'}**`);
+    md.push('');
+    md.push('| target | measured | limit | |');
+    md.push('|---|---:|---|---|');
+    for (const row of t.rows) md.push(`| ${row.name} | ${row.value === null ? 'n/a' : `${row.value.toFixed(row.unit === 'ms' && row.value < 1 ? 3 : 2)} ${row.unit}`} | ${row.limit} | ${row.met === null ? 'n/a' : row.met ? 'met' : '**not met**'} |`);
+    md.push('');
+  }
+  md.push('The issue\'s reference figures, from a different 2-core machine: a plain node:http proxy about 8,900 requests/s (+0.8 ms p50) and Portkey about 950 requests/s (+9 ms p50) at 10 connections. Compare the ratios, not the absolute numbers.');
+  md.push('');
+  md.push('### Checks');
+  md.push('');
+  for (const t of order) {
+    const o = outcomes[t.id];
+    if (o.error) md.push(`- ${t.label}: **not measured** — ${o.error.split('\n')[0]}`);
+    else {
+      const errors = Object.entries(o.scenarios).filter(([, r]) => r.errors);
+      md.push(`- ${t.label}: ${errors.length ? errors.map(([id, r]) => `${id}: ${r.errors} failed calls (first: ${r.firstError})`).join('; ') : 'every call answered 200 with the whole answer'}.`);
+    }
+    if (o.usage?.rows) {
+      const success = o.usage.rows.success ?? 0;
+      const others = Object.entries(o.usage.rows).filter(([s]) => s !== 'success');
+      md.push(`  Usage records after shutdown: ${success} \`success\` rows for ${o.usage.expected} calls completed${others.length ? `, plus ${others.map(([s, n]) => `${n} \`${s}\``).join(', ')}` : ''} — ${success === o.usage.expected ? 'one per call' : '**mismatch**'}.`);
+    } else if (o.usage?.error) md.push(`  Usage records could not be counted: ${o.usage.error}`);
+  }
+  if (profile) {
+    md.push('');
+    md.push('## Where the time goes (CPU profile)');
+    md.push('');
+    md.push(
+      `A separate 5 s run of Switchyard on PostgreSQL under \`node --cpu-prof\` (non-streaming, 10 connections, ${profile.calls} calls, ` +
+        `${profile.busyMs.toFixed(0)} ms of busy CPU on the main thread: ${((profile.busyMs * 1000) / profile.calls).toFixed(0)} µs per call; ` +
+        'the profiler itself adds some). Self time by where the code lives:',
+    );
+    md.push('');
+    md.push('| code | share of busy time | µs per call |');
+    md.push('|---|---:|---:|');
+    for (const g of profile.groups) md.push(`| ${g.name} | ${(g.share * 100).toFixed(1)}% | ${g.perCallUs.toFixed(1)} |`);
+    md.push('');
+    md.push('Inclusive time (the function and everything it called) of Switchyard\'s own functions and of some libraries:');
+    md.push('');
+    md.push('| function | share | µs per call |');
+    md.push('|---|---:|---:|');
+    for (const g of profile.inclusive) md.push(`| ${g.name} | ${(g.share * 100).toFixed(1)}% | ${g.perCallUs.toFixed(1)} |`);
+    md.push('');
+    md.push('Top functions by self time:');
+    md.push('');
+    md.push('| function | share | µs per call |');
+    md.push('|---|---:|---:|');
+    for (const g of profile.functions) md.push(`| ${g.name.replace(/\|/g, '\\|')} | ${(g.share * 100).toFixed(1)}% | ${g.perCallUs.toFixed(1)} |`);
+  }
+  const notes = join(HERE, 'notes.md');
+  if (existsSync(notes)) {
+    md.push('');
+    md.push(readFileSync(notes, 'utf8').trim());
+  }
+  md.push('');
+  return md.join('\n');
+}
+
+// ---- go ------------------------------------------------------------------------------------------------
+
+function cleanup() {
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+}
+
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+
+main()
+  .then(() => {
+    cleanup();
+    process.exit(0);
+  })
+  .catch((error) => {
+    console.error(error);
+    cleanup();
+    process.exit(1);
+  });
