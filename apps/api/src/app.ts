@@ -14,6 +14,7 @@ import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
+import { addGatewayPaths } from './modules/proxy/gateway-openapi';
 import { GatewayService } from './modules/proxy/gateway.service';
 
 export interface RunningApp {
@@ -55,6 +56,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     app.useGlobalPipes(createValidationPipe());
 
     const document = buildOpenApiDocument(app, config.publicUrl);
+    addGatewayPaths(document);
     app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
 
     await app.listen(config.port, config.host);

@@ -42,9 +42,10 @@ describe('the app', () => {
     const api = await app.http('/api/v1/nothing-here');
     expect(api.status).toBe(404);
     expect(api.body).toMatchObject({ success: false, error: { code: 'ROUTE_NOT_FOUND' } });
+    // Under the gateway's prefixes, anything off the allowlist is refused, never forwarded.
     const openai = await app.http('/v1/nothing-here', { method: 'POST', body: {} });
-    expect(openai.status).toBe(404);
-    expect(openai.body).toEqual({ error: expect.objectContaining({ type: 'not_found_error', code: 'route_not_found' }) });
+    expect(openai.status).toBe(403);
+    expect(openai.body).toEqual({ error: expect.objectContaining({ type: 'permission_error', message: 'Endpoint not allowed' }) });
     const oauth = await app.http('/oauth2/token', { method: 'POST', body: {} });
     expect(oauth.body).toEqual(expect.objectContaining({ error: expect.any(String), error_description: expect.any(String) }));
     expect(oauth.headers.get('cache-control')).toBe('no-store');
@@ -86,12 +87,15 @@ describe('the app', () => {
     }
     expect(routes.sort()).toMatchInlineSnapshot(`
 [
+  "DELETE /api/v1/keys/:id user",
   "GET /api/v1/auth/me user",
+  "GET /api/v1/keys user",
   "GET /healthz public",
   "GET /readyz public",
   "POST /api/v1/auth/login public",
   "POST /api/v1/auth/logout user",
   "POST /api/v1/auth/register public",
+  "POST /api/v1/keys user",
 ]
 `);
   });

@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
 const fixture = (provider: string, name: string) => readFileSync(join(__dirname, 'providers', provider, 'fixtures', name), 'utf8');
@@ -116,9 +116,9 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
   });
 
   it('passes a provider’s invalid-request error on in OpenAI’s shape', async () => {
-    const res = await client.chat.completions.create({ model: 'claude-broken', messages: [{ role: 'user', content: 'x' }] }).catch((e: OpenAI.APIError) => e);
-    expect(res).toBeInstanceOf(OpenAI.APIError);
-    expect((res as OpenAI.APIError).status).toBe(400);
+    const res = await client.chat.completions.create({ model: 'claude-broken', messages: [{ role: 'user', content: 'x' }] }).catch((e: APIError) => e);
+    expect(res).toBeInstanceOf(APIError);
+    expect((res as APIError).status).toBe(400);
   });
 
   it('translates to Gemini generateContent, plain and streamed', async () => {
@@ -138,8 +138,8 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
         model: 'gemini',
         messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'http://127.0.0.1:1/secret.png' } }] }],
       })
-      .catch((e: OpenAI.APIError) => e);
-    expect((res as OpenAI.APIError).status).toBe(400);
+      .catch((e: APIError) => e);
+    expect((res as APIError).status).toBe(400);
     expect(fake.seen.length).toBe(before);
   });
 });
