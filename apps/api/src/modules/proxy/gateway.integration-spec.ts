@@ -304,6 +304,24 @@ describe('the gateway, through the official openai SDK', () => {
       expect(res.body.error.code).toBe('payload_too_large');
     });
 
+    it('answers a multipart upload declared over 100 MB with 413 before reading it', async () => {
+      const { request } = await import('node:http');
+      const url = new URL(`${app.url}/v1/audio/transcriptions`);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+            req.destroy();
+          },
+        );
+        req.on('error', reject);
+        req.write('--x\r\n');
+      });
+      expect(status).toBe(413);
+    });
+
     it('turns upstream failures into 502/504 without the upstream’s URL or key, and charges nothing', async () => {
       const failed = await chat('fail-500');
       expect(failed.status).toBe(502);
