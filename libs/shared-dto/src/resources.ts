@@ -97,14 +97,49 @@ export interface ApiKeyResponse {
   status: 'Active' | 'Revoked';
 }
 
+/** One gateway call on the dashboard (interface.md section 2's activity record, with the money trace). */
 export interface ActivityRecord {
   id: string;
   startTime: string;
+  endTime: string;
+  /** The key's or the app's name; 'Unknown' when none. */
   name: string;
+  credentialType: 'api_key' | 'oauth' | 'unknown';
   model: string;
+  method: string;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
   totalTokens: number;
   cost: number;
   status: string;
+  httpStatus: number;
+  errorCode: string | null;
+  latencyMs: number;
+  /** What happened to the money: reserved before the call, then settled (charged) or released, and why. */
+  money: { reserved: number; charged: number; released: number; outcome: 'settled' | 'released' | 'open' | 'none'; reason: string | null };
+}
+
+export interface ActivityPage {
+  items: ActivityRecord[];
+  nextCursor: string | null;
+}
+
+export interface AnalyticsGroup {
+  key: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+export interface AnalyticsResponse {
+  from: string;
+  to: string;
+  groupBy: 'day' | 'model' | 'key' | 'app';
+  totals: Omit<AnalyticsGroup, 'key'>;
+  groups: AnalyticsGroup[];
 }
 
 export interface ConsentResponse {

@@ -186,7 +186,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'SIGNUP_CREDIT',
     key: 'signupCredit',
-    description: 'Budget granted to each new account, in currency units',
+    description: 'Budget granted to each new account, in currency units (unset with the demo catalog: 5)',
     defaultValue: '0',
     parse: (raw) => {
       if (!/^\d+(\.\d{1,6})?$/.test(raw.trim())) bad('must be a non-negative amount with at most 6 decimals, such as 5 or 0.50');

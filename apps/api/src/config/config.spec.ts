@@ -25,11 +25,16 @@ describe('loadConfig', () => {
       redisUrl: null,
       modelsConfig: null,
       adminEmail: null,
-      signupCredit: 0,
+      signupCredit: 5,
       stripeSecretKey: null,
       spacesOrigin: null,
       apiKeyPrefix: 'sy-',
     });
+  });
+
+  it('grants no sign-up credit by default once a catalog is configured', () => {
+    expect(loadConfig({ MODELS_CONFIG: __filename }).signupCredit).toBe(0);
+    expect(loadConfig({ SIGNUP_CREDIT: '0' }).signupCredit).toBe(0);
   });
 
   it('derives PUBLIC_URL from PORT and drops a trailing slash from a given one', () => {

@@ -1,5 +1,8 @@
 import { AppConfig, CONFIG_VARIABLES, ConfigValueError } from './config.schema';
 
+/** Sign-up credit, in currency units, when the demo catalog runs and SIGNUP_CREDIT is unset. */
+export const DEMO_SIGNUP_CREDIT = 5;
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(problems.join('\n'));
@@ -36,6 +39,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (problems.length) throw new ConfigError(problems);
+  // The demo catalog is for trying Switchyard out: without a catalog and without SIGNUP_CREDIT, new accounts
+  // get a small demo budget so a fresh install works end to end (decisions.md section 2: "the demo may set more").
+  if (!env.SIGNUP_CREDIT && !values.modelsConfig) values.signupCredit = DEMO_SIGNUP_CREDIT;
   return values as AppConfig;
 }
 

@@ -60,11 +60,11 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
 
   it('undoes and redoes the latest migration', async () => {
     await database.dataSource.undoLastMigration();
-    const tables = await database.dataSource.query(`SELECT to_regclass('public.usage_records') AS t`);
+    const tables = await database.dataSource.query(`SELECT to_regclass('public.reservations') AS t`);
     expect(tables[0].t).toBeNull();
     await database.migrate();
-    const again = await database.dataSource.query(`SELECT to_regclass('public.usage_records') AS t`);
-    expect(again[0].t).toBe('usage_records');
+    const again = await database.dataSource.query(`SELECT to_regclass('public.reservations') AS t`);
+    expect(again[0].t).toBe('reservations');
   });
 
   it('answers a readiness ping', async () => {

@@ -2,3 +2,4 @@
 // them as types only.
 export * from './auth.dto';
 export * from './keys.dto';
+export * from './usage.dto';

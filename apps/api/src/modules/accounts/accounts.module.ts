@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsageModule } from '../usage/usage.module';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
@@ -11,7 +12,7 @@ import { SessionAuthGuard } from './session-auth.guard';
 import { SessionBearerStrategy } from './session-bearer.strategy';
 
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([UserEntity, SessionEntity])],
+  imports: [PassportModule, UsageModule, TypeOrmModule.forFeature([UserEntity, SessionEntity])],
   controllers: [AccountsController],
   providers: [
     AccountsRepository,

@@ -10,9 +10,11 @@ import { toAppException } from '../../common/errors/all-exceptions.filter';
 import { sendError } from '../../common/errors/error-render';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
+import { BudgetService, Reservation } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 import type { UsageStatus } from '../usage/entities/usage-record.entity';
 import { gatewayPrefixOf, GatewayRoute, matchGatewayRoute } from './allowlist';
+import { affordableOutputTokens, estimateCall } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import type { Caller } from './credentials/caller';
@@ -54,6 +56,9 @@ interface Call {
   metered: Metered;
   usageKnown: boolean;
   delivered: string[];
+  reservation: Reservation | null;
+  /** The JSON was changed (output capped by the budget) and must be re-serialised. */
+  bodyChanged: boolean;
 }
 
 const SSE_HEADERS = {
@@ -84,6 +89,7 @@ export class GatewayService implements OnApplicationShutdown {
     private readonly credentials: CredentialRegistry,
     private readonly usage: UsageRecorder,
     private readonly videos: VideoJobsRepository,
+    private readonly budget: BudgetService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -153,15 +159,18 @@ export class GatewayService implements OnApplicationShutdown {
         metered: {},
         usageKnown: false,
         delivered: [],
+        reservation: null,
+        bodyChanged: false,
       };
+      await this.reserve(call, res);
       await this.dispatch(call, req, res);
-      this.record(call, started, 'success', res.statusCode, null);
+      await this.finish(call, started, 'success', res.statusCode, null);
     } catch (error) {
       const gone = error instanceof ClientGoneError || abort.signal.aborted;
       if (call) {
         const failure = gone ? null : toAppException(error, req);
         this.settleUnfinished(call);
-        this.record(call, started, gone ? 'client_closed' : failure!.status === 504 ? 'timeout' : failure!.status >= 500 ? 'upstream_error' : 'rejected', gone ? 499 : failure!.status, gone ? 'client_closed' : failure!.code.toLowerCase());
+        await this.finish(call, started, gone ? 'client_closed' : failure!.status === 504 ? 'timeout' : failure!.status >= 500 ? 'upstream_error' : 'rejected', gone ? 499 : failure!.status, gone ? 'client_closed' : failure!.code.toLowerCase());
       } else if (requestedModel && !gone) {
         const failure = toAppException(error, req);
         this.usage.record({
@@ -257,7 +266,7 @@ export class GatewayService implements OnApplicationShutdown {
     if (!call.json) return undefined;
     const streamsUsage = call.stream && (call.route.action === 'chat_completions' || call.route.action === 'completions');
     const renamed = call.json.model !== call.model.upstreamModel;
-    if (!renamed && (!streamsUsage || call.callerWantsUsage)) return call.raw!;
+    if (!renamed && !call.bodyChanged && (!streamsUsage || call.callerWantsUsage)) return call.raw!;
     const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };
     // Always ask for usage so streams can be billed exactly (decisions.md section 10).
     if (streamsUsage) body.stream_options = { ...(call.json.stream_options as object), include_usage: true };
@@ -556,9 +565,52 @@ export class GatewayService implements OnApplicationShutdown {
     call.metered = { promptTokens: estimateInputTokens(call.json), completionTokens: countTokens(delivered) };
   }
 
-  private record(call: Call, started: Date, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
+  /**
+   * Holds the call's worst case against the budget before anything is forwarded (decisions.md section 10).
+   * When the budget covers the input but not the whole output, the output-token limit is lowered to what it
+   * covers and the answer says so in x-switchyard-max-tokens-capped; when it cannot cover even that, 403.
+   */
+  private async reserve(call: Call, res: Response): Promise<void> {
+    const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
+    if (estimate.worstMicros <= 0) return;
+    call.reservation = await this.budget.reserve({
+      requestId: call.requestId,
+      userId: call.caller.userId,
+      apiKeyId: call.caller.apiKeyId,
+      oauthClientId: call.caller.oauthClientId,
+      worstMicros: estimate.worstMicros,
+      minimumMicros: estimate.minimumMicros,
+      inputEstimateMicros: costMicros(call.model.pricing, { promptTokens: estimate.inputTokens }),
+    });
+    if (call.reservation.amountMicros >= estimate.worstMicros) return;
+    const n = Math.max(1, Number(call.json?.n) || 1);
+    const tokens = estimate.output ? affordableOutputTokens(call.model, estimate, call.reservation.amountMicros, n) : 0;
+    if (!estimate.output || tokens < 1 || !call.json) {
+      const reservation = call.reservation;
+      call.reservation = null;
+      await this.budget.settle(reservation, 0, 'refused');
+      throw this.budget.exhausted(reservation.amountMicros, 'Your remaining budget does not cover this call: add funds to continue');
+    }
+    call.json[estimate.output.field] = tokens;
+    call.bodyChanged = true;
+    res.setHeader('x-switchyard-max-tokens-capped', String(tokens));
+  }
+
+  /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
+  private async finish(call: Call, started: Date, status: UsageStatus, httpStatus: number, errorCode: string | null): Promise<void> {
     const failedEmpty = status !== 'success' && status !== 'client_closed' && !call.delivered.length && !call.usageKnown;
+    const generates = call.route.action === 'chat_completions' || call.route.action === 'completions' || call.route.action === 'responses';
+    // Nothing is charged for a failed or empty call (decisions.md section 8).
+    const empty = generates && call.usageKnown && !call.metered.completionTokens;
     const metered = failedEmpty ? {} : call.metered;
+    const charged = status === 'success' || status === 'client_closed' || call.delivered.length ? costMicros(call.model.pricing, metered) : 0;
+    const cost = empty ? 0 : charged;
+    const reason = status === 'success' ? (empty ? 'no_output' : 'success') : status === 'client_closed' ? 'client_gone' : status;
+    let billed = cost;
+    if (call.reservation) {
+      billed = await this.budget.settle(call.reservation, cost, reason).catch(() => Math.min(cost, call.reservation!.amountMicros));
+      call.reservation = null;
+    }
     this.usage.record({
       requestId: call.requestId,
       userId: call.caller.userId,
@@ -574,7 +626,7 @@ export class GatewayService implements OnApplicationShutdown {
       errorCode,
       promptTokens: metered.promptTokens ?? 0,
       completionTokens: metered.completionTokens ?? 0,
-      costMicros: status === 'success' || status === 'client_closed' || call.delivered.length ? costMicros(call.model.pricing, metered) : 0,
+      costMicros: billed,
       startedAt: started,
       endedAt: new Date(),
     });

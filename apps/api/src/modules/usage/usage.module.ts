@@ -1,9 +1,17 @@
 import { Module } from '@nestjs/common';
+import { BudgetService } from './ledger/budget.service';
+import { LedgerRepository } from './ledger/ledger.repository';
 import { UsageRecorder } from './usage-recorder';
+import { UsageController } from './usage.controller';
+import { UsageService } from './usage.service';
 
-/** Usage records of gateway calls. Other modules record through UsageRecorder. */
+/**
+ * Usage and money: usage records of gateway calls (UsageRecorder), and the budget ledger with reservations
+ * (BudgetService). Other modules go through these two services.
+ */
 @Module({
-  providers: [UsageRecorder],
-  exports: [UsageRecorder],
+  controllers: [UsageController],
+  providers: [UsageRecorder, LedgerRepository, BudgetService, UsageService],
+  exports: [UsageRecorder, BudgetService],
 })
 export class UsageModule {}

@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
+
+export interface ReserveInput {
+  id: string;
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  oauthClientId: string | null;
+  /** The worst case: what the call may cost at most. */
+  worstMicros: number;
+  /** The least the call needs (its input): below this it is refused. */
+  minimumMicros: number;
+  inputEstimateMicros: number;
+  ttlSeconds: number;
+}
+
+export interface ReserveResult {
+  /** Held for the call: min(worst, remaining), or null when the balance could not cover the minimum. */
+  amountMicros: number | null;
+  remainingMicros: number;
+}
+
+export interface BalanceRow {
+  creditsMicros: number;
+  debitsMicros: number;
+  reservedMicros: number;
+}
+
+const num = (value: unknown) => Number(value ?? 0);
+
+/**
+ * The only code touching ledger_entries, balances and reservations. Every money movement is one SQL statement
+ * (CTEs), so it is atomic, costs one round trip, and holds across instances: the balance row is locked by the
+ * statement itself, never by process memory.
+ */
+@Injectable()
+export class LedgerRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Credits once per idempotency key; returns false when the key was already used. */
+  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH entry AS (
+         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING amount_micros)
+       INSERT INTO balances (user_id, credits_micros)
+       SELECT $1, amount_micros FROM entry
+       ON CONFLICT (user_id) DO UPDATE SET credits_micros = balances.credits_micros + EXCLUDED.credits_micros, updated_at = now()
+       RETURNING user_id`,
+      [userId, amountMicros, kind, source, idempotencyKey],
+    );
+    return rows.length > 0;
+  }
+
+  async balance(userId: string): Promise<BalanceRow> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      'SELECT credits_micros, debits_micros, reserved_micros FROM balances WHERE user_id = $1',
+      [userId],
+    );
+    return { creditsMicros: num(rows[0]?.credits_micros), debitsMicros: num(rows[0]?.debits_micros), reservedMicros: num(rows[0]?.reserved_micros) };
+  }
+
+  /**
+   * Holds min(worst, remaining) against the balance, if the remaining balance covers at least the minimum. The
+   * balance row is locked for the statement, so concurrent reservations on any instance serialise on it.
+   */
+  async reserve(input: ReserveInput): Promise<ReserveResult> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `WITH current AS (
+         SELECT user_id, credits_micros - debits_micros - reserved_micros AS remaining
+           FROM balances WHERE user_id = $1 FOR UPDATE),
+       held AS (
+         UPDATE balances b SET reserved_micros = b.reserved_micros + LEAST($2::bigint, c.remaining), updated_at = now()
+           FROM current c WHERE b.user_id = c.user_id AND c.remaining >= $3::bigint AND c.remaining > 0
+           RETURNING LEAST($2::bigint, c.remaining) AS amount),
+       reservation AS (
+         INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
+         SELECT $4, $5, $1, $6, $7, amount, $8, now() + make_interval(secs => $9) FROM held RETURNING amount_micros)
+       SELECT (SELECT remaining FROM current) AS remaining, (SELECT amount_micros FROM reservation) AS amount`,
+      [input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros, input.ttlSeconds],
+    );
+    const row = rows[0] ?? {};
+    return { amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount), remainingMicros: num(row.remaining) };
+  }
+
+  /**
+   * Settles a reservation exactly once: debits min(cost, held) (so spend can never pass what was reserved),
+   * releases the rest, and writes the usage debit to the ledger. Returns the amount debited, or null when the
+   * reservation was already settled (by this call, another instance, or the expiry sweeper).
+   */
+  async settle(id: string, costMicros: number, reason: string): Promise<number | null> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `WITH r AS (
+         UPDATE reservations SET status = CASE WHEN LEAST($2::bigint, amount_micros) > 0 THEN 'settled' ELSE 'released' END,
+                settled_micros = LEAST($2::bigint, amount_micros), reason = $3, settled_at = now()
+          WHERE id = $1 AND status = 'open'
+          RETURNING user_id, request_id, amount_micros, settled_micros),
+       b AS (
+         UPDATE balances SET reserved_micros = balances.reserved_micros - r.amount_micros,
+                debits_micros = balances.debits_micros + r.settled_micros, updated_at = now()
+           FROM r WHERE balances.user_id = r.user_id RETURNING 1),
+       l AS (
+         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+         SELECT user_id, -settled_micros, 'usage', request_id, 'usage:' || request_id FROM r WHERE settled_micros > 0
+         RETURNING 1)
+       SELECT (SELECT settled_micros FROM r) AS settled, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries`,
+      [id, Math.max(0, Math.round(costMicros)), reason],
+    );
+    const settled = rows[0]?.settled;
+    return settled === null || settled === undefined ? null : num(settled);
+  }
+
+  /** Pushes back the expiry of reservations whose calls are still running on this instance. */
+  async extend(ids: string[], ttlSeconds: number): Promise<void> {
+    if (ids.length)
+      await this.dataSource.query(
+        `UPDATE reservations SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::uuid[]) AND status = 'open'`,
+        [ids, ttlSeconds],
+      );
+  }
+
+  /** Open reservations past their expiry (their instance died): id and what was recorded at reservation. */
+  async expired(limit: number): Promise<{ id: string; inputEstimateMicros: number }[]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT id, input_estimate_micros FROM reservations WHERE status = 'open' AND expires_at < now() ORDER BY expires_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => ({ id: String(row.id), inputEstimateMicros: num(row.input_estimate_micros) }));
+  }
+
+  async trace(requestIds: string[]): Promise<Map<string, { reserved: number; settled: number | null; status: string; reason: string | null }>> {
+    const rows: Record<string, unknown>[] = requestIds.length
+      ? await this.dataSource.query(
+          'SELECT request_id, amount_micros, settled_micros, status, reason FROM reservations WHERE request_id = ANY($1::text[])',
+          [requestIds],
+        )
+      : [];
+    return new Map(
+      rows.map((row) => [
+        String(row.request_id),
+        { reserved: num(row.amount_micros), settled: row.settled_micros === null ? null : num(row.settled_micros), status: String(row.status), reason: (row.reason as string) ?? null },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ActivityPage, AnalyticsResponse, UsageSummaryResponse } from '@switchyard/shared-dto';
+import { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { Envelope, envelope } from '../../common/http/envelope';
+import { BudgetService } from './ledger/budget.service';
+import { UsageService } from './usage.service';
+
+@ApiTags('usage')
+@Controller('api/v1/usage/me')
+export class UsageController {
+  constructor(
+    private readonly budget: BudgetService,
+    private readonly usage: UsageService,
+  ) {}
+
+  @Get('summary')
+  @Access()
+  @ApiOperation({ summary: 'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference)' })
+  async summary(@CurrentUser() user: SessionPrincipal): Promise<Envelope<UsageSummaryResponse>> {
+    return envelope(await this.budget.summary(user.userId));
+  }
+
+  @Get('activity')
+  @Access()
+  @ApiOperation({ summary: 'Gateway calls, newest first, with what each reserved, charged and released' })
+  async activity(@CurrentUser() user: SessionPrincipal, @Query() query: UsageActivityQueryDto): Promise<Envelope<ActivityPage>> {
+    return envelope(await this.usage.activity(user.userId, query));
+  }
+
+  @Get('analytics')
+  @Access()
+  @ApiOperation({ summary: 'Requests, tokens and cost by day, model, key or app between from and to (default: the last 30 days)' })
+  async analytics(@CurrentUser() user: SessionPrincipal, @Query() query: UsageAnalyticsQueryDto): Promise<Envelope<AnalyticsResponse>> {
+    return envelope(await this.usage.analytics(user.userId, query));
+  }
+}

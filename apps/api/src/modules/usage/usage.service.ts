@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse } from '@switchyard/shared-dto';
+import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
+import { LedgerRepository } from './ledger/ledger.repository';
+import { toUnits } from './ledger/budget.service';
+import { UsageErrorCode, UsageException } from './usage.exception';
+
+const DAY_MS = 86_400_000;
+const num = (value: unknown) => Number(value ?? 0);
+
+function encodeCursor(startedAt: Date, id: string): string {
+  return Buffer.from(`${startedAt.toISOString()}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  const [time, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!time || !id || Number.isNaN(Date.parse(time)) || !/^[0-9a-f-]{36}$/.test(id))
+    throw new UsageException(UsageErrorCode.INVALID_CURSOR, 'The cursor is not one this endpoint returned');
+  return [time, id];
+}
+
+/** The dashboard's reads of usage: activity (newest first, cursor-paginated) and analytics by group. */
+@Injectable()
+export class UsageService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly ledger: LedgerRepository,
+  ) {}
+
+  async activity(userId: string, query: UsageActivityQueryDto): Promise<ActivityPage> {
+    const limit = query.limit ?? 50;
+    const params: unknown[] = [userId, limit + 1];
+    let where = 'user_id = $1';
+    if (query.cursor) {
+      const [time, id] = decodeCursor(query.cursor);
+      params.push(time, id);
+      where += ' AND (started_at, id) < ($3::timestamptz, $4::uuid)';
+    }
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
+              error_code, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at
+         FROM usage_records WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+    const page = rows.slice(0, limit);
+    const trace = await this.ledger.trace(page.map((row) => String(row.request_id)));
+    const items: ActivityRecord[] = page.map((row) => {
+      const money = trace.get(String(row.request_id));
+      const charged = money?.settled ?? 0;
+      return {
+        id: String(row.request_id),
+        startTime: (row.started_at as Date).toISOString(),
+        endTime: (row.ended_at as Date).toISOString(),
+        name: (row.credential_name as string) || 'Unknown',
+        credentialType: row.api_key_id ? 'api_key' : row.oauth_client_id ? 'oauth' : 'unknown',
+        model: String(row.model),
+        method: String(row.method),
+        stream: Boolean(row.stream),
+        promptTokens: num(row.prompt_tokens),
+        completionTokens: num(row.completion_tokens),
+        totalTokens: num(row.total_tokens),
+        cost: toUnits(num(row.cost_micros)),
+        status: String(row.status),
+        httpStatus: num(row.http_status),
+        errorCode: (row.error_code as string) ?? null,
+        latencyMs: num(row.latency_ms),
+        money: money
+          ? { reserved: toUnits(money.reserved), charged: toUnits(charged), released: toUnits(money.reserved - charged), outcome: money.status === 'open' ? 'open' : money.status as 'settled' | 'released', reason: money.reason }
+          : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null },
+      };
+    });
+    const last = page.at(-1);
+    return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.started_at as Date, String(last.id)) : null };
+  }
+
+  async analytics(userId: string, query: UsageAnalyticsQueryDto): Promise<AnalyticsResponse> {
+    const to = query.to ? new Date(query.to) : new Date();
+    const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
+    // A bare date as `to` means the whole of that day.
+    const end = query.to && /^\d{4}-\d{2}-\d{2}$/.test(query.to) ? new Date(to.getTime() + DAY_MS) : to;
+    const groupBy = query.groupBy ?? 'day';
+    const key = {
+      day: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
+      model: 'model',
+      key: `COALESCE(credential_name, 'Unknown')`,
+      app: `COALESCE(oauth_client_id, 'none')`,
+    }[groupBy];
+    const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT ${key} AS key, count(*) AS requests, sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion,
+              sum(total_tokens) AS total, sum(cost_micros) AS cost
+         FROM usage_records WHERE user_id = $1 AND started_at >= $2 AND started_at < $3${filter}
+        GROUP BY 1 ORDER BY 1`,
+      [userId, from, end],
+    );
+    const groups: AnalyticsGroup[] = rows.map((row) => ({
+      key: String(row.key),
+      requests: num(row.requests),
+      promptTokens: num(row.prompt),
+      completionTokens: num(row.completion),
+      totalTokens: num(row.total),
+      cost: toUnits(num(row.cost)),
+    }));
+    const sum = (field: keyof Omit<AnalyticsGroup, 'key'>) => groups.reduce((total, group) => total + group[field], 0);
+    const costMicros = rows.reduce((total, row) => total + num(row.cost), 0);
+    return {
+      from: from.toISOString(),
+      to: end.toISOString(),
+      groupBy,
+      totals: { requests: sum('requests'), promptTokens: sum('promptTokens'), completionTokens: sum('completionTokens'), totalTokens: sum('totalTokens'), cost: toUnits(costMicros) },
+      groups,
+    };
+  }
+}

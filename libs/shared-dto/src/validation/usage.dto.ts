@@ -1,0 +1,32 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
+
+export class UsageActivityQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class UsageAnalyticsQueryDto {
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date such as 2026-11-01' })
+  from?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date such as 2026-11-30' })
+  to?: string;
+
+  @IsOptional()
+  @IsIn(ANALYTICS_GROUPS)
+  groupBy?: (typeof ANALYTICS_GROUPS)[number];
+}
