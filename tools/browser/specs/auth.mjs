@@ -111,7 +111,7 @@ export const tests = [
       await signIn(page, user.email, user.password);
       await expectPath(page, '/keys');
       await expectVisible(page.getByRole('heading', { name: 'API keys', level: 1 }));
-      await expectText(page.getByRole('main'), 'This section is not available yet.');
+      await expectText(page.getByRole('main'), 'No API keys yet.');
 
       // Signed in, the sign-in page is pointless: it sends us to the overview.
       await page.goto('/signin');

@@ -1,12 +1,28 @@
+import type { UserResponse } from '@switchyard/shared-dto';
+
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
 import { RequireAuth, GuestOnly } from './routes/guards';
+import { KeysRoute } from './routes/keys-route';
 import { NotFoundRoute } from './routes/not-found-route';
 import { OverviewRoute } from './routes/overview-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
 import { SignInRoute } from './routes/sign-in-route';
 import { findSection } from './sections';
+import type { ShellSection } from './sections';
+
+/** The page for a shell section; sections nobody has built yet get the placeholder. */
+function renderSection(section: ShellSection, user: UserResponse) {
+  switch (section.path) {
+    case '/':
+      return <OverviewRoute user={user} />;
+    case '/keys':
+      return <KeysRoute />;
+    default:
+      return <SectionPlaceholderRoute title={section.label} />;
+  }
+}
 
 export function AppRouter() {
   const { pathname } = useLocation();
@@ -33,7 +49,7 @@ export function AppRouter() {
     <RequireAuth>
       {(user) => (
         <AppShell user={user} activePath={section.path}>
-          {section.path === '/' ? <OverviewRoute user={user} /> : <SectionPlaceholderRoute title={section.label} />}
+          {renderSection(section, user)}
         </AppShell>
       )}
     </RequireAuth>

@@ -606,11 +606,10 @@ export class GatewayService implements OnApplicationShutdown {
     const charged = status === 'success' || status === 'client_closed' || call.delivered.length ? costMicros(call.model.pricing, metered) : 0;
     const cost = empty ? 0 : charged;
     const reason = status === 'success' ? (empty ? 'no_output' : 'success') : status === 'client_closed' ? 'client_gone' : status;
-    let billed = cost;
-    if (call.reservation) {
-      billed = await this.budget.settle(call.reservation, cost, reason).catch(() => Math.min(cost, call.reservation!.amountMicros));
-      call.reservation = null;
-    }
+    // Settlement debits min(cost, held) exactly once; the record is queued first so it never waits on the database.
+    const reservation = call.reservation;
+    call.reservation = null;
+    const billed = reservation ? Math.min(cost, reservation.amountMicros) : cost;
     this.usage.record({
       requestId: call.requestId,
       userId: call.caller.userId,
@@ -630,6 +629,7 @@ export class GatewayService implements OnApplicationShutdown {
       startedAt: started,
       endedAt: new Date(),
     });
+    if (reservation) await this.budget.settle(reservation, cost, reason).catch(() => undefined);
   }
 
   // ---- upstream errors -----------------------------------------------------------------------------------

@@ -1,0 +1,184 @@
+import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
+import { BudgetService } from './ledger/budget.service';
+import { UsageRecorder } from './usage-recorder';
+
+const CHAT = { model: 'demo-chat', messages: [{ role: 'user', content: 'Hello budget' }] };
+
+async function newUser(app: TestApp, creditMicros: number) {
+  const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('money'), password: 'money password' } });
+  const session = registered.body.data.token as string;
+  const userId = registered.body.data.user.id as string;
+  if (creditMicros > 0) await app.app.get(BudgetService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
+  const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'money key' } })).body.data.key as string;
+  return { session, userId, key };
+}
+
+/** The ledger once every call of this user has settled (settlement follows the answer by one round trip). */
+async function ledgerState(app: TestApp, userId: string) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const state = await readLedger(app, userId);
+    if (state.reserved === 0 || Date.now() > deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function readLedger(app: TestApp, userId: string) {
+  const [balance] = await app.database.dataSource.query(
+    'SELECT credits_micros::bigint AS credits, debits_micros::bigint AS debits, reserved_micros::bigint AS reserved FROM balances WHERE user_id = $1',
+    [userId],
+  );
+  const [ledger] = await app.database.dataSource.query(
+    `SELECT COALESCE(sum(amount_micros) FILTER (WHERE amount_micros > 0), 0)::bigint AS credits,
+            COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1`,
+    [userId],
+  );
+  return { credits: Number(balance.credits), debits: Number(balance.debits), reserved: Number(balance.reserved), ledgerCredits: Number(ledger.credits), ledgerDebits: Number(ledger.debits) };
+}
+
+describe('budgets', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ signupCredit: 0 });
+  });
+  afterAll(() => app?.close());
+
+  it('refuses a call the budget cannot cover with 403 budget_exhausted, as JSON even for a stream', async () => {
+    const { key } = await newUser(app, 0);
+    for (const stream of [false, true]) {
+      const res = await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, stream } });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body.error).toMatchObject({ code: 'budget_exhausted', type: 'permission_error', remainingBudget: 0 });
+      expect(res.body.error.topUpUrl).toMatch(/\/billing$/);
+    }
+  });
+
+  it('reports the summary: credits, spend and what remains, to the micro-unit', async () => {
+    const { key, session, userId } = await newUser(app, 2_000_000);
+    const first = await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    expect(first.status).toBe(200);
+    const costMicros = Math.round(first.body.usage.cost * 1e6);
+    const summary = (await app.http('/api/v1/usage/me/summary', { token: session })).body.data;
+    expect(summary).toMatchObject({ maxBudget: 2, totalCost: costMicros / 1e6, remainingBudget: (2_000_000 - costMicros) / 1e6 });
+    const state = await ledgerState(app, userId);
+    expect(state).toEqual({ credits: 2_000_000, debits: costMicros, reserved: 0, ledgerCredits: 2_000_000, ledgerDebits: costMicros });
+  });
+
+  it('lowers the output limit to what the budget covers and says so', async () => {
+    // demo-chat: 0.5 per million input tokens, 1.5 per million output tokens, so 100 micro-units cover a short
+    // prompt and a few dozen output tokens but not the default 4096.
+    const { key } = await newUser(app, 100);
+    const res = await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    expect(res.status).toBe(200);
+    const cap = Number(res.headers.get('x-switchyard-max-tokens-capped'));
+    expect(cap).toBeGreaterThan(0);
+    expect(cap).toBeLessThan(100);
+    expect(res.body.usage.completion_tokens).toBeLessThanOrEqual(cap);
+    expect(res.body.usage.cost * 1e6).toBeLessThanOrEqual(100);
+  });
+
+  it('charges nothing for a call refused by validation upstream, and shows the money trace in the activity', async () => {
+    const { key, session, userId } = await newUser(app, 1_000_000);
+    const bad = await app.http('/v1/chat/completions', { token: key, body: { model: 'demo-chat', messages: 'not a list' } });
+    expect(bad.status).toBe(400);
+    const good = await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    await app.app.get(UsageRecorder).flush();
+    const activity = (await app.http('/api/v1/usage/me/activity', { token: session })).body.data.items;
+    expect(activity).toHaveLength(2);
+    const [newest, oldest] = activity;
+    expect(newest).toMatchObject({ status: 'success', name: 'money key', model: 'demo-chat', cost: good.body.usage.cost, money: { outcome: 'settled', reason: 'success', charged: good.body.usage.cost } });
+    expect(newest.money.reserved).toBeGreaterThanOrEqual(newest.money.charged);
+    expect(oldest).toMatchObject({ status: 'rejected', cost: 0, money: { outcome: 'released', charged: 0, reason: 'rejected' } });
+    expect((await ledgerState(app, userId)).debits).toBe(Math.round(good.body.usage.cost * 1e6));
+  });
+
+  it('pages the activity with a cursor and sums the analytics exactly', async () => {
+    const { key, session } = await newUser(app, 5_000_000);
+    for (let i = 0; i < 5; i += 1) await app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: `text ${i}` } });
+    await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    await app.app.get(UsageRecorder).flush();
+    const first = (await app.http('/api/v1/usage/me/activity?limit=4', { token: session })).body.data;
+    expect(first.items).toHaveLength(4);
+    const second = (await app.http(`/api/v1/usage/me/activity?limit=4&cursor=${first.nextCursor}`, { token: session })).body.data;
+    expect(second.items).toHaveLength(2);
+    expect(second.nextCursor).toBeNull();
+    expect(new Set([...first.items, ...second.items].map((item: { id: string }) => item.id)).size).toBe(6);
+    expect((await app.http('/api/v1/usage/me/activity?cursor=garbage', { token: session })).status).toBe(400);
+    expect((await app.http('/api/v1/usage/me/activity?limit=1000', { token: session })).status).toBe(400);
+
+    const summary = (await app.http('/api/v1/usage/me/summary', { token: session })).body.data;
+    for (const groupBy of ['day', 'model', 'key']) {
+      const analytics = (await app.http(`/api/v1/usage/me/analytics?groupBy=${groupBy}`, { token: session })).body.data;
+      expect(analytics.totals.requests).toBe(6);
+      expect(analytics.totals.cost).toBe(summary.totalCost);
+    }
+    const byModel = (await app.http('/api/v1/usage/me/analytics?groupBy=model', { token: session })).body.data.groups;
+    expect(byModel.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([['demo-chat', 1], ['demo-embedding', 5]]);
+    expect((await app.http('/api/v1/usage/me/analytics?groupBy=planet', { token: session })).status).toBe(400);
+  });
+
+  it('settles a reservation exactly once, and an expired one (its instance died) from what was recorded', async () => {
+    const { userId } = await newUser(app, 1_000_000);
+    const budget = app.app.get(BudgetService);
+    const reservation = await budget.reserve({ requestId: `crash-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 300_000, minimumMicros: 1000, inputEstimateMicros: 1234 });
+    expect(reservation.amountMicros).toBe(300_000);
+    expect((await readLedger(app, userId)).reserved).toBe(300_000);
+    // The instance "dies": nobody settles. Once expired, the sweeper (on any instance) bills the recorded input.
+    await app.database.dataSource.query(`UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [reservation.id]);
+    expect(await budget.sweepExpired()).toBeGreaterThanOrEqual(1);
+    expect(await ledgerState(app, userId)).toMatchObject({ debits: 1234, reserved: 0, ledgerDebits: 1234 });
+    // A late settlement by the original caller changes nothing.
+    expect(await budget.settle(reservation, 250_000, 'success')).toBe(0);
+    expect((await ledgerState(app, userId)).debits).toBe(1234);
+
+    const twice = await budget.reserve({ requestId: `twice-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 5000, minimumMicros: 1, inputEstimateMicros: 0 });
+    const results = await Promise.all([budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success')]);
+    expect(results.sort()).toEqual([0, 0, 4000]);
+    expect((await ledgerState(app, userId)).debits).toBe(1234 + 4000);
+  });
+});
+
+describe('money safety under concurrency', () => {
+  const twoInstances = Boolean(process.env.DATABASE_URL);
+  let apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    const first = await startTestApp({ signupCredit: 0 });
+    apps = [first];
+    // Two instances share one PostgreSQL when there is a server; the embedded database has one owner.
+    if (twoInstances) apps.push(await startTestApp({ signupCredit: 0 }, first.testDatabase));
+  });
+  afterAll(async () => {
+    for (const app of apps.slice(1)) await app.close();
+    await apps[0]?.close();
+  });
+
+  it(`never spends past the budget: 100 concurrent calls, ${twoInstances ? 'two instances' : 'one instance'}, 5 rounds`, async () => {
+    const figures: string[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      // Each call may cost up to ~90 µ (40 output tokens at 1.5/MTok plus its input), so about 20-40 fit.
+      const budgetMicros = 2_000;
+      const { key, userId } = await newUser(apps[0], budgetMicros);
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 40, messages: [{ role: 'user', content: `concurrent call ${i}` }] } }),
+        ),
+      );
+      const ok = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 403);
+      expect(ok.length + refused.length).toBe(100);
+      expect(refused.every((r) => r.body.error.code === 'budget_exhausted')).toBe(true);
+      const state = await ledgerState(apps[0], userId);
+      const spent = ok.reduce((sum, r) => sum + Math.round(r.body.usage.cost * 1e6), 0);
+      expect(ok.length).toBeGreaterThan(5);
+      expect(state.debits).toBe(spent);
+      expect(state.debits).toBeLessThanOrEqual(budgetMicros);
+      expect(state.reserved).toBe(0);
+      expect(state.ledgerDebits).toBe(state.debits);
+      expect(state.credits - state.debits).toBeGreaterThanOrEqual(0);
+      figures.push(`round ${round + 1}: 100 calls, budget ${budgetMicros} µ, ${ok.length} served, spent ${state.debits} µ, overspend ${Math.max(0, state.debits - budgetMicros)} µ`);
+    }
+    console.log(`money safety (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`);
+  });
+});
