@@ -15,7 +15,8 @@ export function errorSurface(path: string): ErrorSurface {
   return 'envelope';
 }
 
-function openAiType(status: number): string {
+/** OpenAI's error `type` for an HTTP status. */
+export function openAiErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
@@ -35,7 +36,7 @@ export function renderError(
       return {
         error: {
           message: error.message,
-          type: openAiType(error.status),
+          type: openAiErrorType(error.status),
           code: error.code.toLowerCase(),
           param: details?.[0]?.field ?? null,
           ...extra,

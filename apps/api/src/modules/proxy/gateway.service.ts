@@ -24,7 +24,7 @@ import { costMicros, Metered, toUnits } from './pricing';
 import { countTokens, DemoProvider, type DemoMethod } from './providers/demo/demo-provider';
 import { SseParser } from './providers/sse';
 import type { ChatTranslator } from './providers/translator.types';
-import { TranslationError } from './providers/translator.types';
+import { sanitizeUpstreamMessage, TranslationError } from './providers/translator.types';
 import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
 import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
@@ -663,10 +663,11 @@ export class GatewayService implements OnApplicationShutdown {
   }
 }
 
+/** The translators' cleaning (URLs, keys in query strings), plus key-like tokens and the provider's own key. */
 function sanitize(message: string, apiKey: string | null): string {
-  let clean = message.replace(/https?:\/\/\S+/g, '[url]').replace(/\b(sk|rk|pk|sy|key)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
+  let clean = sanitizeUpstreamMessage(message).replace(/\b(sk|rk|pk|sy|key)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
   if (apiKey && apiKey.length >= 6) clean = clean.split(apiKey).join('[redacted]');
-  return clean.slice(0, 1000);
+  return clean;
 }
 
 function estimateInputTokens(json: Record<string, unknown> | null): number {

@@ -217,15 +217,8 @@ export function sanitizeUpstreamMessage(message: string): string {
   return cleaned.length > 1000 ? `${cleaned.slice(0, 1000)}…` : cleaned;
 }
 
-/** OpenAI-style error type for an HTTP status, in the vocabulary the gateway already answers with. */
-export function errorTypeForStatus(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
+/** OpenAI-style error type for an HTTP status: the gateway's own mapping, so both answer alike. */
+export { openAiErrorType as errorTypeForStatus } from '../../../common/errors/error-render';
 
 export function toTokenUsage(usage: CompletionUsage): TokenUsage {
   return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens };
