@@ -65,24 +65,14 @@ export class LedgerRepository {
   }
 
   /**
-   * Holds min(worst, remaining) against the balance, if the remaining balance covers at least the minimum. The
-   * balance row is locked for the statement, so concurrent reservations on any instance serialise on it.
+   * Holds min(worst, remaining) against the balance, if the remaining balance covers at least the minimum
+   * (the sy_reserve function of the budgets migration). The balance row is locked while it decides, so
+   * concurrent reservations on any instance serialise on it.
    */
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `WITH current AS (
-         SELECT user_id, credits_micros - debits_micros - reserved_micros AS remaining
-           FROM balances WHERE user_id = $1 FOR UPDATE),
-       held AS (
-         UPDATE balances b SET reserved_micros = b.reserved_micros + LEAST($2::bigint, c.remaining), updated_at = now()
-           FROM current c WHERE b.user_id = c.user_id AND c.remaining >= $3::bigint AND c.remaining > 0
-           RETURNING LEAST($2::bigint, c.remaining) AS amount),
-       reservation AS (
-         INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
-         SELECT $4, $5, $1, $6, $7, amount, $8, now() + make_interval(secs => $9) FROM held RETURNING amount_micros)
-       SELECT (SELECT remaining FROM current) AS remaining, (SELECT amount_micros FROM reservation) AS amount`,
-      [input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros, input.ttlSeconds],
-    );
+    const rows: Record<string, unknown>[] = await this.dataSource.query('SELECT remaining, amount FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+      input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros, input.ttlSeconds,
+    ]);
     const row = rows[0] ?? {};
     return { amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount), remainingMicros: num(row.remaining) };
   }
