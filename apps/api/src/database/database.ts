@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { markSharedSession } from './hot-path';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { SafeTypeOrmLogger } from './typeorm-logger';
@@ -53,6 +54,7 @@ export class Database {
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }
     const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize));
+    if (embedded) markSharedSession(dataSource);
     try {
       await dataSource.initialize();
       const database = new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+import { hotQuery } from '../../database/hot-path';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
 export interface ActiveKey {
@@ -38,7 +39,9 @@ export class KeysRepository {
 
   /** The hot-path lookup: one indexed query, raw, no entity hydration. */
   async findActiveByHash(keyHash: string): Promise<ActiveKey | null> {
-    const rows: { id: string; user_id: string; name: string }[] = await this.keys.query(
+    const rows = await hotQuery<{ id: string; user_id: string; name: string }>(
+      this.keys.manager.connection,
+      'sy_key_by_hash',
       'SELECT id, user_id, name FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [keyHash],
     );

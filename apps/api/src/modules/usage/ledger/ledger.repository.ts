@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { hotQuery } from '../../../database/hot-path';
 
 export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
 
@@ -70,7 +71,7 @@ export class LedgerRepository {
    * concurrent reservations on any instance serialise on it.
    */
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const rows: Record<string, unknown>[] = await this.dataSource.query('SELECT remaining, amount FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+    const rows = await hotQuery(this.dataSource, 'sy_reserve', 'SELECT remaining, amount FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
       input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros, input.ttlSeconds,
     ]);
     const row = rows[0] ?? {};
@@ -83,7 +84,9 @@ export class LedgerRepository {
    * reservation was already settled (by this call, another instance, or the expiry sweeper).
    */
   async settle(id: string, costMicros: number, reason: string): Promise<number | null> {
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
+    const rows = await hotQuery(
+      this.dataSource,
+      'sy_settle',
       `WITH r AS (
          UPDATE reservations SET status = CASE WHEN LEAST($2::bigint, amount_micros) > 0 THEN 'settled' ELSE 'released' END,
                 settled_micros = LEAST($2::bigint, amount_micros), reason = $3, settled_at = now()
