@@ -48,9 +48,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.set('trust proxy', config.trustProxy);
     app.disable('x-powered-by');
+    // Gateway answers are never cached by validators; computing an ETag per answer is wasted work.
+    app.set('etag', false);
     // The gateway reads its own bodies (raw JSON kept for pass-through, multipart streamed to disk), so it sits
     // before the body parsers and Nest's router.
-    app.use(requestContext(), securityHeaders, app.get(GatewayService).middleware(), cookieParser(), ...bodyParsers());
+    // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
+    const logRequests = logLevels(config.logLevel).includes('log');
+    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), cookieParser(), ...bodyParsers());
     if (options.dashboard !== false) app.use(...dashboardStatic());
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());

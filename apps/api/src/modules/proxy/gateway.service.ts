@@ -397,8 +397,9 @@ export class GatewayService implements OnApplicationShutdown {
     if (usage && typeof usage === 'object') usage.cost = toUnits(cost);
     if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
-    res.status(status).setHeader(COST_HEADER, String(toUnits(cost)));
-    res.json(body);
+    const text = JSON.stringify(body);
+    res.writeHead(status, { [COST_HEADER]: String(toUnits(cost)), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   }
 
   // ---- answers translated from other wire formats (anthropic, gemini) --------------------------------------

@@ -59,9 +59,10 @@ describe('budgets', () => {
     const first = await app.http('/v1/chat/completions', { token: key, body: CHAT });
     expect(first.status).toBe(200);
     const costMicros = Math.round(first.body.usage.cost * 1e6);
+    // Settlement follows the answer (batched, within tens of milliseconds).
+    const state = await ledgerState(app, userId);
     const summary = (await app.http('/api/v1/usage/me/summary', { token: session })).body.data;
     expect(summary).toMatchObject({ maxBudget: 2, totalCost: costMicros / 1e6, remainingBudget: (2_000_000 - costMicros) / 1e6 });
-    const state = await ledgerState(app, userId);
     expect(state).toEqual({ credits: 2_000_000, debits: costMicros, reserved: 0, ledgerCredits: 2_000_000, ledgerDebits: costMicros });
   });
 
@@ -83,6 +84,7 @@ describe('budgets', () => {
     const bad = await app.http('/v1/chat/completions', { token: key, body: { model: 'demo-chat', messages: 'not a list' } });
     expect(bad.status).toBe(400);
     const good = await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    await ledgerState(app, userId);
     await app.app.get(UsageRecorder).flush();
     const activity = (await app.http('/api/v1/usage/me/activity', { token: session })).body.data.items;
     expect(activity).toHaveLength(2);

@@ -25,6 +25,8 @@ export interface Reservation {
 const RESERVATION_TTL_SECONDS = 300;
 const HEARTBEAT_MS = 60_000;
 const SWEEP_MS = 30_000;
+const SETTLE_INTERVAL_MS = 20;
+const SETTLE_BATCH = 200;
 
 export const toUnits = (micros: number) => micros / 1e6;
 
@@ -36,6 +38,8 @@ export const toUnits = (micros: number) => micros / 1e6;
 @Injectable()
 export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly running = new Set<string>();
+  private readonly pending: { id: string; costMicros: number; reason: string; resolve: (debited: number) => void }[] = [];
+  private settleTimer: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
   private readonly logger = new Logger('Budget');
 
@@ -52,8 +56,9 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     this.timers = [heartbeat, sweep];
   }
 
-  beforeApplicationShutdown(): void {
+  async beforeApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    await this.flushSettlements();
   }
 
   credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
@@ -92,18 +97,43 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     });
   }
 
-  /** Settles once; a failure is retried a few times, then left to the expiry sweeper. Returns what was debited. */
-  async settle(reservation: Reservation, costMicros: number, reason: string): Promise<number> {
+  /**
+   * Settles once. Settlements are batched (one statement per SETTLE_INTERVAL_MS or SETTLE_BATCH calls), so a
+   * busy account's balance row is written once per batch rather than once per call; a failed batch is retried,
+   * then left to the expiry sweeper. Resolves with what was debited (0 if it had been settled elsewhere).
+   */
+  settle(reservation: Reservation, costMicros: number, reason: string): Promise<number> {
     this.running.delete(reservation.id);
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      try {
-        return (await this.ledger.settle(reservation.id, costMicros, reason)) ?? 0;
-      } catch (error) {
-        this.logger.error(`settling reservation ${reservation.id} failed (attempt ${attempt + 1}): ${(error as Error).message}`);
-        await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+    return new Promise((resolve) => {
+      this.pending.push({ id: reservation.id, costMicros, reason, resolve });
+      if (this.pending.length >= SETTLE_BATCH) void this.flushSettlements();
+      else this.settleTimer ??= setTimeout(() => void this.flushSettlements(), SETTLE_INTERVAL_MS);
+    });
+  }
+
+  /** Writes every queued settlement now (also at shutdown). */
+  async flushSettlements(): Promise<void> {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+    while (this.pending.length) {
+      const batch = this.pending.splice(0, SETTLE_BATCH);
+      let settled: Map<string, number> | null = null;
+      for (let attempt = 0; attempt < 3 && !settled; attempt += 1) {
+        try {
+          settled = await this.ledger.settleMany(batch);
+        } catch (error) {
+          // A deadlock with another instance's batch rolls the whole statement back: safe to run again.
+          this.logger.error(`settling ${batch.length} reservations failed (attempt ${attempt + 1}): ${(error as Error).message}`);
+          await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+        }
+      }
+      // A reservation named twice in a batch is debited once: only its first settlement reports the amount.
+      const reported = new Set<string>();
+      for (const item of batch) {
+        item.resolve(reported.has(item.id) ? 0 : (settled?.get(item.id) ?? 0));
+        reported.add(item.id);
       }
     }
-    return Math.min(costMicros, reservation.amountMicros);
   }
 
   /** Settles reservations whose instance died: billed the estimated input recorded when they were made. */

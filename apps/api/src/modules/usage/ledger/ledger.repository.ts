@@ -107,6 +107,35 @@ export class LedgerRepository {
     return settled === null || settled === undefined ? null : num(settled);
   }
 
+  /**
+   * Settles many reservations in one statement (the batched path of BudgetService): the same rules as
+   * settle(), each reservation at most once. Returns what was debited per reservation actually settled here.
+   */
+  async settleMany(items: { id: string; costMicros: number; reason: string }[]): Promise<Map<string, number>> {
+    const rows = await hotQuery(
+      this.dataSource,
+      'sy_settle_many',
+      `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS t(id, cost, reason)),
+       r AS (
+         UPDATE reservations res SET status = CASE WHEN LEAST(input.cost, res.amount_micros) > 0 THEN 'settled' ELSE 'released' END,
+                settled_micros = LEAST(input.cost, res.amount_micros), reason = input.reason, settled_at = now()
+           FROM input WHERE res.id = input.id AND res.status = 'open'
+           RETURNING res.id, res.user_id, res.request_id, res.amount_micros, res.settled_micros),
+       agg AS (SELECT user_id, sum(amount_micros) AS held, sum(settled_micros) AS settled FROM r GROUP BY user_id),
+       b AS (
+         UPDATE balances SET reserved_micros = balances.reserved_micros - agg.held,
+                debits_micros = balances.debits_micros + agg.settled, updated_at = now()
+           FROM agg WHERE balances.user_id = agg.user_id RETURNING 1),
+       l AS (
+         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+         SELECT user_id, -settled_micros, 'usage', request_id, 'usage:' || request_id FROM r WHERE settled_micros > 0
+         RETURNING 1)
+       SELECT id, settled_micros, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries FROM r`,
+      [items.map((i) => i.id), items.map((i) => Math.max(0, Math.round(i.costMicros))), items.map((i) => i.reason)],
+    );
+    return new Map(rows.map((row) => [String(row.id), num(row.settled_micros)]));
+  }
+
   /** Pushes back the expiry of reservations whose calls are still running on this instance. */
   async extend(ids: string[], ttlSeconds: number): Promise<void> {
     if (ids.length)
