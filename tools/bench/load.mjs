@@ -54,8 +54,16 @@ async function load(job) {
   let firstError = null;
   let bytes = 0;
 
+  // The parent reads the server's CPU time at these two messages; 'measure-end' is sent exactly once, before the result,
+  // even when the last calls finish before its timer fires.
+  let endSent = false;
+  const sendEnd = () => {
+    if (endSent) return;
+    endSent = true;
+    process.send({ event: 'measure-end' });
+  };
   const startTimer = setTimeout(() => process.send({ event: 'measure-start' }), job.warmupMs);
-  const endTimer = setTimeout(() => process.send({ event: 'measure-end' }), job.warmupMs + job.durationMs);
+  const endTimer = setTimeout(sendEnd, job.warmupMs + job.durationMs);
 
   /** One call through undici's lowest-level API (no body stream, no async iterator): cheap for the generator. */
   function call() {
@@ -115,6 +123,7 @@ async function load(job) {
   const timedOut = await Promise.race([all.then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), hardStop - performance.now()).unref())]);
   clearTimeout(startTimer);
   clearTimeout(endTimer);
+  sendEnd();
   await pool.destroy().catch(() => undefined);
   const windowS = job.durationMs / 1000;
   return {
