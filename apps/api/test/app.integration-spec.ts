@@ -99,6 +99,7 @@ describe('the app', () => {
   "POST /api/v1/auth/logout user",
   "POST /api/v1/auth/register public",
   "POST /api/v1/keys user",
+  "PUT /api/v1/keys/:id/limits user",
 ]
 `);
   });

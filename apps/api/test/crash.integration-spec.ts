@@ -11,7 +11,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 /** Starts the real service (its main.ts) as a separate process and resolves with its address. */
 function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'apps/api/src/main.ts')], {
+  const child = spawn(process.execPath, ['--conditions=development', '-r', '@swc-node/register', join(ROOT, 'apps/api/src/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1', SWC_NODE_PROJECT: join(ROOT, 'apps/api/tsconfig.spec.json'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'log', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

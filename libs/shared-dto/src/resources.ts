@@ -88,6 +88,15 @@ export interface ApiKeyCreatedResponse {
   status: 'Active' | 'Revoked';
 }
 
+/** Spend limits of one key, in currency units; null means none. Windows are UTC calendar day, week, month. */
+export interface KeyLimits {
+  total: number | null;
+  daily: number | null;
+  weekly: number | null;
+  monthly: number | null;
+  perRequest: number | null;
+}
+
 export interface ApiKeyResponse {
   id: string;
   name: string;
@@ -95,6 +104,7 @@ export interface ApiKeyResponse {
   createdAt: string;
   lastUsedAt: string | null;
   status: 'Active' | 'Revoked';
+  limits: KeyLimits;
 }
 
 /** One gateway call on the dashboard (interface.md section 2's activity record, with the money trace). */

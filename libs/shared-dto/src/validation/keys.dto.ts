@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import type { KeyLimits } from '../resources';
 
 export const KEY_NAME_MAX_LENGTH = 100;
 
@@ -9,4 +10,21 @@ export class KeyCreateDto {
   @MinLength(1, { message: 'name must not be empty' })
   @MaxLength(KEY_NAME_MAX_LENGTH)
   name: string;
+}
+
+const limit = () => (target: object, property: string) => {
+  // null clears a limit; a number sets it (currency units, up to 6 decimals).
+  ValidateIf((_, value) => value !== null)(target, property);
+  IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })(target, property);
+  Min(0)(target, property);
+  Max(1_000_000)(target, property);
+};
+
+/** PUT /api/v1/keys/{id}/limits: every field optional; omitted fields keep their value. */
+export class KeyLimitsUpdateDto implements Partial<KeyLimits> {
+  @IsOptional() @limit() total?: number | null;
+  @IsOptional() @limit() daily?: number | null;
+  @IsOptional() @limit() weekly?: number | null;
+  @IsOptional() @limit() monthly?: number | null;
+  @IsOptional() @limit() perRequest?: number | null;
 }

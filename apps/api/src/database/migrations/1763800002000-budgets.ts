@@ -7,6 +7,25 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export class Budgets1763800002000 implements MigrationInterface {
   name = 'Budgets1763800002000';
 
+  static readonly reserveFunctionSql = `
+      CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
+                                 p_client text, p_input bigint, p_ttl double precision,
+                                 OUT remaining bigint, OUT amount bigint)
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        SELECT credits_micros - debits_micros - reserved_micros INTO remaining FROM balances WHERE user_id = p_user FOR UPDATE;
+        remaining := COALESCE(remaining, 0);
+        amount := NULL;
+        IF remaining <= 0 OR remaining < p_minimum THEN
+          RETURN;
+        END IF;
+        amount := LEAST(p_worst, remaining);
+        UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
+        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
+        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl));
+      END
+      $fn$`;
+
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE ledger_entries (
@@ -50,24 +69,7 @@ export class Budgets1763800002000 implements MigrationInterface {
     // One round trip, one lock: read the balance under FOR UPDATE, hold min(worst, remaining) when the remaining
     // balance covers the minimum, and record the reservation. A function rather than a CTE, because each of its
     // statements reads the row as locked, never an older snapshot of it.
-    await queryRunner.query(`
-      CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
-                                 p_client text, p_input bigint, p_ttl double precision,
-                                 OUT remaining bigint, OUT amount bigint)
-      LANGUAGE plpgsql AS $fn$
-      BEGIN
-        SELECT credits_micros - debits_micros - reserved_micros INTO remaining FROM balances WHERE user_id = p_user FOR UPDATE;
-        remaining := COALESCE(remaining, 0);
-        amount := NULL;
-        IF remaining <= 0 OR remaining < p_minimum THEN
-          RETURN;
-        END IF;
-        amount := LEAST(p_worst, remaining);
-        UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
-        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
-        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl));
-      END
-      $fn$`);
+    await queryRunner.query(Budgets1763800002000.reserveFunctionSql);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
-import { KeyCreateDto } from '@switchyard/shared-dto/validation';
+import { KeyCreateDto, KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
@@ -24,6 +24,14 @@ export class KeysController {
   @ApiOperation({ summary: "The caller's API keys, masked" })
   async list(@CurrentUser() user: SessionPrincipal): Promise<Envelope<ApiKeyResponse[]>> {
     return envelope(await this.keys.list(user.userId));
+  }
+
+  @Put(':id/limits')
+  @Access()
+  @ApiOperation({ summary: "Set or clear a key's spend limits (total, daily, weekly, monthly, per request; currency units, null clears)" })
+  @ApiNotFoundResponse({ description: 'KEY_NOT_FOUND (also for another user’s key)' })
+  async setLimits(@CurrentUser() user: SessionPrincipal, @Param('id') id: string, @Body() body: KeyLimitsUpdateDto): Promise<Envelope<ApiKeyResponse>> {
+    return envelope(await this.keys.setLimits(user.userId, id, body), 'Limits saved');
   }
 
   @Delete(':id')

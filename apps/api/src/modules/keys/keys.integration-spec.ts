@@ -24,7 +24,8 @@ describe('API keys over HTTP', () => {
     const entry = listed.find((k: { id: string }) => k.id === id);
     expect(entry.token).toBe(`${key.slice(0, 12)}…${key.slice(-4)}`);
     expect(JSON.stringify(listed)).not.toContain(key);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'status', 'token']);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'limits', 'name', 'status', 'token']);
+    expect(entry.limits).toEqual({ total: null, daily: null, weekly: null, monthly: null, perRequest: null });
     const stored = await app.database.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
     expect(stored[0].key_hash).not.toContain(key.slice(3));
   });

@@ -48,6 +48,10 @@ export class KeysRepository {
     return rows[0] ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name } : null;
   }
 
+  async setLimits(userId: string, id: string, limits: Partial<Record<'limitTotalMicros' | 'limitDailyMicros' | 'limitWeeklyMicros' | 'limitMonthlyMicros' | 'limitPerRequestMicros', string | null>>): Promise<void> {
+    if (Object.keys(limits).length) await this.keys.update({ id, userId }, limits);
+  }
+
   async touch(ids: string[]): Promise<void> {
     if (ids.length) await this.keys.query('UPDATE api_keys SET last_used_at = now() WHERE id = ANY($1::uuid[])', [ids]);
   }

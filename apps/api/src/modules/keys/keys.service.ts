@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
+import type { KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
@@ -31,8 +32,26 @@ function toResponse(key: ApiKeyEntity): ApiKeyResponse {
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     status: key.revokedAt ? 'Revoked' : 'Active',
+    limits: {
+      total: units(key.limitTotalMicros),
+      daily: units(key.limitDailyMicros),
+      weekly: units(key.limitWeeklyMicros),
+      monthly: units(key.limitMonthlyMicros),
+      perRequest: units(key.limitPerRequestMicros),
+    },
   };
 }
+
+const units = (micros: string | null | undefined) => (micros === null || micros === undefined ? null : Number(micros) / 1e6);
+const micros = (value: number | null | undefined) => (value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6)));
+
+const LIMIT_COLUMNS = {
+  total: 'limitTotalMicros',
+  daily: 'limitDailyMicros',
+  weekly: 'limitWeeklyMicros',
+  monthly: 'limitMonthlyMicros',
+  perRequest: 'limitPerRequestMicros',
+} as const;
 
 @Injectable()
 export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
@@ -79,6 +98,19 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
     await this.repository.revoke(userId, id);
     await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
+    return toResponse((await this.repository.findOwned(userId, id))!);
+  }
+
+  /** Sets or clears a key's spend limits (omitted fields unchanged); they apply from the next call. */
+  async setLimits(userId: string, id: string, limits: KeyLimitsUpdateDto): Promise<ApiKeyResponse> {
+    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findOwned(userId, id) : null;
+    if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
+    const changes: Record<string, string | null> = {};
+    for (const [field, column] of Object.entries(LIMIT_COLUMNS)) {
+      const value = micros(limits[field as keyof KeyLimitsUpdateDto]);
+      if (value !== undefined) changes[column] = value;
+    }
+    await this.repository.setLimits(userId, id, changes);
     return toResponse((await this.repository.findOwned(userId, id))!);
   }
 

@@ -120,6 +120,37 @@ describe('budgets', () => {
     expect((await app.http('/api/v1/usage/me/analytics?groupBy=planet', { token: session })).status).toBe(400);
   });
 
+  it('enforces an API key’s spend limits below the account budget, naming the limit that tripped', async () => {
+    const { key, session } = await newUser(app, 1_000_000);
+    const keyId = (await app.http('/api/v1/keys', { token: session })).body.data[0].id;
+    const bad = await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: -1, weekly: 'lots' } });
+    expect(bad.status).toBe(400);
+    const set = await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.0002, monthly: 0.5 } });
+    expect(set.body.data.limits).toEqual({ total: null, daily: 0.0002, weekly: null, monthly: 0.5, perRequest: null });
+    const statuses: number[] = [];
+    let refusal: Record<string, unknown> | undefined;
+    for (let i = 0; i < 8; i += 1) {
+      const res = await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 20 } });
+      statuses.push(res.status);
+      if (res.status === 403) refusal = res.body.error;
+    }
+    expect(statuses[0]).toBe(200);
+    expect(statuses).toContain(403);
+    expect(refusal).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
+    // The account itself still has budget: clearing the limit lets the key call again.
+    await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: null } });
+    expect((await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 20 } })).status).toBe(200);
+    // A per-request maximum lowers the output limit.
+    await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { perRequest: 0.00003 } });
+    const capped = await app.http('/v1/chat/completions', { token: key, body: CHAT });
+    expect(capped.status).toBe(200);
+    expect(Number(capped.headers.get('x-switchyard-max-tokens-capped'))).toBeGreaterThan(0);
+    expect(capped.body.usage.cost).toBeLessThanOrEqual(0.00003);
+    // Another user cannot touch this key's limits.
+    const other = await newUser(app, 0);
+    expect((await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: other.session, body: { total: 1 } })).status).toBe(404);
+  });
+
   it('settles a reservation exactly once, and an expired one (its instance died) from what was recorded', async () => {
     const { userId } = await newUser(app, 1_000_000);
     const budget = app.app.get(BudgetService);

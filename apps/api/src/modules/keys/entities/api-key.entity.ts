@@ -29,4 +29,20 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  // Spend limits in micro-units (bigint arrives as a string); enforced by sy_reserve.
+  @Column({ name: 'limit_total_micros', type: 'bigint', nullable: true })
+  limitTotalMicros: string | null;
+
+  @Column({ name: 'limit_daily_micros', type: 'bigint', nullable: true })
+  limitDailyMicros: string | null;
+
+  @Column({ name: 'limit_weekly_micros', type: 'bigint', nullable: true })
+  limitWeeklyMicros: string | null;
+
+  @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
+  limitMonthlyMicros: string | null;
+
+  @Column({ name: 'limit_per_request_micros', type: 'bigint', nullable: true })
+  limitPerRequestMicros: string | null;
 }

@@ -85,13 +85,18 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   async reserve(request: ReservationRequest): Promise<Reservation> {
     const id = randomUUID();
     const result = await this.ledger.reserve({ ...request, id, ttlSeconds: RESERVATION_TTL_SECONDS });
-    if (result.amountMicros === null) throw this.exhausted(result.remainingMicros);
+    if (result.amountMicros === null) {
+      if (result.tripped && result.tripped !== 'account')
+        throw this.exhausted(result.remainingMicros, `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`, result.tripped);
+      throw this.exhausted(result.remainingMicros);
+    }
     this.running.add(id);
     return { id, amountMicros: result.amountMicros };
   }
 
-  exhausted(remainingMicros: number, message = 'Your budget is exhausted: add funds to continue'): UsageException {
+  exhausted(remainingMicros: number, message = 'Your budget is exhausted: add funds to continue', limit = 'account'): UsageException {
     return new UsageException(UsageErrorCode.BUDGET_EXHAUSTED, message, {
+      limit,
       remainingBudget: toUnits(Math.max(0, remainingMicros)),
       topUpUrl: `${this.config.publicUrl}/billing`,
     });

@@ -23,6 +23,8 @@ export interface ReserveResult {
   /** Held for the call: min(worst, remaining), or null when the balance could not cover the minimum. */
   amountMicros: number | null;
   remainingMicros: number;
+  /** Which limit refused the call: 'account' (the budget) or a key's 'total', 'daily', 'weekly', 'monthly', 'per_request'. */
+  tripped: string | null;
 }
 
 export interface BalanceRow {
@@ -71,11 +73,15 @@ export class LedgerRepository {
    * concurrent reservations on any instance serialise on it.
    */
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const rows = await hotQuery(this.dataSource, 'sy_reserve', 'SELECT remaining, amount FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+    const rows = await hotQuery(this.dataSource, 'sy_reserve', 'SELECT remaining, amount, tripped FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
       input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros, input.ttlSeconds,
     ]);
     const row = rows[0] ?? {};
-    return { amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount), remainingMicros: num(row.remaining) };
+    return {
+      amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount),
+      remainingMicros: num(row.remaining),
+      tripped: (row.tripped as string | null) ?? null,
+    };
   }
 
   /**
