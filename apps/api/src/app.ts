@@ -55,7 +55,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
     app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), cookieParser(), ...bodyParsers());
-    if (options.dashboard !== false) app.use(...dashboardStatic());
+    // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
+    const dashboard = options.dashboard === false ? [] : dashboardStatic();
+    if (dashboard.length) app.use(...dashboard);
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());
 

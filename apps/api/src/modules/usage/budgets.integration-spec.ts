@@ -187,9 +187,9 @@ describe('money safety under concurrency', () => {
     await apps[0]?.close();
   });
 
-  it(`never spends past the budget: 100 concurrent calls, ${twoInstances ? 'two instances' : 'one instance'}, 5 rounds`, async () => {
+  it(`never spends past the budget: 100 concurrent calls, ${twoInstances ? 'two instances' : 'one instance'}, 20 rounds`, async () => {
     const figures: string[] = [];
-    for (let round = 0; round < 5; round += 1) {
+    for (let round = 0; round < 20; round += 1) {
       // Each call may cost up to ~90 µ (40 output tokens at 1.5/MTok plus its input), so about 20-40 fit.
       const budgetMicros = 2_000;
       const { key, userId } = await newUser(apps[0], budgetMicros);
