@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
 import type { KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { sha256 } from '../../common/crypto';
@@ -59,6 +59,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly cache = new TtlCache<ActiveKey | null>(50_000);
   private readonly used = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly logger = new Logger('Keys');
 
   constructor(
     private readonly repository: KeysRepository,
@@ -74,7 +75,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.flushTouches().catch(() => undefined);
+    await this.flushTouches();
   }
 
   async create(userId: string, name: string): Promise<ApiKeyCreatedResponse> {
@@ -94,8 +95,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Revokes at once on every instance: the row first, then every instance's cache. Idempotent. */
   async revoke(userId: string, id: string): Promise<ApiKeyResponse> {
-    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findOwned(userId, id) : null;
-    if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
+    const key = await this.owned(userId, id);
     await this.repository.revoke(userId, id);
     await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
     return toResponse((await this.repository.findOwned(userId, id))!);
@@ -103,8 +103,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Sets or clears a key's spend limits (omitted fields unchanged); they apply from the next call. */
   async setLimits(userId: string, id: string, limits: KeyLimitsUpdateDto): Promise<ApiKeyResponse> {
-    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findOwned(userId, id) : null;
-    if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
+    const key = await this.owned(userId, id);
     const changes: Record<string, string | null> = {};
     for (const [field, column] of Object.entries(LIMIT_COLUMNS)) {
       const value = micros(limits[field as keyof KeyLimitsUpdateDto]);
@@ -112,6 +111,13 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     }
     await this.repository.setLimits(userId, id, changes);
     return toResponse((await this.repository.findOwned(userId, id))!);
+  }
+
+  /** The caller's key, or KEY_NOT_FOUND — also for another user's key, so ids cannot be probed. */
+  private async owned(userId: string, id: string): Promise<ApiKeyEntity> {
+    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findOwned(userId, id) : null;
+    if (!key) throw new KeysException(KeysErrorCode.KEY_NOT_FOUND, 'No such API key');
+    return key;
   }
 
   isApiKey(secret: string): boolean {
@@ -134,10 +140,16 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     this.used.add(keyId);
   }
 
+  /** Never throws (it runs from a timer): a failed write is logged and its keys retried at the next flush. */
   async flushTouches(): Promise<void> {
     if (!this.used.size) return;
     const ids = [...this.used];
     this.used.clear();
-    await this.repository.touch(ids);
+    try {
+      await this.repository.touch(ids);
+    } catch (error) {
+      this.logger.warn(`recording last use of ${ids.length} keys failed: ${(error as Error).message}`);
+      for (const id of ids) this.used.add(id);
+    }
   }
 }
