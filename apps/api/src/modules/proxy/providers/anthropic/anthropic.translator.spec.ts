@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
-import { SseParser } from '../sse';
-import { ChatStreamTranslator, TranslationError, TranslatorContext } from '../translator.types';
+import { TranslationError, TranslatorContext } from '../translator.types';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicTranslator } from './anthropic.translator';
+import { runStream as runSharedStream, translationErrorOf } from '../../../../../test/support/translator-stream';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 const jsonFixture = (name: string): unknown => JSON.parse(fixture(name));
@@ -20,43 +20,12 @@ async function build(body: Partial<ChatCompletionCreateParams>): Promise<Record<
   return JSON.parse(spec.body) as Record<string, unknown>;
 }
 
-async function buildError(body: Partial<ChatCompletionCreateParams>): Promise<TranslationError> {
-  try {
-    await build(body);
-  } catch (error) {
-    if (error instanceof TranslationError) return error;
-    throw error;
-  }
-  throw new Error('expected a TranslationError');
+function buildError(body: Partial<ChatCompletionCreateParams>): Promise<TranslationError> {
+  return translationErrorOf(build(body), TranslationError);
 }
 
-/** A small deterministic PRNG, so that a failing slicing can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Feeds an SSE text through SseParser in random slices of 1–7 bytes (seed 0: in one piece), then the translator. */
-function runStream(sse: string, seed: number, includeUsage = true): { chunks: ChatCompletionChunk[]; stream: ChatStreamTranslator } {
-  const bytes = new TextEncoder().encode(sse);
-  const parser = new SseParser();
-  const stream = anthropicTranslator.createStream({ ...RESPONSE_CTX, includeUsage });
-  const chunks: ChatCompletionChunk[] = [];
-  const random = prng(seed);
-  for (let offset = 0; offset < bytes.length; ) {
-    const size = seed === 0 ? bytes.length : 1 + Math.floor(random() * 7);
-    for (const event of parser.push(bytes.subarray(offset, offset + size))) chunks.push(...stream.push(event));
-    offset += size;
-  }
-  for (const event of parser.flush()) chunks.push(...stream.push(event));
-  chunks.push(...stream.finish());
-  return { chunks, stream };
+function runStream(sse: string, seed: number, includeUsage = true) {
+  return runSharedStream(anthropicTranslator, RESPONSE_CTX, sse, seed, includeUsage);
 }
 
 const contentOf = (chunks: ChatCompletionChunk[]): string => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
