@@ -4,3 +4,4 @@ export * from './envelope';
 export * from './auth';
 export * from './resources';
 export * from './health';
+export * from './oauth';

@@ -152,12 +152,24 @@ export interface AnalyticsResponse {
   groups: AnalyticsGroup[];
 }
 
+/** What one app may spend of its user's budget (currency units; null means no cap below the budget). */
+export interface ConsentLimits {
+  /** A cap per UTC calendar month. */
+  monthly: number | null;
+  /** The most one call may cost. */
+  perRequest: number | null;
+}
+
+/** An app the user authorized (decisions.md section 7), with the caps the user set on it. */
 export interface ConsentResponse {
   clientId: string;
   clientName: string;
   scopes: OAuthScope[];
   grantedAt: string;
   lastUsedAt: string | null;
+  limits: ConsentLimits;
+  /** What the app spent (settled, plus what its calls in flight hold) this UTC month. */
+  spentThisMonth: number;
 }
 
 export interface CheckoutSessionResponse {

@@ -3,3 +3,4 @@
 export * from './auth.dto';
 export * from './keys.dto';
 export * from './usage.dto';
+export * from './oauth.dto';

@@ -1,0 +1,91 @@
+import type { ConsentLimits, OAuthScope } from './resources';
+
+/** The header an app sends beside its access token on /v1 (interface.md section 5). */
+export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
+
+/** The consent page's words for each scope. */
+export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
+  'api:access': 'Call AI models for you, paid from your budget',
+  'profile:read': 'See your name, email address and handle',
+};
+
+export const ACCESS_TOKEN_TTL_DEFAULT = 3600;
+export const REFRESH_TOKEN_TTL_DEFAULT = 2_592_000;
+export const ACCESS_TOKEN_TTL_RANGE = [60, 86_400] as const;
+export const REFRESH_TOKEN_TTL_RANGE = [300, 31_536_000] as const;
+export const CLIENT_NAME_RANGE = [3, 255] as const;
+export const MAX_REDIRECT_URIS = 10;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
+
+/**
+ * Why a redirect URI cannot be registered, or null when it can (RFC 8252 and OAuth 2.1): an absolute URI without
+ * a fragment or wildcard; https anywhere, http only on loopback, or an app's private-use scheme (`myapp:/cb`).
+ */
+export function redirectUriProblem(uri: string): string | null {
+  if (typeof uri !== 'string' || !uri.trim()) return 'must be a non-empty URI';
+  if (uri.length > 2000) return 'must be at most 2000 characters';
+  if (uri !== uri.trim() || /\s/.test(uri)) return 'must not contain spaces';
+  if (uri.includes('*')) return 'must not contain wildcards';
+  if (uri.includes('#')) return 'must not contain a fragment (#)';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI such as https://app.example.com/callback or myapp://callback';
+  }
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `must not use the ${url.protocol} scheme`;
+  if (url.username || url.password) return 'must not contain a user name or password';
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname))
+    return 'may use http only on a loopback address (localhost, 127.0.0.1, [::1]); use https';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !/^[a-z][a-z0-9+.-]*:$/.test(url.protocol))
+    return 'has an invalid scheme';
+  return null;
+}
+
+/** Where a redirect URI goes, as the consent page names it. */
+export function redirectHost(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.host || `${url.protocol}//`;
+  } catch {
+    return uri;
+  }
+}
+
+/** What the consent page shows about a pending authorization (GET /api/v1/oauth2/authorize/request). */
+export interface AuthorizationRequestInfo {
+  client: { clientId: string; clientName: string; redirectHost: string; redirectUri: string };
+  scopes: { scope: OAuthScope; description: string }[];
+  /** Scopes this user already granted the app; the page may say it asks for more. */
+  alreadyGranted: OAuthScope[];
+  /** The caps the user set earlier on this app, if any. */
+  limits: ConsentLimits | null;
+}
+
+/** POST /api/v1/oauth2/authorize/decision answers where the browser goes next. */
+export interface AuthorizationDecisionResponse {
+  redirectTo: string;
+}
+
+/** GET /api/v1/oauth2/clients/{clientId}/usage (decisions.md section 7). */
+export interface ClientUsageResponse {
+  clientId: string;
+  startDate: string;
+  endDate: string;
+  totalCost: number;
+  totalTokens: number;
+  requests: number;
+  users: number;
+  byModel: { model: string; requests: number; totalTokens: number; cost: number }[];
+  byDay: { date: string; requests: number; totalTokens: number; cost: number }[];
+}
+
+/** GET /oauth2/userinfo (scope profile:read). */
+export interface UserInfoResponse {
+  sub: string;
+  email: string;
+  name: string | null;
+  handle: string | null;
+}

@@ -1,0 +1,183 @@
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+} from 'class-validator';
+import {
+  ACCESS_TOKEN_TTL_RANGE,
+  CLIENT_NAME_RANGE,
+  MAX_REDIRECT_URIS,
+  redirectUriProblem,
+  REFRESH_TOKEN_TTL_RANGE,
+} from '../oauth';
+import { type ConsentLimits, OAUTH_SCOPES, type OAuthScope } from '../resources';
+
+/** Each element (or the value) is a redirect URI that may be registered; the message says what is wrong. */
+function IsRedirectUri() {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'isRedirectUri',
+      target: target.constructor,
+      propertyName: property,
+      validator: {
+        validate: (value: unknown) => (Array.isArray(value) ? value : [value]).every((uri) => redirectUriProblem(uri as string) === null),
+        defaultMessage: (args: ValidationArguments) => {
+          const values = (Array.isArray(args.value) ? args.value : [args.value]) as string[];
+          const bad = values.find((uri) => redirectUriProblem(uri) !== null);
+          return `${args.property}: "${String(bad).slice(0, 100)}" ${redirectUriProblem(bad as string)}`;
+        },
+      },
+    });
+}
+
+const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+/** POST /api/v1/oauth2/clients; PUT takes the same fields, each optional. */
+export class OAuthClientCreateDto {
+  @trim()
+  @IsString()
+  @Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })
+  clientName: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_REDIRECT_URIS)
+  @IsRedirectUri()
+  redirectUris?: string[];
+
+  /** One create example sends a single redirectUri (interface.md section 2). */
+  @IsOptional()
+  @IsString()
+  @IsRedirectUri()
+  redirectUri?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(OAUTH_SCOPES.length)
+  @IsIn(OAUTH_SCOPES, { each: true, message: `requestedScopes may hold ${OAUTH_SCOPES.join(', ')}` })
+  requestedScopes?: OAuthScope[];
+
+  @IsOptional()
+  @IsBoolean()
+  requireConsent?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(ACCESS_TOKEN_TTL_RANGE[0])
+  @Max(ACCESS_TOKEN_TTL_RANGE[1])
+  accessTokenTtlSeconds?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(REFRESH_TOKEN_TTL_RANGE[0])
+  @Max(REFRESH_TOKEN_TTL_RANGE[1])
+  refreshTokenTtlSeconds?: number;
+
+  /** true makes a CONFIDENTIAL client whose secret is shown once (decisions.md section 7). */
+  @IsOptional()
+  @IsBoolean()
+  generateSecret?: boolean;
+}
+
+export class OAuthClientUpdateDto implements Partial<Omit<OAuthClientCreateDto, 'generateSecret'>> {
+  @IsOptional()
+  @trim()
+  @IsString()
+  @Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })
+  clientName?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_REDIRECT_URIS)
+  @IsRedirectUri()
+  redirectUris?: string[];
+
+  @IsOptional()
+  @IsString()
+  @IsRedirectUri()
+  redirectUri?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(OAUTH_SCOPES.length)
+  @IsIn(OAUTH_SCOPES, { each: true, message: `requestedScopes may hold ${OAUTH_SCOPES.join(', ')}` })
+  requestedScopes?: OAuthScope[];
+
+  @IsOptional()
+  @IsBoolean()
+  requireConsent?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(ACCESS_TOKEN_TTL_RANGE[0])
+  @Max(ACCESS_TOKEN_TTL_RANGE[1])
+  accessTokenTtlSeconds?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(REFRESH_TOKEN_TTL_RANGE[0])
+  @Max(REFRESH_TOKEN_TTL_RANGE[1])
+  refreshTokenTtlSeconds?: number;
+}
+
+const cap = () => (target: object, property: string) => {
+  // null removes the cap; a number sets it (currency units, up to 6 decimals).
+  ValidateIf((_, value) => value !== null)(target, property);
+  IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })(target, property);
+  Min(0)(target, property);
+  Max(1_000_000)(target, property);
+};
+
+/** What an app may spend: on the consent page and later on the authorized-apps page. */
+export class ConsentLimitsDto implements Partial<ConsentLimits> {
+  @IsOptional() @cap() monthly?: number | null;
+  @IsOptional() @cap() perRequest?: number | null;
+}
+
+/** The authorize request's query, as the consent page passes it back (RFC 6749 section 4.1.1 names). */
+export class AuthorizationParamsDto {
+  @IsString() @MaxLength(200) client_id: string;
+  @IsOptional() @IsString() @MaxLength(2000) redirect_uri?: string;
+  @IsOptional() @IsString() @MaxLength(50) response_type?: string;
+  @IsOptional() @IsString() @MaxLength(500) scope?: string;
+  @IsOptional() @IsString() @MaxLength(1000) state?: string;
+  @IsOptional() @IsString() @MaxLength(200) code_challenge?: string;
+  @IsOptional() @IsString() @MaxLength(20) code_challenge_method?: string;
+}
+
+/** POST /api/v1/oauth2/authorize/decision: the user's answer on the consent page. */
+export class AuthorizationDecisionDto extends AuthorizationParamsDto {
+  @IsBoolean() approve: boolean;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ConsentLimitsDto)
+  limits?: ConsentLimitsDto;
+}
+
+/** GET /api/v1/oauth2/clients/{clientId}/usage */
+export class ClientUsageQueryDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  startDate?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  endDate?: string;
+}
