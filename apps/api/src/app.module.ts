@@ -6,8 +6,11 @@ import type { AppConfig } from './config/config.schema';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { ClientsModule } from './modules/clients/clients.module';
+import { ConsentsModule } from './modules/consents/consents.module';
 import { HealthModule } from './modules/health/health.module';
 import { KeysModule } from './modules/keys/keys.module';
+import { OAuthModule } from './modules/oauth/oauth.module';
 import { ProxyModule } from './modules/proxy/proxy.module';
 import { UsageModule } from './modules/usage/usage.module';
 
@@ -26,6 +29,9 @@ export class AppModule {
         KeysModule,
         UsageModule,
         ProxyModule,
+        ConsentsModule,
+        ClientsModule,
+        OAuthModule,
       ],
     };
   }

@@ -10,6 +10,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParsers } from './common/http/body-parsers';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
+import { oauthCors } from './common/http/open-cors';
 import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
@@ -54,7 +55,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // before the body parsers and Nest's router.
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), cookieParser(), ...bodyParsers());
+    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), oauthCors, cookieParser(), ...bodyParsers());
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
     const dashboard = options.dashboard === false ? [] : dashboardStatic();
     if (dashboard.length) app.use(...dashboard);

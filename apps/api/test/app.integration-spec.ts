@@ -62,6 +62,7 @@ describe('the app', () => {
     const res = await app.http('/healthz');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     expect(res.headers.get('x-powered-by')).toBeNull();
   });
 
@@ -80,7 +81,7 @@ describe('the app', () => {
           if (path === undefined) continue;
           const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
           const access = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller);
-          const rule = access?.public ? 'public' : access?.roles ? `roles:${access.roles.join('|')}` : access ? 'user' : 'UNDECLARED';
+          const rule = access?.public ? 'public' : access?.roles ? `roles:${access.roles.join('|')}` : access?.oauth ? 'user|oauth' : access ? 'user' : 'UNDECLARED';
           routes.push(`${method} /${[base, path].filter((p) => p && p !== '/').join('/')} ${rule}`);
         }
       }
@@ -88,18 +89,39 @@ describe('the app', () => {
     expect(routes.sort()).toMatchInlineSnapshot(`
 [
   "DELETE /api/v1/keys/:id user",
+  "DELETE /api/v1/oauth2/clients/:id user",
+  "DELETE /api/v1/oauth2/consents/:clientId user",
+  "GET /.well-known/oauth-authorization-server public",
+  "GET /.well-known/openid-configuration public",
   "GET /api/v1/auth/me user",
   "GET /api/v1/keys user",
+  "GET /api/v1/oauth2/authorize/request user",
+  "GET /api/v1/oauth2/clients user",
+  "GET /api/v1/oauth2/clients/:id user",
+  "GET /api/v1/oauth2/clients/:id/usage user",
+  "GET /api/v1/oauth2/consents user",
+  "GET /api/v1/oauth2/consents/count user",
   "GET /api/v1/usage/me/activity user",
   "GET /api/v1/usage/me/analytics user",
-  "GET /api/v1/usage/me/summary user",
+  "GET /api/v1/usage/me/summary user|oauth",
   "GET /healthz public",
+  "GET /oauth2/authorize public",
+  "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",
   "POST /api/v1/auth/login public",
   "POST /api/v1/auth/logout user",
   "POST /api/v1/auth/register public",
   "POST /api/v1/keys user",
+  "POST /api/v1/oauth2/authorize/decision user",
+  "POST /api/v1/oauth2/clients user",
+  "POST /api/v1/oauth2/clients/:id/deactivate user",
+  "POST /oauth2/introspect public",
+  "POST /oauth2/register public",
+  "POST /oauth2/revoke public",
+  "POST /oauth2/token public",
   "PUT /api/v1/keys/:id/limits user",
+  "PUT /api/v1/oauth2/clients/:id user",
+  "PUT /api/v1/oauth2/consents/:clientId/limits user",
 ]
 `);
   });

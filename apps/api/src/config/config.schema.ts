@@ -23,6 +23,7 @@ export interface AppConfig {
   apiKeyPrefix: string;
   logLevel: LogLevel;
   trustProxy: boolean;
+  oauthDynamicRegistration: boolean;
   sessionTtlHours: number;
   authRateLimitPerIp: number;
   loginFailuresPerAccount: number;
@@ -241,6 +242,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'trustProxy',
     description: 'Trust X-Forwarded-For from a reverse proxy when reading the client address (rate limits)',
     defaultValue: 'false',
+    parse: boolean,
+  },
+  {
+    env: 'OAUTH_DYNAMIC_REGISTRATION',
+    key: 'oauthDynamicRegistration',
+    description: 'Let agent hosts (MCP clients) register public PKCE apps by themselves at /oauth2/register (RFC 7591)',
+    defaultValue: 'true',
     parse: boolean,
   },
   {

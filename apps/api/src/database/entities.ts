@@ -1,7 +1,22 @@
 import { SessionEntity } from '../modules/accounts/entities/session.entity';
 import { UserEntity } from '../modules/accounts/entities/user.entity';
+import { OAuthClientEntity } from '../modules/clients/entities/oauth-client.entity';
+import { ConsentEntity } from '../modules/consents/entities/consent.entity';
 import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
+import { AuthorizationCodeEntity } from '../modules/oauth/entities/authorization-code.entity';
+import { GrantEntity } from '../modules/oauth/entities/grant.entity';
+import { TokenEntity } from '../modules/oauth/entities/token.entity';
 import { UsageRecordEntity } from '../modules/usage/entities/usage-record.entity';
 
 /** Every entity, listed by hand (no globbing of build output). Each module adds its own here. */
-export const ENTITIES = [UserEntity, SessionEntity, ApiKeyEntity, UsageRecordEntity];
+export const ENTITIES = [
+  UserEntity,
+  SessionEntity,
+  ApiKeyEntity,
+  UsageRecordEntity,
+  OAuthClientEntity,
+  ConsentEntity,
+  AuthorizationCodeEntity,
+  GrantEntity,
+  TokenEntity,
+];

@@ -1,4 +1,4 @@
-import type { UserRole } from '@switchyard/shared-dto';
+import type { OAuthScope, UserRole } from '@switchyard/shared-dto';
 
 /** Who is calling a management route, as the authentication guard attached it to the request. */
 export interface SessionPrincipal {
@@ -11,8 +11,33 @@ export interface SessionPrincipal {
   via: 'bearer' | 'cookie';
 }
 
+/** A third-party app acting for a user with an OAuth access token (only on routes that say `oauth: true`). */
+export interface OAuthPrincipal {
+  kind: 'oauth';
+  userId: string;
+  /** The public client_id of the app the token was issued to. */
+  clientId: string;
+  clientName: string;
+  scopes: OAuthScope[];
+  grantId: string;
+}
+
+export type Principal = SessionPrincipal | OAuthPrincipal;
+
+/** OAuth access and refresh tokens (decisions.md section 1). */
+export const OAUTH_ACCESS_TOKEN_PREFIX = 'sya_';
+export const OAUTH_REFRESH_TOKEN_PREFIX = 'syr_';
+/** The passport strategy name the OAuth module registers for access tokens on Nest routes. */
+export const OAUTH_BEARER = 'oauth-bearer';
+
 declare module 'express-serve-static-core' {
   interface Request {
-    principal?: SessionPrincipal;
+    principal?: Principal;
   }
 }
+
+/**
+ * The invalidation-bus topic that drops every instance's cached OAuth token lookups: published whenever tokens
+ * stop being good before they expire (revocation, consent revoked, client deactivated, updated or deleted).
+ */
+export const OAUTH_TOKENS_TOPIC = 'oauth-tokens';

@@ -19,9 +19,14 @@ export class KeyLimits1763800003000 implements MigrationInterface {
         ADD COLUMN limit_per_request_micros bigint CHECK (limit_per_request_micros >= 0)`);
     await queryRunner.query(`CREATE INDEX reservations_key_created_idx ON reservations (api_key_id, created_at) WHERE api_key_id IS NOT NULL`);
     await queryRunner.query(`DROP FUNCTION sy_reserve`);
-    // As before, plus the key's limits: the key row is locked too, so concurrent calls of one key serialise and
-    // its windows' spend (settled amounts, and what open reservations hold) is read as it stands.
-    await queryRunner.query(`
+    await queryRunner.query(KeyLimits1763800003000.reserveFunctionSql);
+  }
+
+  /**
+   * As before, plus the key's limits: the key row is locked too, so concurrent calls of one key serialise and
+   * its windows' spend (settled amounts, and what open reservations hold) is read as it stands.
+   */
+  static readonly reserveFunctionSql = `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
                                  p_client text, p_input bigint, p_ttl double precision,
                                  OUT remaining bigint, OUT amount bigint, OUT tripped text)
@@ -71,8 +76,7 @@ export class KeyLimits1763800003000 implements MigrationInterface {
         INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
         VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl));
       END
-      $fn$`);
-  }
+      $fn$`;
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX reservations_key_created_idx`);

@@ -62,7 +62,7 @@ export class AccountsController {
   @Access()
   @ApiOperation({ summary: 'The signed-in user' })
   async me(@CurrentUser() principal: SessionPrincipal): Promise<Envelope<UserResponse>> {
-    return envelope(await this.accounts.me(principal));
+    return envelope(await this.accounts.me(principal.userId));
   }
 
   private setCookies(res: Response, session: IssuedSession): AuthSessionResponse {

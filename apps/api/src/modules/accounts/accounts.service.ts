@@ -106,8 +106,8 @@ export class AccountsService implements OnApplicationBootstrap {
     return { kind: 'session', userId: user.id, email: user.email, role: user.role, sessionId: session.sessionId, via };
   }
 
-  async me(principal: SessionPrincipal): Promise<UserResponse> {
-    const user = await this.repository.findUserById(principal.userId);
+  async me(userId: string): Promise<UserResponse> {
+    const user = await this.repository.findUserById(userId);
     if (!user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The account no longer exists');
     return toUserResponse(user);
   }

@@ -5,21 +5,32 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { CSRF_HEADER, SESSION_COOKIE } from '@switchyard/shared-dto';
 import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
-import type { SessionPrincipal } from '../../common/auth/principal';
+import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_BEARER, type Principal, type SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
 import { SESSION_BEARER } from './session-bearer.strategy';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Passport over OAuth access tokens; the strategy itself is registered by the OAuth module. */
+class OAuthBearerGuard extends AuthGuard(OAUTH_BEARER) {
+  override handleRequest<T>(error: unknown, user: T | false): T {
+    if (error || !user) throw new AccountsException(AccountsErrorCode.TOKEN_INVALID, 'The access token is invalid, expired or revoked');
+    return user;
+  }
+}
+
 /**
  * The global authentication guard of Nest routes: a route is for signed-in users unless it says
  * `@Access({ public: true })`, so a forgotten declaration fails closed. A session arrives as
  * `Authorization: Bearer` (through passport-http-bearer) or as the dashboard's HttpOnly cookie; a cookie-carried
- * session must also present the session's CSRF token in a header on every write.
+ * session must also present the session's CSRF token in a header on every write. Routes that say `oauth: true`
+ * also take an app's OAuth access token (passport-http-bearer again, through the OAuth module's strategy).
  */
 @Injectable()
 export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
+  private readonly oauthBearer = new OAuthBearerGuard();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly accounts: AccountsService,
@@ -33,14 +44,14 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
       context.getClass(),
     ]) ?? {};
     const req = context.switchToHttp().getRequest<Request>();
-    const principal = await this.authenticate(context, req).catch((error) => {
+    const principal = await this.authenticate(context, req, rule).catch((error) => {
       if (rule.public) return undefined; // a stale credential must not lock anyone out of sign-in
       throw error;
     });
     if (principal) req.principal = principal;
     if (rule.public) return true;
     if (!principal) throw new AccountsException(AccountsErrorCode.UNAUTHENTICATED, 'Sign in or send a bearer token');
-    if (rule.roles && !rule.roles.includes(principal.role))
+    if (rule.roles && (principal.kind !== 'session' || !rule.roles.includes(principal.role)))
       throw new AccountsException(AccountsErrorCode.FORBIDDEN, `This needs the ${rule.roles.join(' or ')} role`);
     return true;
   }
@@ -50,10 +61,16 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
     return user;
   }
 
-  private async authenticate(context: ExecutionContext, req: Request): Promise<SessionPrincipal | undefined> {
+  private async authenticate(context: ExecutionContext, req: Request, rule: AccessRule): Promise<Principal | undefined> {
     if (req.headers.authorization !== undefined) {
-      if (!/^Bearer\s+\S+$/i.test(req.headers.authorization))
-        throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The Authorization header must be "Bearer <token>"');
+      const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization);
+      if (!match) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The Authorization header must be "Bearer <token>"');
+      if (match[1].startsWith(OAUTH_ACCESS_TOKEN_PREFIX)) {
+        if (rule.public || !rule.oauth)
+          throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'This endpoint takes a dashboard session, not an app’s access token');
+        await this.oauthBearer.canActivate(context);
+        return req.user as Principal;
+      }
       await super.canActivate(context);
       return req.user as SessionPrincipal;
     }

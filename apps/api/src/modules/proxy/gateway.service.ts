@@ -17,6 +17,7 @@ import { gatewayPrefixOf, GatewayRoute, matchGatewayRoute } from './allowlist';
 import { affordableOutputTokens, estimateCall } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
+import { applyOpenCors } from '../../common/http/open-cors';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
@@ -102,15 +103,7 @@ export class GatewayService implements OnApplicationShutdown {
       const rawPath = req.originalUrl.split('?')[0];
       if (!gatewayPrefixOf(rawPath)) return next();
       // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      if (req.method === 'OPTIONS') {
-        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-        res.setHeader('Access-Control-Allow-Headers', req.header('access-control-request-headers') ?? 'authorization, content-type');
-        res.setHeader('Access-Control-Max-Age', '600');
-        res.status(204).end();
-        return;
-      }
+      if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
       this.handle(req, res, rawPath).catch((error: unknown) => {
         if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
       });

@@ -3,7 +3,9 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ActivityPage, AnalyticsResponse, UsageSummaryResponse } from '@switchyard/shared-dto';
 import { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
-import type { SessionPrincipal } from '../../common/auth/principal';
+import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
+import type { Principal, SessionPrincipal } from '../../common/auth/principal';
+import { RequireScopes } from '../../common/auth/scope.guard';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { BudgetService } from './ledger/budget.service';
 import { UsageService } from './usage.service';
@@ -17,9 +19,11 @@ export class UsageController {
   ) {}
 
   @Get('summary')
-  @Access()
-  @ApiOperation({ summary: 'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference)' })
-  async summary(@CurrentUser() user: SessionPrincipal): Promise<Envelope<UsageSummaryResponse>> {
+  @Access({ oauth: true })
+  @RequireScopes('api:access')
+  @RequireClientIdHeader()
+  @ApiOperation({ summary: 'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference). Apps: scope api:access and the client-id header' })
+  async summary(@CurrentUser() user: Principal): Promise<Envelope<UsageSummaryResponse>> {
     return envelope(await this.budget.summary(user.userId));
   }
 

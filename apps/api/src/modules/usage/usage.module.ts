@@ -7,11 +7,11 @@ import { UsageService } from './usage.service';
 
 /**
  * Usage and money: usage records of gateway calls (UsageRecorder), and the budget ledger with reservations
- * (BudgetService). Other modules go through these two services.
+ * (BudgetService), and the reads of usage (UsageService). Other modules go through these services.
  */
 @Module({
   controllers: [UsageController],
   providers: [UsageRecorder, LedgerRepository, BudgetService, UsageService],
-  exports: [UsageRecorder, BudgetService],
+  exports: [UsageRecorder, BudgetService, UsageService],
 })
 export class UsageModule {}

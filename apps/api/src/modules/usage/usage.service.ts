@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse } from '@switchyard/shared-dto';
+import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse, ClientUsageResponse } from '@switchyard/shared-dto';
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { toUnits } from './ledger/budget.service';
@@ -111,6 +111,36 @@ export class UsageService {
       groupBy,
       totals: { requests: sum('requests'), promptTokens: sum('promptTokens'), completionTokens: sum('completionTokens'), totalTokens: sum('totalTokens'), cost: toUnits(costMicros) },
       groups,
+    };
+  }
+
+  /**
+   * One app's usage across every user who authorized it, for its owner (decisions.md section 7). `from` and
+   * `to` are UTC dates; the window includes both days.
+   */
+  async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
+    const params = [clientId, from, new Date(to.getTime() + DAY_MS)];
+    const where = 'oauth_client_id = $1 AND started_at >= $2 AND started_at < $3';
+    const [totals]: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT count(*) AS requests, count(DISTINCT user_id) AS users, sum(total_tokens) AS tokens, sum(cost_micros) AS cost
+         FROM usage_records WHERE ${where}`,
+      params,
+    );
+    const group = (key: string) =>
+      this.dataSource.query(
+        `SELECT ${key} AS key, count(*) AS requests, sum(total_tokens) AS tokens, sum(cost_micros) AS cost
+           FROM usage_records WHERE ${where} GROUP BY 1 ORDER BY 1`,
+        params,
+      ) as Promise<Record<string, unknown>[]>;
+    const [byModel, byDay] = await Promise.all([group('model'), group(`to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`)]);
+    const row = (r: Record<string, unknown>) => ({ requests: num(r.requests), totalTokens: num(r.tokens), cost: toUnits(num(r.cost)) });
+    return {
+      totalCost: toUnits(num(totals.cost)),
+      totalTokens: num(totals.tokens),
+      requests: num(totals.requests),
+      users: num(totals.users),
+      byModel: byModel.map((r) => ({ model: String(r.key), ...row(r) })),
+      byDay: byDay.map((r) => ({ date: String(r.key), ...row(r) })),
     };
   }
 }

@@ -23,5 +23,5 @@ export interface CredentialStrategy {
   /** The prefixes on which this kind is accepted (decisions.md section 7). */
   readonly prefixes: PrefixKind[];
   claims(token: string): boolean;
-  resolve(token: string, req: Request): Promise<Caller>;
+  resolve(token: string, req: Request, prefix: PrefixKind): Promise<Caller>;
 }

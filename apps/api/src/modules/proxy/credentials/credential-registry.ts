@@ -14,6 +14,9 @@ export class CredentialRegistry {
   }
 
   async authenticate(req: Request, prefix: PrefixKind): Promise<Caller> {
+    // RFC 6750 section 2.3 / OAuth 2.1: a credential in the URL ends up in logs and histories; refuse it.
+    if (/[?&](access_token|api_key)=/i.test(req.originalUrl))
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Send the credential in the Authorization header, never in the URL', { param: 'access_token' });
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
@@ -25,7 +28,7 @@ export class CredentialRegistry {
     const token = match[1];
     const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));
     const strategy = accepted.find((candidate) => candidate.claims(token));
-    if (strategy) return strategy.resolve(token, req);
+    if (strategy) return strategy.resolve(token, req, prefix);
     // Nothing here recognises the token: on the API-key alias that is a bad key (403), elsewhere a bad token (401).
     if (prefix === 'apikey') throw new GatewayException(GatewayErrorCode.INVALID_API_KEY, 'Invalid API key');
     throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'Invalid or expired access token');

@@ -81,11 +81,19 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     };
   }
 
+  /** What each app spent for this user in the current UTC month (settled, plus what open calls hold), by client_id. */
+  async appSpendThisMonth(userId: string): Promise<Map<string, number>> {
+    const micros = await this.ledger.appSpendThisMonth(userId);
+    return new Map([...micros].map(([clientId, amount]) => [clientId, toUnits(amount)]));
+  }
+
   /** Holds the call's worst case (or what remains, if at least the minimum); throws BUDGET_EXHAUSTED otherwise. */
   async reserve(request: ReservationRequest): Promise<Reservation> {
     const id = randomUUID();
     const result = await this.ledger.reserve({ ...request, id, ttlSeconds: RESERVATION_TTL_SECONDS });
     if (result.amountMicros === null) {
+      if (result.tripped?.startsWith('app_'))
+        throw this.exhausted(result.remainingMicros, `The ${result.tripped === 'app_monthly' ? 'monthly' : 'per-request'} spending cap you set for this app is reached`, result.tripped);
       if (result.tripped && result.tripped !== 'account')
         throw this.exhausted(result.remainingMicros, `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`, result.tripped);
       throw this.exhausted(result.remainingMicros);

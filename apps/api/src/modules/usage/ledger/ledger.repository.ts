@@ -59,6 +59,19 @@ export class LedgerRepository {
     return rows.length > 0;
   }
 
+  /** Per app (client_id): settled amounts and open holds of this user's calls since the UTC month began. */
+  async appSpendThisMonth(userId: string): Promise<Map<string, number>> {
+    const rows: { client: string; spent: string }[] = await this.dataSource.query(
+      `SELECT oauth_client_id AS client, sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) AS spent
+         FROM reservations
+        WHERE user_id = $1 AND oauth_client_id IS NOT NULL
+          AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+        GROUP BY oauth_client_id`,
+      [userId],
+    );
+    return new Map(rows.map((row) => [row.client, Number(row.spent ?? 0)]));
+  }
+
   async balance(userId: string): Promise<BalanceRow> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       'SELECT credits_micros, debits_micros, reserved_micros FROM balances WHERE user_id = $1',

@@ -1,0 +1,25 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * CORS open to every origin (interface.md section 1: the resource APIs and the token endpoint), for bearer
+ * credentials only: no cookies are ever allowed cross-origin. Answers a preflight itself; returns whether it did.
+ */
+export function applyOpenCors(req: Request, res: Response, methods: string, exposed?: string): boolean {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  if (exposed) res.setHeader('Access-Control-Expose-Headers', exposed);
+  if (req.method !== 'OPTIONS') return false;
+  res.setHeader('Access-Control-Allow-Methods', methods);
+  res.setHeader('Access-Control-Allow-Headers', req.header('access-control-request-headers') ?? 'authorization, content-type');
+  res.setHeader('Access-Control-Max-Age', '600');
+  res.status(204).end();
+  return true;
+}
+
+/** The OAuth endpoints a browser app calls from its own origin (the authorize endpoint is a navigation, not CORS). */
+const OPEN_OAUTH_PATHS = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/register', '/.well-known/oauth-authorization-server']);
+
+export function oauthCors(req: Request, res: Response, next: NextFunction): void {
+  const path = req.path.replace(/\/+$/, '') || '/';
+  if (OPEN_OAUTH_PATHS.has(path) && applyOpenCors(req, res, 'GET, POST, OPTIONS', 'www-authenticate')) return;
+  next();
+}

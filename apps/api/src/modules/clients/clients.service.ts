@@ -1,0 +1,209 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  ACCESS_TOKEN_TTL_DEFAULT,
+  type ClientUsageResponse,
+  type OAuthClientResponse,
+  type OAuthScope,
+  REFRESH_TOKEN_TTL_DEFAULT,
+} from '@switchyard/shared-dto';
+import type { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
+import type { OwnedResources } from '../../common/auth/ownership.guard';
+import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { randomToken, sha256 } from '../../common/crypto';
+import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { ConsentsService } from '../consents/consents.service';
+import { UsageService } from '../usage/usage.service';
+import { ClientsErrorCode, ClientsException } from './clients.exception';
+import { ClientsRepository } from './clients.repository';
+import type { OAuthClientEntity } from './entities/oauth-client.entity';
+
+const MAX_CLIENTS_PER_OWNER = 50;
+const DAY_MS = 86_400_000;
+const USAGE_WINDOW_DAYS = 30;
+const MAX_USAGE_WINDOW_DAYS = 366;
+
+/** Public client ids: not secrets, but unguessable enough that nobody enumerates apps (128 bits). */
+const newClientId = () => `syc_${randomBytes(16).toString('base64url')}`;
+const newClientSecret = () => randomToken('sycs_');
+
+/** `createdAt`/`updatedAt` of clients are shown without a zone (interface.md section 2); the values are UTC. */
+const withoutZone = (date: Date) => date.toISOString().replace(/Z$/, '');
+
+export interface DynamicClientMetadata {
+  clientName: string;
+  redirectUris: string[];
+  scopes: OAuthScope[];
+}
+
+/** OAuth2 clients: registration by their owners (and dynamically, RFC 7591), lookup for the protocol. */
+@Injectable()
+export class ClientsService implements OwnedResources {
+  constructor(
+    private readonly repository: ClientsRepository,
+    private readonly consents: ConsentsService,
+    private readonly usageReads: UsageService,
+    private readonly bus: InvalidationBus,
+  ) {}
+
+  async create(ownerId: string, body: OAuthClientCreateDto): Promise<OAuthClientResponse> {
+    if ((await this.repository.countByOwner(ownerId)) >= MAX_CLIENTS_PER_OWNER)
+      throw new ClientsException(ClientsErrorCode.CLIENT_LIMIT_REACHED, `At most ${MAX_CLIENTS_PER_OWNER} apps per account; delete one first`);
+    const redirectUris = redirectUrisOf(body);
+    if (!redirectUris?.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Register at least one redirect URI', 'redirectUris');
+    const secret = body.generateSecret ? newClientSecret() : null;
+    const client = await this.repository.insert({
+      clientId: newClientId(),
+      ownerId,
+      clientName: body.clientName,
+      clientType: secret ? 'CONFIDENTIAL' : 'PUBLIC',
+      secretHash: secret ? sha256(secret) : null,
+      redirectUris,
+      scopes: uniqueScopes(body.requestedScopes ?? ['api:access']),
+      accessTokenTtlSeconds: body.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_DEFAULT,
+      refreshTokenTtlSeconds: body.refreshTokenTtlSeconds ?? REFRESH_TOKEN_TTL_DEFAULT,
+      requireConsent: body.requireConsent ?? true,
+      registration: 'owner',
+    });
+    return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
+  }
+
+  /** RFC 7591: a public PKCE client nobody owns; it always asks for consent. */
+  async registerDynamic(metadata: DynamicClientMetadata): Promise<OAuthClientEntity> {
+    return this.repository.insert({
+      clientId: newClientId(),
+      ownerId: null,
+      clientName: metadata.clientName,
+      clientType: 'PUBLIC',
+      secretHash: null,
+      redirectUris: metadata.redirectUris,
+      scopes: uniqueScopes(metadata.scopes),
+      accessTokenTtlSeconds: ACCESS_TOKEN_TTL_DEFAULT,
+      refreshTokenTtlSeconds: REFRESH_TOKEN_TTL_DEFAULT,
+      requireConsent: true,
+      registration: 'dynamic',
+    });
+  }
+
+  async list(ownerId: string): Promise<OAuthClientResponse[]> {
+    const clients = await this.repository.listByOwner(ownerId);
+    const counts = await this.consents.countUsersByClient(clients.map((client) => client.id));
+    return clients.map((client) => toResponse(client, counts.get(client.id) ?? 0));
+  }
+
+  /** The caller's client (the ownership guard ran first). */
+  async get(ref: string): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    const counts = await this.consents.countUsersByClient([client.id]);
+    return toResponse(client, counts.get(client.id) ?? 0);
+  }
+
+  async update(ref: string, body: OAuthClientUpdateDto): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    const redirectUris = redirectUrisOf(body);
+    if (redirectUris && !redirectUris.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Keep at least one redirect URI', 'redirectUris');
+    await this.repository.update(client.id, {
+      ...(body.clientName !== undefined ? { clientName: body.clientName } : {}),
+      ...(redirectUris ? { redirectUris } : {}),
+      ...(body.requestedScopes ? { scopes: uniqueScopes(body.requestedScopes) } : {}),
+      ...(body.requireConsent !== undefined ? { requireConsent: body.requireConsent } : {}),
+      ...(body.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: body.accessTokenTtlSeconds } : {}),
+      ...(body.refreshTokenTtlSeconds !== undefined ? { refreshTokenTtlSeconds: body.refreshTokenTtlSeconds } : {}),
+    });
+    // Narrowed scopes or a changed name must show on the next call of every instance.
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
+    return this.get(String(client.id));
+  }
+
+  /** Soft delete: the row stays, its tokens stop working at once and no new authorization starts. */
+  async deactivate(ref: string): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    await this.repository.update(client.id, { isActive: false });
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
+    return this.get(String(client.id));
+  }
+
+  /** Deletes the client with every consent, grant, code and token of it. */
+  async delete(ref: string): Promise<{ id: number; clientId: string }> {
+    const client = await this.byRef(ref);
+    await this.repository.delete(client.id);
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
+    return { id: client.id, clientId: client.clientId };
+  }
+
+  async usage(ref: string, query: ClientUsageQueryDto): Promise<ClientUsageResponse> {
+    const client = await this.byRef(ref);
+    const end = query.endDate ? parseDate(query.endDate, 'endDate') : new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+    const start = query.startDate ? parseDate(query.startDate, 'startDate') : new Date(end.getTime() - (USAGE_WINDOW_DAYS - 1) * DAY_MS);
+    if (start > end) throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, 'startDate must not be after endDate', 'startDate');
+    if (end.getTime() - start.getTime() > MAX_USAGE_WINDOW_DAYS * DAY_MS)
+      throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, `The window may span at most ${MAX_USAGE_WINDOW_DAYS} days`, 'startDate');
+    const stats = await this.usageReads.clientUsage(client.clientId, start, end);
+    return { clientId: client.clientId, startDate: start.toISOString().slice(0, 10), endDate: end.toISOString().slice(0, 10), ...stats };
+  }
+
+  // --- For the OAuth protocol ---
+
+  /** An active client by its public id, or null. */
+  async findActive(clientId: string): Promise<OAuthClientEntity | null> {
+    if (typeof clientId !== 'string' || clientId.length > 200) return null;
+    const client = await this.repository.findByClientId(clientId);
+    return client?.isActive ? client : null;
+  }
+
+  /** A confidential client's secret, compared in constant time over its hash. */
+  secretMatches(client: OAuthClientEntity, secret: string): boolean {
+    if (!client.secretHash) return false;
+    return timingSafeEqual(Buffer.from(sha256(secret)), Buffer.from(client.secretHash));
+  }
+
+  // --- OwnedResources, for the ownership guard ---
+
+  async ownerOf(ref: string): Promise<string | null> {
+    return (await this.repository.findByRef(ref))?.ownerId ?? null;
+  }
+
+  notFound(): ClientsException {
+    return new ClientsException(ClientsErrorCode.CLIENT_NOT_FOUND, 'No such OAuth app');
+  }
+
+  private async byRef(ref: string): Promise<OAuthClientEntity> {
+    const client = await this.repository.findByRef(ref);
+    if (!client) throw this.notFound();
+    return client;
+  }
+}
+
+function redirectUrisOf(body: { redirectUris?: string[]; redirectUri?: string }): string[] | undefined {
+  if (body.redirectUris === undefined && body.redirectUri === undefined) return undefined;
+  return [...new Set([...(body.redirectUris ?? []), ...(body.redirectUri ? [body.redirectUri] : [])])];
+}
+
+function uniqueScopes(scopes: OAuthScope[]): OAuthScope[] {
+  return [...new Set(scopes)].sort();
+}
+
+function parseDate(value: string, field: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
+    throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, `${field} must be a date such as 2026-11-01`, field);
+  return new Date(`${value}T00:00:00Z`);
+}
+
+function toResponse(client: OAuthClientEntity, authorizedUserCount: number): OAuthClientResponse {
+  return {
+    id: client.id,
+    clientId: client.clientId,
+    clientName: client.clientName,
+    clientType: client.clientType,
+    redirectUris: client.redirectUris,
+    scopes: client.scopes,
+    accessTokenTtlSeconds: client.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: client.refreshTokenTtlSeconds,
+    requirePkce: client.requirePkce,
+    requireConsent: client.requireConsent,
+    isActive: client.isActive,
+    createdAt: withoutZone(client.createdAt),
+    updatedAt: withoutZone(client.updatedAt),
+    authorizedUserCount,
+  };
+}

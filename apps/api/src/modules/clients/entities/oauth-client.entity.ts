@@ -1,0 +1,55 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { OAuthScope } from '@switchyard/shared-dto';
+
+/** A registered OAuth2 app. A confidential client's secret is kept only as its SHA-256. */
+@Entity({ name: 'oauth_clients' })
+export class OAuthClientEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'client_id', type: 'text', unique: true })
+  clientId: string;
+
+  /** Null for a client registered dynamically (RFC 7591), which no account owns. */
+  @Column({ name: 'owner_id', type: 'uuid', nullable: true })
+  ownerId: string | null;
+
+  @Column({ name: 'client_name', type: 'text' })
+  clientName: string;
+
+  @Column({ name: 'client_type', type: 'text' })
+  clientType: 'PUBLIC' | 'CONFIDENTIAL';
+
+  @Column({ name: 'secret_hash', type: 'text', nullable: true })
+  secretHash: string | null;
+
+  @Column({ name: 'redirect_uris', type: 'text', array: true })
+  redirectUris: string[];
+
+  @Column({ type: 'text', array: true })
+  scopes: OAuthScope[];
+
+  @Column({ name: 'access_token_ttl_seconds', type: 'integer' })
+  accessTokenTtlSeconds: number;
+
+  @Column({ name: 'refresh_token_ttl_seconds', type: 'integer' })
+  refreshTokenTtlSeconds: number;
+
+  @Column({ name: 'require_pkce', type: 'boolean', default: true })
+  requirePkce: boolean;
+
+  @Column({ name: 'require_consent', type: 'boolean', default: true })
+  requireConsent: boolean;
+
+  @Column({ name: 'is_active', type: 'boolean', default: true })
+  isActive: boolean;
+
+  @Column({ type: 'text', default: 'owner' })
+  registration: 'owner' | 'dynamic';
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

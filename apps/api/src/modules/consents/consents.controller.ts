@@ -1,0 +1,44 @@
+import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ConsentResponse } from '@switchyard/shared-dto';
+import { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
+import { Envelope, envelope } from '../../common/http/envelope';
+import { ConsentsService } from './consents.service';
+
+@ApiTags('consents')
+@Controller('api/v1/oauth2/consents')
+export class ConsentsController {
+  constructor(private readonly consents: ConsentsService) {}
+
+  @Get()
+  @Access()
+  @ApiOperation({ summary: 'The apps the caller authorized, with their scopes, caps and spend this month' })
+  async list(@CurrentUser() user: SessionPrincipal): Promise<Envelope<ConsentResponse[]>> {
+    return envelope(await this.consents.list(user.userId));
+  }
+
+  @Get('count')
+  @Access()
+  @ApiOperation({ summary: 'How many apps the caller authorized' })
+  async count(@CurrentUser() user: SessionPrincipal): Promise<Envelope<number>> {
+    return envelope(await this.consents.count(user.userId));
+  }
+
+  @Put(':clientId/limits')
+  @Access()
+  @ApiOperation({ summary: 'Set or clear what an app may spend: a monthly cap and a per-request maximum (currency units, null clears)' })
+  @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
+  async setLimits(@CurrentUser() user: SessionPrincipal, @Param('clientId') clientId: string, @Body() body: ConsentLimitsDto): Promise<Envelope<ConsentResponse>> {
+    return envelope(await this.consents.setLimits(user.userId, clientId, body), 'Caps saved');
+  }
+
+  @Delete(':clientId')
+  @Access()
+  @ApiOperation({ summary: "Revoke an app's access: the consent and every token of it stop at once" })
+  @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
+  async revoke(@CurrentUser() user: SessionPrincipal, @Param('clientId') clientId: string): Promise<Envelope<{ clientId: string }>> {
+    return envelope(await this.consents.revoke(user.userId, clientId), 'Access revoked');
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { OAuthScope } from '@switchyard/shared-dto';
+import { ConsentEntity } from './entities/consent.entity';
+
+export interface ConsentRow extends ConsentEntity {
+  clientId: string;
+  clientName: string;
+}
+
+/**
+ * The only code that writes oauth_consents. Reads join oauth_clients (read only) for the public client id and
+ * name, which every consent list shows. Deleting a consent deletes its grants and their tokens (foreign keys).
+ */
+@Injectable()
+export class ConsentsRepository {
+  constructor(@InjectRepository(ConsentEntity) private readonly consents: Repository<ConsentEntity>) {}
+
+  find(userId: string, clientPk: number): Promise<ConsentEntity | null> {
+    return this.consents.findOneBy({ userId, clientPk });
+  }
+
+  /**
+   * Creates the consent or widens its scopes to the union; limits given replace the stored ones. One statement,
+   * so two authorizations at once cannot lose each other's scopes.
+   */
+  async grant(userId: string, clientPk: number, scopes: OAuthScope[], limits?: { monthly: string | null; perRequest: string | null }): Promise<void> {
+    await this.consents.query(
+      `INSERT INTO oauth_consents (user_id, client_pk, scopes, limit_monthly_micros, limit_per_request_micros)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (user_id, client_pk) DO UPDATE SET
+         scopes = ARRAY(SELECT DISTINCT s FROM unnest(oauth_consents.scopes || EXCLUDED.scopes) AS s ORDER BY s),
+         limit_monthly_micros = CASE WHEN $6 THEN EXCLUDED.limit_monthly_micros ELSE oauth_consents.limit_monthly_micros END,
+         limit_per_request_micros = CASE WHEN $6 THEN EXCLUDED.limit_per_request_micros ELSE oauth_consents.limit_per_request_micros END`,
+      [userId, clientPk, [...scopes].sort(), limits?.monthly ?? null, limits?.perRequest ?? null, limits !== undefined],
+    );
+  }
+
+  async listByUser(userId: string): Promise<ConsentRow[]> {
+    const rows: Record<string, unknown>[] = await this.consents.query(
+      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_monthly_micros, c.limit_per_request_micros,
+              o.client_id, o.client_name
+         FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+        WHERE c.user_id = $1 ORDER BY c.granted_at DESC`,
+      [userId],
+    );
+    return rows.map(toRow);
+  }
+
+  async findByClientId(userId: string, clientId: string): Promise<ConsentRow | null> {
+    const rows: Record<string, unknown>[] = await this.consents.query(
+      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_monthly_micros, c.limit_per_request_micros,
+              o.client_id, o.client_name
+         FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+        WHERE c.user_id = $1 AND o.client_id = $2`,
+      [userId, clientId],
+    );
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  async delete(userId: string, clientPk: number): Promise<boolean> {
+    const result = await this.consents.delete({ userId, clientPk });
+    return (result.affected ?? 0) > 0;
+  }
+
+  countByUser(userId: string): Promise<number> {
+    return this.consents.countBy({ userId });
+  }
+
+  async countUsersByClient(clientPks: number[]): Promise<Map<number, number>> {
+    if (!clientPks.length) return new Map();
+    const rows: { client_pk: number; users: string }[] = await this.consents.query(
+      'SELECT client_pk, count(*) AS users FROM oauth_consents WHERE client_pk = ANY($1::int[]) GROUP BY client_pk',
+      [clientPks],
+    );
+    return new Map(rows.map((row) => [Number(row.client_pk), Number(row.users)]));
+  }
+
+  async setLimits(userId: string, clientPk: number, changes: Partial<Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>>): Promise<void> {
+    if (Object.keys(changes).length) await this.consents.update({ userId, clientPk }, changes);
+  }
+
+  /** last_used_at of many (user, client) pairs at once. */
+  async touch(pairs: { userId: string; clientPk: number }[]): Promise<void> {
+    if (!pairs.length) return;
+    await this.consents.query(
+      `UPDATE oauth_consents c SET last_used_at = now()
+         FROM unnest($1::uuid[], $2::int[]) AS t(user_id, client_pk)
+        WHERE c.user_id = t.user_id AND c.client_pk = t.client_pk`,
+      [pairs.map((pair) => pair.userId), pairs.map((pair) => pair.clientPk)],
+    );
+  }
+}
+
+function toRow(row: Record<string, unknown>): ConsentRow {
+  return {
+    userId: String(row.user_id),
+    clientPk: Number(row.client_pk),
+    scopes: row.scopes as OAuthScope[],
+    grantedAt: row.granted_at as Date,
+    lastUsedAt: (row.last_used_at as Date | null) ?? null,
+    limitMonthlyMicros: (row.limit_monthly_micros as string | null) ?? null,
+    limitPerRequestMicros: (row.limit_per_request_micros as string | null) ?? null,
+    clientId: String(row.client_id),
+    clientName: String(row.client_name),
+  };
+}

@@ -1,0 +1,122 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { ConsentLimits, ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
+import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
+import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { BudgetService } from '../usage/ledger/budget.service';
+import { ConsentsErrorCode, ConsentsException } from './consents.exception';
+import { ConsentRow, ConsentsRepository } from './consents.repository';
+import type { ConsentEntity } from './entities/consent.entity';
+
+const TOUCH_INTERVAL_MS = 5_000;
+const units = (micros: string | null) => (micros === null ? null : Number(micros) / 1e6);
+const micros = (value: number | null | undefined) => (value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6)));
+
+/**
+ * Consents (decisions.md section 7): what each user let each app do and spend. A consent is created or widened by
+ * every authorization; revoking it deletes it with every token of that user and app, at once on every instance.
+ */
+@Injectable()
+export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly used = new Map<string, { userId: string; clientPk: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly logger = new Logger('Consents');
+
+  constructor(
+    private readonly repository: ConsentsRepository,
+    private readonly bus: InvalidationBus,
+    private readonly budgets: BudgetService,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushTouches();
+  }
+
+  find(userId: string, clientPk: number): Promise<ConsentEntity | null> {
+    return this.repository.find(userId, clientPk);
+  }
+
+  /** Records (or widens) the consent; `limits` replace the app's caps when given (currency units). */
+  async grant(userId: string, clientPk: number, scopes: OAuthScope[], limits?: ConsentLimitsDto): Promise<void> {
+    const caps = limits ? { monthly: micros(limits.monthly) ?? null, perRequest: micros(limits.perRequest) ?? null } : undefined;
+    await this.repository.grant(userId, clientPk, scopes, caps);
+  }
+
+  async list(userId: string): Promise<ConsentResponse[]> {
+    const [rows, spend] = await Promise.all([this.repository.listByUser(userId), this.budgets.appSpendThisMonth(userId)]);
+    return rows.map((row) => toResponse(row, spend.get(row.clientId) ?? 0));
+  }
+
+  count(userId: string): Promise<number> {
+    return this.repository.countByUser(userId);
+  }
+
+  countUsersByClient(clientPks: number[]): Promise<Map<number, number>> {
+    return this.repository.countUsersByClient(clientPks);
+  }
+
+  /** Deletes the consent and every token of this user and app; they stop working at once on every instance. */
+  async revoke(userId: string, clientId: string): Promise<{ clientId: string }> {
+    const consent = await this.owned(userId, clientId);
+    await this.repository.delete(userId, consent.clientPk);
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent:${userId}:${consent.clientPk}`);
+    return { clientId };
+  }
+
+  async setLimits(userId: string, clientId: string, limits: ConsentLimitsDto): Promise<ConsentResponse> {
+    const consent = await this.owned(userId, clientId);
+    const changes: Partial<Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>> = {};
+    if (limits.monthly !== undefined) changes.limitMonthlyMicros = micros(limits.monthly)!;
+    if (limits.perRequest !== undefined) changes.limitPerRequestMicros = micros(limits.perRequest)!;
+    await this.repository.setLimits(userId, consent.clientPk, changes);
+    const spend = await this.budgets.appSpendThisMonth(userId);
+    return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
+  }
+
+  limitsOf(consent: Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>): ConsentLimits {
+    return { monthly: units(consent.limitMonthlyMicros), perRequest: units(consent.limitPerRequestMicros) };
+  }
+
+  /** Notes that an app acted for a user; last_used_at is written in batches, off the hot path. */
+  markUsed(userId: string, clientPk: number): void {
+    this.used.set(`${userId}:${clientPk}`, { userId, clientPk });
+  }
+
+  /** Never throws (it runs from a timer): a failed write is logged and retried at the next flush. */
+  async flushTouches(): Promise<void> {
+    if (!this.used.size) return;
+    const pairs = [...this.used.values()];
+    this.used.clear();
+    try {
+      await this.repository.touch(pairs);
+    } catch (error) {
+      this.logger.warn(`recording last use of ${pairs.length} consents failed: ${(error as Error).message}`);
+      for (const pair of pairs) this.used.set(`${pair.userId}:${pair.clientPk}`, pair);
+    }
+  }
+
+  /** The user's consent for the app, or CONSENT_NOT_FOUND. */
+  private async owned(userId: string, clientId: string): Promise<ConsentRow> {
+    const consent = await this.repository.findByClientId(userId, clientId);
+    if (!consent) throw new ConsentsException(ConsentsErrorCode.CONSENT_NOT_FOUND, 'You have not authorized this app');
+    return consent;
+  }
+}
+
+function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
+  return {
+    clientId: row.clientId,
+    clientName: row.clientName,
+    scopes: row.scopes,
+    grantedAt: row.grantedAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    limits: { monthly: units(row.limitMonthlyMicros), perRequest: units(row.limitPerRequestMicros) },
+    spentThisMonth,
+  };
+}

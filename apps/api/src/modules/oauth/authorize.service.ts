@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type AuthorizationRequestInfo, OAUTH_SCOPES, type OAuthScope, redirectHost, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
+import type { AuthorizationParamsDto, ConsentLimitsDto } from '@switchyard/shared-dto/validation';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { ClientsService } from '../clients/clients.service';
+import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
+import { ConsentsService } from '../consents/consents.service';
+import { OAuthTokensService } from './oauth-tokens.service';
+import { isS256Challenge } from './pkce';
+
+/** An authorization request that cannot be answered by redirecting: unknown client, bad redirect URI. */
+export class AuthorizationPageError extends Error {}
+
+/** An error that goes back to the app on its redirect URI (RFC 6749 section 4.1.2.1). */
+export class AuthorizationRedirectError extends Error {
+  constructor(
+    readonly error: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'unauthorized_client',
+    message: string,
+    readonly redirectTo: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A request that passed every check, ready for the consent decision. */
+export interface CheckedAuthorization {
+  client: OAuthClientEntity;
+  redirectUri: string;
+  scopes: OAuthScope[];
+  state: string | undefined;
+  codeChallenge: string;
+}
+
+export type AuthorizeOutcome = { kind: 'redirect'; to: string } | { kind: 'consent' };
+
+/**
+ * `GET /oauth2/authorize` and the consent page's decision (RFC 6749 section 4.1, RFC 7636, RFC 9207). The client
+ * and redirect URI are checked first: until both are known to be good nothing is redirected anywhere.
+ */
+@Injectable()
+export class AuthorizeService {
+  constructor(
+    private readonly clients: ClientsService,
+    private readonly consents: ConsentsService,
+    private readonly tokens: OAuthTokensService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get issuer(): string {
+    return this.config.publicUrl;
+  }
+
+  /** Checks a request as the authorize endpoint receives it; throws a page error or a redirect error. */
+  async check(params: Partial<AuthorizationParamsDto>): Promise<CheckedAuthorization> {
+    const client = typeof params.client_id === 'string' ? await this.clients.findActive(params.client_id) : null;
+    if (!client) throw new AuthorizationPageError('This app is unknown or no longer active (client_id). Nothing was sent to it.');
+    let redirectUri = params.redirect_uri;
+    if (redirectUri === undefined || redirectUri === '') {
+      // OAuth 2.1 allows leaving it out only when the client registered exactly one.
+      if (client.redirectUris.length !== 1) throw new AuthorizationPageError('redirect_uri is required: this app registered several.');
+      redirectUri = client.redirectUris[0];
+    } else if (!client.redirectUris.includes(redirectUri)) {
+      throw new AuthorizationPageError('redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.');
+    }
+    const fail = (error: AuthorizationRedirectError['error'], message: string) =>
+      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri!, error, message, params.state));
+    if (params.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code');
+    if (!params.code_challenge) throw fail('invalid_request', 'code_challenge is required (PKCE with S256)');
+    if (params.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
+    if (!isS256Challenge(params.code_challenge)) throw fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+    const asked = params.scope === undefined || params.scope.trim() === '' ? client.scopes : [...new Set(params.scope.trim().split(/ +/))];
+    const unknown = asked.filter((scope) => !(OAUTH_SCOPES as readonly string[]).includes(scope) || !client.scopes.includes(scope as OAuthScope));
+    if (unknown.length) throw fail('invalid_scope', `This app may not ask for: ${unknown.join(' ')}`);
+    return { client, redirectUri, scopes: (asked as OAuthScope[]).sort(), state: params.state, codeChallenge: params.code_challenge };
+  }
+
+  /**
+   * For a signed-in user: a code right away when the app skips consent or the user already granted these
+   * scopes (the consent is still recorded or refreshed), otherwise the consent page.
+   */
+  async authorize(userId: string, request: CheckedAuthorization): Promise<AuthorizeOutcome> {
+    const consent = await this.consents.find(userId, request.client.id);
+    const covered = consent !== null && request.scopes.every((scope) => consent.scopes.includes(scope));
+    if (request.client.requireConsent && !covered) return { kind: 'consent' };
+    return { kind: 'redirect', to: await this.approve(userId, request) };
+  }
+
+  /** What the consent page shows. */
+  async describe(userId: string, request: CheckedAuthorization): Promise<AuthorizationRequestInfo> {
+    const consent = await this.consents.find(userId, request.client.id);
+    return {
+      client: {
+        clientId: request.client.clientId,
+        clientName: request.client.clientName,
+        redirectHost: redirectHost(request.redirectUri),
+        redirectUri: request.redirectUri,
+      },
+      scopes: request.scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] })),
+      alreadyGranted: consent?.scopes ?? [],
+      limits: consent ? this.consents.limitsOf(consent) : null,
+    };
+  }
+
+  /** The user's answer on the consent page: where the browser goes next. */
+  async decide(userId: string, request: CheckedAuthorization, approve: boolean, limits?: ConsentLimitsDto): Promise<string> {
+    if (!approve) return this.errorRedirect(request.redirectUri, 'access_denied', 'The user denied access', request.state);
+    return this.approve(userId, request, limits);
+  }
+
+  private async approve(userId: string, request: CheckedAuthorization, limits?: ConsentLimitsDto): Promise<string> {
+    await this.consents.grant(userId, request.client.id, request.scopes, limits);
+    const code = await this.tokens.issueCode({
+      clientPk: request.client.id,
+      userId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      codeChallenge: request.codeChallenge,
+    });
+    return withParams(request.redirectUri, { code, state: request.state, iss: this.issuer });
+  }
+
+  private errorRedirect(redirectUri: string, error: string, description: string, state: string | undefined): string {
+    return withParams(redirectUri, { error, error_description: description, state, iss: this.issuer });
+  }
+}
+
+/** The redirect URI with the response parameters added to its query (its own query kept, RFC 6749 3.1.2). */
+function withParams(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.toString();
+}

@@ -1,0 +1,59 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { OAUTH_CLIENT_ID_HEADER } from '@switchyard/shared-dto';
+import type { Request } from 'express';
+import { checkClientIdHeader } from '../../common/auth/client-id-header.guard';
+import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../common/auth/principal';
+import { CommonErrorCode } from '../../common/errors/app.exception';
+import type { PrefixKind } from '../proxy/allowlist';
+import type { Caller, CredentialStrategy } from '../proxy/credentials/caller';
+import { CredentialRegistry } from '../proxy/credentials/credential-registry';
+import { GatewayErrorCode, GatewayException } from '../proxy/gateway.exception';
+import { ConsentsService } from '../consents/consents.service';
+import { OAuthTokensService } from './oauth-tokens.service';
+
+/**
+ * OAuth access tokens on the gateway (decisions.md section 6): on /v1 with the client-id header required, on
+ * /oauth2/v1 with it optional (the earlier contract); never on /apikey/v1. AI calls need scope api:access.
+ */
+@Injectable()
+export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
+  readonly kind = 'oauth' as const;
+  readonly prefixes: PrefixKind[] = ['shared', 'oauth'];
+
+  constructor(
+    private readonly tokens: OAuthTokensService,
+    private readonly consents: ConsentsService,
+    private readonly registry: CredentialRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  claims(token: string): boolean {
+    return token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX);
+  }
+
+  async resolve(token: string, req: Request, prefix: PrefixKind): Promise<Caller> {
+    const access = await this.tokens.resolveAccess(token);
+    if (!access) throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'The access token is invalid, expired or revoked: refresh it once, then sign in again');
+    checkClientIdHeader(req.headers[OAUTH_CLIENT_ID_HEADER], access.clientId, prefix === 'oauth', (code, message) =>
+      code === CommonErrorCode.INVALID_REQUEST
+        ? new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param: OAUTH_CLIENT_ID_HEADER })
+        : new GatewayException(GatewayErrorCode.INVALID_TOKEN, message),
+    );
+    if (!access.scopes.includes('api:access'))
+      throw new GatewayException(GatewayErrorCode.INSUFFICIENT_SCOPE, 'The access token lacks the scope api:access', {
+        headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="api:access"' },
+      });
+    this.consents.markUsed(access.userId, access.clientPk);
+    return {
+      kind: 'oauth',
+      userId: access.userId,
+      apiKeyId: null,
+      oauthClientId: access.clientId,
+      credentialName: access.clientName,
+      scopes: access.scopes,
+    };
+  }
+}

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { OAuthScope, TokenResponse } from '@switchyard/shared-dto';
+import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX, OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { randomToken, sha256 } from '../../common/crypto';
+import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { TtlCache } from '../../common/ttl-cache';
+import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
+import { OAuthErrorCode, OAuthException } from './oauth.exception';
+import { AccessTokenRow, IssuedTokenHashes, OAuthRepository } from './oauth.repository';
+import { isValidVerifier, verifierMatches } from './pkce';
+
+/** decisions.md section 1: a code lives 60 seconds. */
+export const CODE_TTL_SECONDS = 60;
+const POSITIVE_TTL_MS = 60_000;
+const NEGATIVE_TTL_MS = 5_000;
+const PURGE_MS = 3_600_000;
+/** `sya_` / `syr_` and 43 base64url characters (256 bits). */
+const TOKEN_LENGTH = OAUTH_ACCESS_TOKEN_PREFIX.length + 43;
+
+export interface CodeBinding {
+  clientPk: number;
+  userId: string;
+  redirectUri: string;
+  scopes: OAuthScope[];
+  codeChallenge: string;
+}
+
+const invalidGrant = (message: string) => new OAuthException(OAuthErrorCode.INVALID_GRANT, message);
+
+/**
+ * Codes and tokens (decisions.md sections 1 and 8): opaque, stored as hashes, single-use codes bound to client,
+ * redirect URI, PKCE challenge and user; refresh tokens rotate on use and a replayed one ends the whole grant.
+ * Access-token lookups are cached per instance; anything that ends tokens early publishes on the invalidation
+ * bus, which empties every instance's cache.
+ */
+@Injectable()
+export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
+  private readonly cache = new TtlCache<AccessTokenRow | null>(50_000);
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private readonly logger = new Logger('OAuthTokens');
+
+  constructor(
+    private readonly repository: OAuthRepository,
+    private readonly bus: InvalidationBus,
+  ) {}
+
+  onModuleInit(): void {
+    this.bus.on(OAUTH_TOKENS_TOPIC, () => this.cache.clear());
+    this.purgeTimer = setInterval(() => void this.repository.purgeExpired().catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`)), PURGE_MS);
+    this.purgeTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  async issueCode(binding: CodeBinding): Promise<string> {
+    const code = randomBytes(32).toString('base64url');
+    await this.repository.insertCode(sha256(code), binding, CODE_TTL_SECONDS);
+    return code;
+  }
+
+  /** The authorization_code grant (RFC 6749 section 4.1.3 with RFC 7636 section 4.6). */
+  async exchangeCode(client: OAuthClientEntity, code: string, verifier: unknown, redirectUri: string | undefined): Promise<TokenResponse> {
+    if (!code) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code is required');
+    const codeHash = sha256(code);
+    const used = await this.repository.consumeCode(codeHash);
+    if (!used) throw invalidGrant('The authorization code is unknown');
+    if (!used.fresh) {
+      // A replayed code: whatever it started may be in an attacker's hands (RFC 6749 section 4.1.2).
+      if (used.code.grantId) {
+        await this.repository.revokeGrant(used.code.grantId, 'code_reuse');
+        await this.invalidate(`grant:${used.code.grantId}`);
+      }
+      throw invalidGrant('The authorization code was already used; the tokens it gave were revoked');
+    }
+    const bound = used.code;
+    if (bound.clientPk !== client.id) throw invalidGrant('The authorization code was issued to another client');
+    if (bound.expired) throw invalidGrant('The authorization code has expired');
+    if (redirectUri === undefined || redirectUri !== bound.redirectUri) throw invalidGrant('redirect_uri differs from the one of the authorization request');
+    if (verifier === undefined || verifier === '') throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code_verifier is required (PKCE)');
+    if (!isValidVerifier(verifier)) throw invalidGrant('code_verifier must be 43-128 unreserved characters');
+    if (!verifierMatches(verifier, bound.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+    const { access, refresh, hashes } = this.newPair(client);
+    const grantId = await this.repository.startGrant(codeHash, bound, hashes);
+    if (!grantId) throw invalidGrant('The user revoked this app’s access');
+    return tokenResponse(access, refresh, client.accessTokenTtlSeconds, bound.scopes);
+  }
+
+  /** The refresh_token grant (RFC 6749 section 6): rotation, reuse detection, no scope escalation. */
+  async refresh(client: OAuthClientEntity, refreshToken: string, scope: string | undefined): Promise<TokenResponse> {
+    if (!refreshToken) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'refresh_token is required');
+    const requested = scope === undefined ? null : scope.split(' ').filter(Boolean);
+    const { access, refresh, hashes } = this.newPair(client);
+    const outcome = await this.repository.rotateRefresh(
+      sha256(refreshToken),
+      client.id,
+      (granted) => {
+        if (!requested) return granted;
+        const beyond = requested.filter((item) => !granted.includes(item as OAuthScope));
+        if (beyond.length) throw new OAuthException(OAuthErrorCode.INVALID_SCOPE, `A refresh may not add scopes: ${beyond.join(' ')}`);
+        return requested as OAuthScope[];
+      },
+      hashes,
+    );
+    if (outcome.status === 'reused') {
+      await this.repository.revokeGrant(outcome.grantId, 'refresh_reuse');
+      await this.invalidate(`grant:${outcome.grantId}`);
+      this.logger.warn(`a used refresh token was presented again: grant ${outcome.grantId} revoked`);
+      throw invalidGrant('The refresh token was already used; every token of this authorization is revoked');
+    }
+    if (outcome.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
+    return tokenResponse(access, refresh, client.accessTokenTtlSeconds, outcome.scopes);
+  }
+
+  /** RFC 7009: answers the same whether or not the token was known. */
+  async revoke(token: string): Promise<void> {
+    if (!token || token.length > 200) return;
+    const revoked = await this.repository.revokeToken(sha256(token));
+    if (revoked) await this.invalidate(`grant:${revoked.grantId}`);
+  }
+
+  /** A live access token's meaning, or null. Cached; revocations empty the cache on every instance. */
+  async resolveAccess(token: string): Promise<AccessTokenRow | null> {
+    if (!token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) || token.length !== TOKEN_LENGTH) return null;
+    const hash = sha256(token);
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached && cached.expiresAt.getTime() > Date.now() ? cached : null;
+    const row = await this.repository.findLiveToken(hash, 'access');
+    this.cache.set(hash, row, row ? Math.min(POSITIVE_TTL_MS, row.expiresAt.getTime() - Date.now()) : NEGATIVE_TTL_MS);
+    return row;
+  }
+
+  /** RFC 7662 for the client the token was issued to; anything else is simply inactive. */
+  async introspect(client: OAuthClientEntity, token: string): Promise<Record<string, unknown>> {
+    if (!token || token.length !== TOKEN_LENGTH) return { active: false };
+    const kind = token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) ? 'access' : token.startsWith(OAUTH_REFRESH_TOKEN_PREFIX) ? 'refresh' : null;
+    const row = kind ? await this.repository.findLiveToken(sha256(token), kind) : null;
+    if (!row || row.clientPk !== client.id) return { active: false };
+    return {
+      active: true,
+      scope: row.scopes.join(' '),
+      client_id: row.clientId,
+      sub: row.userId,
+      token_type: kind === 'access' ? 'Bearer' : 'refresh_token',
+      exp: Math.floor(row.expiresAt.getTime() / 1000),
+      iat: Math.floor(row.issuedAt.getTime() / 1000),
+    };
+  }
+
+  private newPair(client: OAuthClientEntity): { access: string; refresh: string; hashes: IssuedTokenHashes } {
+    const access = randomToken(OAUTH_ACCESS_TOKEN_PREFIX);
+    const refresh = randomToken(OAUTH_REFRESH_TOKEN_PREFIX);
+    return {
+      access,
+      refresh,
+      hashes: {
+        accessHash: sha256(access),
+        accessTtlSeconds: client.accessTokenTtlSeconds,
+        refreshHash: sha256(refresh),
+        refreshTtlSeconds: client.refreshTokenTtlSeconds,
+      },
+    };
+  }
+
+  private invalidate(reason: string): Promise<void> {
+    return this.bus.publish(OAUTH_TOKENS_TOPIC, reason);
+  }
+}
+
+function tokenResponse(access: string, refresh: string, ttl: number, scopes: OAuthScope[]): TokenResponse {
+  return { access_token: access, refresh_token: refresh, expires_in: ttl, token_type: 'Bearer', scope: scopes.join(' ') };
+}

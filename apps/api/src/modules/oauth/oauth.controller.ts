@@ -1,0 +1,124 @@
+import { Body, Controller, Get, Header, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { TokenResponse, UserInfoResponse } from '@switchyard/shared-dto';
+import type { Request, Response } from 'express';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
+import type { Principal } from '../../common/auth/principal';
+import { RequireScopes } from '../../common/auth/scope.guard';
+import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
+import { AccountsService } from '../accounts/accounts.service';
+import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } from './authorize.service';
+import { OAuthService, RegisteredClient } from './oauth.service';
+
+const REGISTRATIONS_PER_IP_PER_HOUR = 20;
+
+/** The OAuth protocol (interface.md section 4.1, decisions.md section 8). Errors use RFC 6749's shape. */
+@ApiTags('oauth2')
+@Controller()
+export class OAuthController {
+  constructor(
+    private readonly authorization: AuthorizeService,
+    private readonly oauth: OAuthService,
+    private readonly accounts: AccountsService,
+    private readonly limiter: RateLimiterService,
+  ) {}
+
+  @Get('oauth2/authorize')
+  @Access({ public: true })
+  @ApiOperation({ summary: 'Start an authorization (code + PKCE S256): sign-in and consent in the dashboard, then back to the app' })
+  async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    const query = Object.fromEntries(Object.entries(req.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    try {
+      const checked = await this.authorization.check(query);
+      const principal = req.principal?.kind === 'session' ? req.principal : null;
+      const search = new URLSearchParams(query).toString();
+      if (!principal) return res.redirect(302, `/signin?next=${encodeURIComponent(`/oauth2/authorize?${search}`)}`);
+      const outcome = await this.authorization.authorize(principal.userId, checked);
+      res.redirect(302, outcome.kind === 'redirect' ? outcome.to : `/consent?${search}`);
+    } catch (error) {
+      if (error instanceof AuthorizationRedirectError) return res.redirect(302, error.redirectTo);
+      if (error instanceof AuthorizationPageError) return errorPage(res, error.message);
+      throw error;
+    }
+  }
+
+  @Post('oauth2/token')
+  @HttpCode(200)
+  @Access({ public: true })
+  @Header('Cache-Control', 'no-store')
+  @Header('Pragma', 'no-cache')
+  @ApiOperation({ summary: 'Exchange a code (with its PKCE verifier) or a refresh token for tokens; JSON or form body' })
+  token(@Body() body: Record<string, unknown> | undefined, @Headers('authorization') authorization?: string): Promise<TokenResponse> {
+    return this.oauth.token(body, authorization);
+  }
+
+  @Post('oauth2/revoke')
+  @HttpCode(200)
+  @Access({ public: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Revoke a token (RFC 7009; `token` in the query or the form body). A refresh token ends its whole grant.' })
+  async revoke(@Body() body: Record<string, unknown> | undefined, @Query() query: Record<string, unknown>, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {
+    await this.oauth.revoke(body, query, authorization);
+    return {};
+  }
+
+  @Post('oauth2/introspect')
+  @HttpCode(200)
+  @Access({ public: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Introspect a token of your confidential client (RFC 7662)' })
+  introspect(@Body() body: Record<string, unknown> | undefined, @Headers('authorization') authorization?: string): Promise<Record<string, unknown>> {
+    return this.oauth.introspect(body, authorization);
+  }
+
+  @Post('oauth2/register')
+  @HttpCode(201)
+  @Access({ public: true })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Dynamic client registration of a public PKCE client (RFC 7591), for agent hosts such as MCP clients' })
+  async register(@Req() req: Request, @Body() body: Record<string, unknown> | undefined): Promise<RegisteredClient> {
+    await this.limiter.consume({ bucket: 'oauth-register-ip', subject: req.ip ?? 'unknown', max: REGISTRATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 });
+    return this.oauth.register(body);
+  }
+
+  @Get('oauth2/userinfo')
+  @Access({ oauth: true })
+  @RequireScopes('profile:read')
+  @RequireClientIdHeader({ optional: true })
+  @ApiOperation({ summary: "The user an access token acts for (scope profile:read)" })
+  async userinfo(@CurrentUser() principal: Principal): Promise<UserInfoResponse> {
+    const user = await this.accounts.me(principal.userId);
+    return { sub: user.id, email: user.email, name: user.name, handle: user.handle };
+  }
+
+  @Get('.well-known/oauth-authorization-server')
+  @Access({ public: true })
+  @ApiOperation({ summary: 'Authorization server metadata (RFC 8414)' })
+  metadata(): Record<string, unknown> {
+    return this.oauth.metadata();
+  }
+
+  @Get('.well-known/openid-configuration')
+  @Access({ public: true })
+  @ApiExcludeEndpoint()
+  openidConfiguration(@Res() res: Response): void {
+    // Not an OpenID provider; libraries that look here first are pointed at the RFC 8414 document.
+    res.redirect(302, '/.well-known/oauth-authorization-server');
+  }
+}
+
+/** An authorization request that must not be redirected: said to the user, never to the app. */
+function errorPage(res: Response, message: string): void {
+  const escaped = message.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  res
+    .status(400)
+    .type('html')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed · Switchyard</title>` +
+        `<meta name="viewport" content="width=device-width, initial-scale=1"></head>` +
+        `<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">` +
+        `<h1>This sign-in link is not valid</h1><p>${escaped}</p><p><a href="/">Go to the Switchyard dashboard</a></p></body></html>`,
+    );
+}

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ClientsModule } from '../clients/clients.module';
+import { ConsentsModule } from '../consents/consents.module';
+import { ProxyModule } from '../proxy/proxy.module';
+import { AuthorizeController } from './authorize.controller';
+import { AuthorizeService } from './authorize.service';
+import { AuthorizationCodeEntity } from './entities/authorization-code.entity';
+import { GrantEntity } from './entities/grant.entity';
+import { TokenEntity } from './entities/token.entity';
+import { OAuthAccessStrategy } from './oauth-access.strategy';
+import { OAuthBearerStrategy } from './oauth-bearer.strategy';
+import { OAuthTokensService } from './oauth-tokens.service';
+import { OAuthController } from './oauth.controller';
+import { OAuthRepository } from './oauth.repository';
+import { OAuthService } from './oauth.service';
+
+/**
+ * The OAuth2 authorization server: authorize with consent, tokens, revocation, introspection, dynamic
+ * registration, metadata; and OAuth access tokens as a credential on the gateway and on `oauth: true` routes.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([AuthorizationCodeEntity, GrantEntity, TokenEntity]), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
+  controllers: [OAuthController, AuthorizeController],
+  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerStrategy],
+  exports: [OAuthTokensService],
+})
+export class OAuthModule {}
