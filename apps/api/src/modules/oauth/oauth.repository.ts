@@ -60,7 +60,8 @@ export class OAuthRepository {
    * before: a replay, whose grant the caller then revokes.
    */
   async consumeCode(codeHash: string): Promise<{ fresh: boolean; code: CodeRow } | null> {
-    const used: Record<string, unknown>[] = await this.dataSource.query(
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [used]: [Record<string, unknown>[], number] = await this.dataSource.query(
       `UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
        RETURNING client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at <= now() AS expired, grant_id`,
       [codeHash],
@@ -130,7 +131,7 @@ export class OAuthRepository {
 
   /** Revokes one token (RFC 7009): a refresh token ends its grant, an access token only itself. */
   async revokeToken(tokenHash: string): Promise<{ kind: 'access' | 'refresh'; grantId: string } | null> {
-    const rows: { kind: 'access' | 'refresh'; grant_id: string }[] = await this.dataSource.query(
+    const [rows]: [{ kind: 'access' | 'refresh'; grant_id: string }[], number] = await this.dataSource.query(
       'UPDATE oauth_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE token_hash = $1 RETURNING kind, grant_id',
       [tokenHash],
     );

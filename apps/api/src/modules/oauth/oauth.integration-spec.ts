@@ -1,0 +1,512 @@
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import * as oauth from 'oauth4webapi';
+import OpenAI from 'openai';
+import { CSRF_COOKIE, SESSION_COOKIE } from '@switchyard/shared-dto';
+import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
+import { BudgetService } from '../usage/ledger/budget.service';
+import { UsageRecorder } from '../usage/usage-recorder';
+
+const CALLBACK = 'http://127.0.0.1:8765/callback';
+const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
+const insecure = { [oauth.allowInsecureRequests]: true };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface User {
+  id: string;
+  session: string;
+  csrf: string;
+  cookie: string;
+}
+
+describe('OAuth2 for third-party apps', () => {
+  let app: TestApp;
+  let as: oauth.AuthorizationServer;
+  let owner: User;
+  let alice: User;
+
+  async function newUser(credit = 5_000_000): Promise<User> {
+    const res = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('oauth'), password: 'oauth password' } });
+    const id = res.body.data.user.id as string;
+    if (credit) await app.app.get(BudgetService).credit(id, credit, 'admin_adjustment', 'test', `oauth-test:${id}`);
+    return { id, session: res.body.data.token, csrf: res.cookies[CSRF_COOKIE], cookie: `${SESSION_COOKIE}=${res.cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${res.cookies[CSRF_COOKIE]}` };
+  }
+
+  async function createClient(body: Record<string, unknown> = {}, by: User = owner) {
+    const res = await app.http('/api/v1/oauth2/clients', {
+      token: by.session,
+      body: { clientName: 'Test App', redirectUris: [CALLBACK], requestedScopes: ['api:access', 'profile:read'], ...body },
+    });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: number; clientId: string; clientSecret?: string; clientType: string };
+  }
+
+  function pkce() {
+    const verifier = oauth.generateRandomCodeVerifier();
+    return { verifier, challengePromise: oauth.calculatePKCECodeChallenge(verifier) };
+  }
+
+  /** GET /oauth2/authorize as the user's browser would, without following the redirect. */
+  async function authorize(params: Record<string, string>, user: User | null = alice) {
+    const res = await fetch(`${app.url}/oauth2/authorize?${new URLSearchParams(params)}`, { redirect: 'manual', headers: user ? { cookie: user.cookie } : {} });
+    return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
+  }
+
+  /** The whole browser side: authorize, consent if asked (Allow), back at the callback with a code. */
+  async function codeFor(clientId: string, options: { scope?: string; user?: User; state?: string; limits?: unknown } = {}) {
+    const { verifier, challengePromise } = pkce();
+    const state = options.state ?? oauth.generateRandomState();
+    const params = { client_id: clientId, response_type: 'code', redirect_uri: CALLBACK, scope: options.scope ?? 'api:access profile:read', state, code_challenge: await challengePromise, code_challenge_method: 'S256' };
+    const user = options.user ?? alice;
+    let { location } = await authorize(params, user);
+    if (location?.startsWith('/consent?')) {
+      const decision = await app.http('/api/v1/oauth2/authorize/decision', { token: user.session, body: { ...params, approve: true, ...(options.limits ? { limits: options.limits } : {}) } });
+      expect(decision.status).toBe(200);
+      location = decision.body.data.redirectTo;
+    }
+    const callback = new URL(location!);
+    expect(callback.origin + callback.pathname).toBe(CALLBACK);
+    return { callback, verifier, state, params };
+  }
+
+  async function tokensFor(client: { clientId: string; clientSecret?: string }, options: Parameters<typeof codeFor>[1] = {}) {
+    const { callback, verifier, state } = await codeFor(client.clientId, options);
+    const oauthClient: oauth.Client = { client_id: client.clientId };
+    const auth = client.clientSecret ? oauth.ClientSecretBasic(client.clientSecret) : oauth.None();
+    const params = oauth.validateAuthResponse(as, oauthClient, callback, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, oauthClient, auth, params, CALLBACK, verifier, insecure);
+    if (response.status !== 200) throw new Error(`token endpoint: ${response.status} ${await response.clone().text()}`);
+    return oauth.processAuthorizationCodeResponse(as, oauthClient, response);
+  }
+
+  const v1 = (token: string, clientId: string | null, path = '/v1/models', init: { body?: unknown } = {}) =>
+    app.http(path, { token, headers: clientId ? { 'x-service-oauth-client-id': clientId } : {}, ...init });
+
+  const tokenRequest = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${app.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) }).then(async (res) => ({
+      status: res.status,
+      body: await res.json(),
+      headers: res.headers,
+    }));
+
+  beforeAll(async () => {
+    const port = await freePort();
+    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, signupCredit: 0 });
+    const issuer = new URL(app.url);
+    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    owner = await newUser(0);
+    alice = await newUser();
+  });
+  afterAll(() => app?.close());
+
+  describe('discovery and CORS', () => {
+    it('publishes RFC 8414 metadata with S256 only and the iss parameter', () => {
+      expect(as).toMatchObject({
+        issuer: app.url,
+        authorization_endpoint: `${app.url}/oauth2/authorize`,
+        token_endpoint: `${app.url}/oauth2/token`,
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+        registration_endpoint: `${app.url}/oauth2/register`,
+      });
+    });
+
+    it('opens CORS on the token endpoint and the resource prefixes, not on /api/v1', async () => {
+      const preflight = await fetch(`${app.url}/oauth2/token`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      const resource = await fetch(`${app.url}/v1/models`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, x-service-oauth-client-id' } });
+      expect(resource.headers.get('access-control-allow-headers')).toContain('x-service-oauth-client-id');
+      const management = await fetch(`${app.url}/api/v1/oauth2/clients`, { headers: { origin: 'https://app.example' } });
+      expect(management.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  describe('the whole flow, as an app maker writes it with oauth4webapi', () => {
+    it('public client, form body: code + PKCE, then streaming chat completions with the openai SDK, billed to the app', async () => {
+      const client = await createClient({ clientName: 'Streaming App' });
+      expect(client.clientSecret).toBeUndefined();
+      expect(client.clientType).toBe('PUBLIC');
+      const state = `s-${randomBytes(8).toString('hex')} &=?/`; // echoed exactly, odd characters included
+      const tokens = await tokensFor(client, { state });
+      expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'api:access profile:read' });
+      expect(tokens.access_token).toMatch(/^sya_/);
+      expect(tokens.refresh_token).toMatch(/^syr_/);
+
+      const openai = new OpenAI({ apiKey: tokens.access_token, baseURL: `${app.url}/v1`, defaultHeaders: { 'X-Service-OAuth-Client-Id': client.clientId } });
+      const stream = await openai.chat.completions.create({ ...CHAT, stream: true, stream_options: { include_usage: true } });
+      let text = '';
+      let chunks = 0;
+      for await (const chunk of stream) {
+        chunks += 1;
+        text += chunk.choices[0]?.delta?.content ?? '';
+      }
+      expect(chunks).toBeGreaterThan(2);
+      expect(text.length).toBeGreaterThan(0);
+
+      // The record is written when the stream's ending has settled, a moment after the last chunk.
+      let activity = await app.http('/api/v1/usage/me/activity', { token: alice.session });
+      for (let tries = 0; !activity.body.data.items.length && tries < 100; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await app.app.get(UsageRecorder).flush();
+        activity = await app.http('/api/v1/usage/me/activity', { token: alice.session });
+      }
+      expect(activity.body.data.items[0]).toMatchObject({ name: 'Streaming App', credentialType: 'oauth', model: 'demo-chat', status: 'success' });
+      const usage = await app.http(`/api/v1/oauth2/clients/${client.clientId}/usage`, { token: owner.session });
+      expect(usage.status).toBe(200);
+      expect(usage.body.data).toMatchObject({ clientId: client.clientId, requests: 1, users: 1 });
+      expect(usage.body.data.totalTokens).toBeGreaterThan(0);
+      expect(usage.body.data.byModel[0].model).toBe('demo-chat');
+      // The user's own summary is readable by the app (scope api:access, client-id header).
+      const summary = await v1(tokens.access_token, client.clientId, '/api/v1/usage/me/summary');
+      expect(summary.status).toBe(200);
+      expect(summary.body.data.totalCost).toBeGreaterThan(0);
+    });
+
+    it('the interface’s JSON body works the same', async () => {
+      const client = await createClient();
+      const { callback, verifier } = await codeFor(client.clientId);
+      const res = await app.http('/oauth2/token', {
+        body: { grantType: 'authorization_code', code: callback.searchParams.get('code'), codeVerifier: verifier, clientId: client.clientId, redirectUri: CALLBACK },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(callback.searchParams.get('iss')).toBe(app.url);
+      const refreshed = await app.http('/oauth2/token', { body: { grantType: 'refresh_token', refreshToken: res.body.refresh_token, clientId: client.clientId } });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.refresh_token).not.toBe(res.body.refresh_token);
+    });
+
+    it('confidential client: Basic auth, refresh rotation, userinfo, introspection and revocation', async () => {
+      const client = await createClient({ generateSecret: true, clientName: 'Server App' });
+      expect(client.clientType).toBe('CONFIDENTIAL');
+      expect(client.clientSecret).toMatch(/^sycs_/);
+      const listed = await app.http(`/api/v1/oauth2/clients/${client.id}`, { token: owner.session });
+      expect(listed.body.data.clientSecret).toBeUndefined();
+      const oauthClient: oauth.Client = { client_id: client.clientId };
+      const auth = oauth.ClientSecretBasic(client.clientSecret!);
+      const first = await tokensFor(client);
+
+      const refreshed = await oauth.processRefreshTokenResponse(as, oauthClient, await oauth.refreshTokenGrantRequest(as, oauthClient, auth, first.refresh_token!, insecure));
+      expect(refreshed.access_token).not.toBe(first.access_token);
+
+      const info = await oauth.processUserInfoResponse(as, oauthClient, alice.id, await oauth.userInfoRequest(as, oauthClient, refreshed.access_token, insecure));
+      expect(info).toMatchObject({ sub: alice.id, email: expect.stringContaining('@example.com') });
+
+      const introspected = await oauth.processIntrospectionResponse(as, oauthClient, await oauth.introspectionRequest(as, oauthClient, auth, refreshed.access_token, insecure));
+      expect(introspected).toMatchObject({ active: true, client_id: client.clientId, sub: alice.id, scope: 'api:access profile:read' });
+
+      // A wrong secret is invalid_client, 401, with the Basic challenge.
+      const wrong = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshed.refresh_token! }, { authorization: `Basic ${Buffer.from(`${client.clientId}:nope`).toString('base64')}` });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error).toBe('invalid_client');
+      expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic/);
+
+      await oauth.processRevocationResponse(await oauth.revocationRequest(as, oauthClient, auth, refreshed.access_token, insecure));
+      expect((await v1(refreshed.access_token, client.clientId)).status).toBe(401);
+      const after = await oauth.processIntrospectionResponse(as, oauthClient, await oauth.introspectionRequest(as, oauthClient, auth, refreshed.access_token, insecure));
+      expect(after.active).toBe(false);
+    });
+
+    it('skips the consent page once the scopes are granted, and for apps that do not ask', async () => {
+      const client = await createClient();
+      await codeFor(client.clientId); // consents
+      const { verifier, challengePromise } = pkce();
+      void verifier;
+      const again = await authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'x', code_challenge: await challengePromise, code_challenge_method: 'S256' });
+      expect(again.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
+
+      const trusted = await createClient({ requireConsent: false });
+      const direct = await authorize({ client_id: trusted.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'y', code_challenge: await challengePromise, code_challenge_method: 'S256' });
+      expect(direct.location).toMatch(/code=/);
+      const consents = await app.http('/api/v1/oauth2/consents', { token: alice.session });
+      expect(consents.body.data.map((consent: { clientId: string }) => consent.clientId)).toContain(trusted.clientId);
+    });
+
+    it('sends a signed-out browser to sign in, then back to the same authorization', async () => {
+      const client = await createClient();
+      const { challengePromise } = pkce();
+      const res = await authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'z', code_challenge: await challengePromise, code_challenge_method: 'S256' }, null);
+      expect(res.status).toBe(302);
+      const next = new URL(res.location!, app.url).searchParams.get('next')!;
+      expect(new URL(res.location!, app.url).pathname).toBe('/signin');
+      expect(next).toMatch(/^\/oauth2\/authorize\?client_id=/);
+    });
+  });
+
+  describe('refused as the RFCs require', () => {
+    let client: Awaited<ReturnType<typeof createClient>>;
+    beforeAll(async () => {
+      client = await createClient({ clientName: 'Refusals App' });
+    });
+
+    const exchange = (code: string, verifier: string | undefined, clientId = client.clientId, redirectUri = CALLBACK) =>
+      tokenRequest({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirectUri, ...(verifier !== undefined ? { code_verifier: verifier } : {}) });
+
+    it('a reused code, and the tokens of its first use die with it', async () => {
+      const { callback, verifier } = await codeFor(client.clientId);
+      const code = callback.searchParams.get('code')!;
+      const first = await exchange(code, verifier);
+      expect(first.status).toBe(200);
+      expect((await v1(first.body.access_token, client.clientId)).status).toBe(200);
+      const second = await exchange(code, verifier);
+      expect(second).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect(second.headers.get('cache-control')).toBe('no-store');
+      expect((await v1(first.body.access_token, client.clientId)).status).toBe(401);
+    });
+
+    it('a code sent by another client', async () => {
+      const other = await createClient();
+      const { callback, verifier } = await codeFor(client.clientId);
+      const res = await exchange(callback.searchParams.get('code')!, verifier, other.clientId);
+      expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
+    it('a wrong or missing code_verifier', async () => {
+      const wrong = await codeFor(client.clientId);
+      expect(await exchange(wrong.callback.searchParams.get('code')!, oauth.generateRandomCodeVerifier())).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      const missing = await codeFor(client.clientId);
+      expect(await exchange(missing.callback.searchParams.get('code')!, undefined)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    });
+
+    it('a plain or missing code_challenge, answered on the redirect URI with the state', async () => {
+      const base = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'keep-me' };
+      for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}]) {
+        const res = await authorize({ ...base, ...extra });
+        expect(res.status).toBe(302);
+        const location = new URL(res.location!);
+        expect(location.searchParams.get('error')).toBe('invalid_request');
+        expect(location.searchParams.get('state')).toBe('keep-me');
+        expect(location.searchParams.get('iss')).toBe(app.url);
+        expect(location.searchParams.get('code')).toBeNull();
+      }
+    });
+
+    it('a redirect_uri other than the registered one, or an unknown client: an error page, never a redirect', async () => {
+      const { challengePromise } = pkce();
+      const challenge = await challengePromise;
+      for (const params of [
+        { client_id: client.clientId, redirect_uri: 'http://127.0.0.1:8765/callback/evil' },
+        { client_id: client.clientId, redirect_uri: 'https://attacker.example/callback' },
+        { client_id: 'syc_unknown', redirect_uri: CALLBACK },
+      ]) {
+        const res = await authorize({ ...params, response_type: 'code', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+        expect(res.status).toBe(400);
+        expect(res.location).toBeNull();
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(res.text).toContain('not valid');
+      }
+      expect((await tokenRequest({ grant_type: 'authorization_code', code: 'x', client_id: 'syc_unknown' })).body.error).toBe('invalid_client');
+    });
+
+    it('a redirect_uri at the token endpoint that differs from the authorization request', async () => {
+      const { callback, verifier } = await codeFor(client.clientId);
+      expect(await exchange(callback.searchParams.get('code')!, verifier, client.clientId, 'http://127.0.0.1:8765/other')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
+    it('a token in the query string', async () => {
+      const tokens = await tokensFor(client);
+      const res = await app.http(`/v1/models?access_token=${tokens.access_token}`, { headers: { 'x-service-oauth-client-id': client.clientId } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+    });
+
+    it('scope escalation on refresh; narrowing is allowed and holds', async () => {
+      const narrow = await tokensFor(client, { scope: 'profile:read' });
+      expect(narrow.scope).toBe('profile:read');
+      const escalate = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token!, client_id: client.clientId, scope: 'profile:read api:access' });
+      expect(escalate).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+      // The refused request did not use the refresh token up.
+      const ok = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token!, client_id: client.clientId });
+      expect(ok.status).toBe(200);
+      const denied = await v1(ok.body.access_token, client.clientId);
+      expect(denied.status).toBe(403);
+      expect(denied.body.error.code).toBe('insufficient_scope');
+
+      const full = await tokensFor(client);
+      const narrowed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: full.refresh_token!, client_id: client.clientId, scope: 'profile:read' });
+      expect(narrowed.body.scope).toBe('profile:read');
+      expect((await v1(narrowed.body.access_token, client.clientId)).status).toBe(403);
+    });
+
+    it('a reused refresh token kills the whole grant', async () => {
+      const tokens = await tokensFor(client);
+      const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
+      expect(rotated.status).toBe(200);
+      expect((await v1(rotated.body.access_token, client.clientId)).status).toBe(200);
+      const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
+      expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect((await v1(rotated.body.access_token, client.clientId)).status).toBe(401);
+      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token, client_id: client.clientId })).body.error).toBe('invalid_grant');
+    });
+
+    it('two refreshes racing with one token: at most one wins, and then the grant is dead', async () => {
+      const tokens = await tokensFor(client);
+      const results = await Promise.all([1, 2].map(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId })));
+      expect(results.filter((result) => result.status === 200).length).toBeLessThanOrEqual(1);
+      expect(results.filter((result) => result.status === 400).length).toBeGreaterThanOrEqual(1);
+      for (const result of results.filter((r) => r.status === 200)) expect((await v1(result.body.access_token, client.clientId)).status).toBe(401);
+    });
+
+    it('a revoked, an expired, and a deactivated client’s token', async () => {
+      const revoked = await tokensFor(client);
+      const revoke = await fetch(`${app.url}/oauth2/revoke?token=${encodeURIComponent(revoked.access_token)}`, { method: 'POST' });
+      expect(revoke.status).toBe(200);
+      expect((await v1(revoked.access_token, client.clientId)).status).toBe(401);
+
+      const expired = await tokensFor(client);
+      await app.database.dataSource.query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'access' AND expires_at > now()`);
+      const res = await v1(expired.access_token, client.clientId);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+
+      const doomed = await createClient();
+      const live = await tokensFor(doomed);
+      expect((await v1(live.access_token, doomed.clientId)).status).toBe(200);
+      const deactivated = await app.http(`/api/v1/oauth2/clients/${doomed.clientId}/deactivate`, { method: 'POST', token: owner.session });
+      expect(deactivated.body.data.isActive).toBe(false);
+      expect((await v1(live.access_token, doomed.clientId)).status).toBe(401);
+      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: live.refresh_token!, client_id: doomed.clientId })).body.error).toBe('invalid_client');
+    });
+
+    it('a missing or foreign client-id header; optional on /oauth2/v1; OAuth tokens never on /apikey/v1', async () => {
+      const tokens = await tokensFor(client);
+      const missing = await v1(tokens.access_token, null);
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.code).toBe('invalid_request');
+      const foreign = await v1(tokens.access_token, 'syc_someone_else');
+      expect(foreign.status).toBe(401);
+      expect(foreign.body.error.code).toBe('invalid_token');
+      expect((await v1(tokens.access_token, null, '/oauth2/v1/models')).status).toBe(200);
+      expect((await v1(tokens.access_token, 'syc_someone_else', '/oauth2/v1/models')).status).toBe(401);
+      expect((await v1(tokens.access_token, client.clientId, '/apikey/v1/models')).status).toBe(403);
+      expect((await v1(tokens.access_token, null, '/api/v1/usage/me/summary')).status).toBe(400);
+      // A dashboard-only route refuses an app's token.
+      expect((await app.http('/api/v1/keys', { token: tokens.access_token })).status).toBe(401);
+    });
+
+    it('consent revoked mid-session: the app’s tokens stop at once', async () => {
+      const tokens = await tokensFor(client);
+      expect((await v1(tokens.access_token, client.clientId)).status).toBe(200);
+      const count = (await app.http('/api/v1/oauth2/consents/count', { token: alice.session })).body.data;
+      const revoked = await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { method: 'DELETE', token: alice.session });
+      expect(revoked.status).toBe(200);
+      expect((await app.http('/api/v1/oauth2/consents/count', { token: alice.session })).body.data).toBe(count - 1);
+      expect((await v1(tokens.access_token, client.clientId)).status).toBe(401);
+      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId })).body.error).toBe('invalid_grant');
+    });
+
+    it('CSRF on the consent decision, and a consent page that refuses to be framed', async () => {
+      const { challengePromise } = pkce();
+      const params = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'csrf', code_challenge: await challengePromise, code_challenge_method: 'S256' };
+      const post = (headers: Record<string, string>) =>
+        fetch(`${app.url}/api/v1/oauth2/authorize/decision`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: alice.cookie, ...headers }, body: JSON.stringify({ ...params, approve: true }) });
+      const forged = await post({});
+      expect(forged.status).toBe(403);
+      expect((await forged.json()).error.code).toBe('CSRF_INVALID');
+      const genuine = await post({ 'x-csrf-token': alice.csrf });
+      expect(genuine.status).toBe(200);
+      const page = await authorize(params);
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    });
+
+    it('Deny sends access_denied back to the app with the state', async () => {
+      const fresh = await createClient();
+      const { challengePromise } = pkce();
+      const params = { client_id: fresh.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'deny-me', code_challenge: await challengePromise, code_challenge_method: 'S256' };
+      expect((await authorize(params)).location).toMatch(/^\/consent\?/);
+      const info = await app.http(`/api/v1/oauth2/authorize/request?${new URLSearchParams(params)}`, { token: alice.session });
+      expect(info.body.data).toMatchObject({ client: { clientName: 'Test App', redirectHost: '127.0.0.1:8765' }, scopes: [{ scope: 'api:access' }] });
+      const decision = await app.http('/api/v1/oauth2/authorize/decision', { token: alice.session, body: { ...params, approve: false } });
+      const location = new URL(decision.body.data.redirectTo);
+      expect(location.searchParams.get('error')).toBe('access_denied');
+      expect(location.searchParams.get('state')).toBe('deny-me');
+    });
+  });
+
+  describe('what an app may spend', () => {
+    it('enforces the per-request maximum and the monthly cap set on the consent page, and lets the user change them', async () => {
+      const user = await newUser();
+      const client = await createClient({ clientName: 'Capped App' });
+      const tokens = await tokensFor(client, { user, limits: { perRequest: 0.000001, monthly: null } });
+      const refused = await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'app_per_request' });
+
+      const lifted = await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { perRequest: null, monthly: 1 } });
+      expect(lifted.body.data.limits).toEqual({ perRequest: null, monthly: 1 });
+      expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).status).toBe(200);
+      await app.app.get(BudgetService).flushSettlements();
+      const [consent] = (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data;
+      expect(consent.spentThisMonth).toBeGreaterThan(0);
+
+      await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { monthly: consent.spentThisMonth } });
+      const capped = await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT });
+      expect(capped.status).toBe(403);
+      expect(capped.body.error.limit).toBe('app_monthly');
+    });
+  });
+
+  describe('client management', () => {
+    it('validates names, redirect URIs and scopes', async () => {
+      const bad = async (body: Record<string, unknown>) => {
+        const res = await app.http('/api/v1/oauth2/clients', { token: owner.session, body: { clientName: 'Valid name', redirectUris: [CALLBACK], ...body } });
+        expect(res.status).toBe(400);
+        return res.body.error;
+      };
+      expect((await bad({ clientName: 'ab' })).details[0].field).toBe('clientName');
+      for (const uri of ['https://app.example/cb#frag', 'https://*.example/cb', 'http://app.example/cb', 'javascript:alert(1)', 'not a uri'])
+        expect((await bad({ redirectUris: [uri] })).code).toBe('VALIDATION_FAILED');
+      expect((await bad({ requestedScopes: ['admin'] })).code).toBe('VALIDATION_FAILED');
+      expect((await bad({ redirectUris: [] })).code).toBe('REDIRECT_URI_REQUIRED');
+      // Custom schemes and loopback are fine, and a single redirectUri is accepted too.
+      const ok = await app.http('/api/v1/oauth2/clients', { token: owner.session, body: { clientName: 'Mobile', redirectUri: 'com.example.app:/oauth/callback' } });
+      expect(ok.status).toBe(201);
+      expect(ok.body.data).toMatchObject({ redirectUris: ['com.example.app:/oauth/callback'], scopes: ['api:access'], requirePkce: true, requireConsent: true, isActive: true, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2592000 });
+      expect(ok.body.data.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+    });
+
+    it('lists with authorizedUserCount, updates, and keeps other users out (404)', async () => {
+      const client = await createClient({ clientName: 'Counted App' });
+      await codeFor(client.clientId);
+      const list = await app.http('/api/v1/oauth2/clients', { token: owner.session });
+      expect(list.body.data.find((c: { clientId: string }) => c.clientId === client.clientId).authorizedUserCount).toBe(1);
+      const updated = await app.http(`/api/v1/oauth2/clients/${client.id}`, { method: 'PUT', token: owner.session, body: { clientName: 'Renamed App', accessTokenTtlSeconds: 600 } });
+      expect(updated.body.data).toMatchObject({ clientName: 'Renamed App', accessTokenTtlSeconds: 600 });
+
+      const mallory = await newUser(0);
+      for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/deactivate'], ['GET', '/usage']] as const) {
+        const res = await app.http(`/api/v1/oauth2/clients/${client.clientId}${path}`, { method, token: mallory.session, ...(method === 'PUT' ? { body: { clientName: 'Stolen' } } : {}) });
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('CLIENT_NOT_FOUND');
+      }
+      const deleted = await app.http(`/api/v1/oauth2/clients/${client.id}`, { method: 'DELETE', token: owner.session });
+      expect(deleted.status).toBe(200);
+      const consents = await app.http('/api/v1/oauth2/consents', { token: alice.session });
+      expect(consents.body.data.map((c: { clientId: string }) => c.clientId)).not.toContain(client.clientId);
+    });
+  });
+
+  describe('dynamic registration (RFC 7591) for agent hosts', () => {
+    it('registers a public PKCE client that then completes the flow; refuses confidential ones', async () => {
+      const response = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [CALLBACK], client_name: 'MCP Agent', token_endpoint_auth_method: 'none' }, insecure);
+      const registered = await oauth.processDynamicClientRegistrationResponse(response);
+      expect(registered).toMatchObject({ client_name: 'MCP Agent', token_endpoint_auth_method: 'none', redirect_uris: [CALLBACK] });
+      const tokens = await tokensFor({ clientId: registered.client_id }, { scope: 'api:access' });
+      expect((await v1(tokens.access_token, registered.client_id)).status).toBe(200);
+
+      const confidential = await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'client_secret_basic' } });
+      expect(confidential).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+      const badUri = await app.http('/oauth2/register', { body: { redirect_uris: ['http://evil.example/cb'] } });
+      expect(badUri).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
+    });
+  });
+});
