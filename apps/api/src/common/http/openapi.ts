@@ -18,6 +18,18 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     .addServer(publicUrl)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A session token from /api/v1/auth/login' }, 'session')
     .addCookieAuth('sy_session', { type: 'apiKey', in: 'cookie', name: 'sy_session' }, 'session-cookie')
+    .addSecurity('oauth', {
+      type: 'oauth2',
+      description: 'An app acting for a user: authorization code with PKCE (S256); send X-Service-OAuth-Client-Id beside the token',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${publicUrl}/oauth2/authorize`,
+          tokenUrl: `${publicUrl}/oauth2/token`,
+          refreshUrl: `${publicUrl}/oauth2/token`,
+          scopes: { 'api:access': 'Call AI models for the user, paid from their budget', 'profile:read': "Read the user's name, email and handle" },
+        },
+      },
+    })
     .build();
   const document = SwaggerModule.createDocument(app, config);
   const schemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
