@@ -60,11 +60,11 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
 
   it('undoes and redoes the latest migration', async () => {
     await database.dataSource.undoLastMigration();
-    const tables = await database.dataSource.query(`SELECT to_regclass('public.reservations_key_created_idx') AS t`);
+    const tables = await database.dataSource.query(`SELECT to_regclass('public.reservations_app_created_idx') AS t`);
     expect(tables[0].t).toBeNull();
     await database.migrate();
-    const again = await database.dataSource.query(`SELECT to_regclass('public.reservations_key_created_idx') AS t`);
-    expect(again[0].t).toBe('reservations_key_created_idx');
+    const again = await database.dataSource.query(`SELECT to_regclass('public.reservations_app_created_idx') AS t`);
+    expect(again[0].t).toBe('reservations_app_created_idx');
   });
 
   it('answers a readiness ping', async () => {

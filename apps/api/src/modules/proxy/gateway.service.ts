@@ -496,6 +496,12 @@ export class GatewayService implements OnApplicationShutdown {
         }
       }
       const text = `${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`;
+      // [DONE] is the last frame: end the answer now rather than when the upstream closes its end, so a client
+      // that hangs up right after it (the SDKs do) is not taken for one that left early.
+      if (data === '[DONE]') {
+        res.end(text);
+        return;
+      }
       if (!res.write(text)) await waitForDrain(res, call.signal);
     }
     res.end();
