@@ -46,13 +46,8 @@ function IsRedirectUri() {
 
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
-/** POST /api/v1/oauth2/clients; PUT takes the same fields, each optional. */
-export class OAuthClientCreateDto {
-  @trim()
-  @IsString()
-  @Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })
-  clientName: string;
-
+/** The fields a client's create and update share, each optional. */
+class OAuthClientFieldsDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_REDIRECT_URIS)
@@ -86,6 +81,18 @@ export class OAuthClientCreateDto {
   @Min(REFRESH_TOKEN_TTL_RANGE[0])
   @Max(REFRESH_TOKEN_TTL_RANGE[1])
   refreshTokenTtlSeconds?: number;
+}
+
+const clientName = () => (target: object, property: string) => {
+  trim()(target, property);
+  IsString()(target, property);
+  Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })(target, property);
+};
+
+/** POST /api/v1/oauth2/clients */
+export class OAuthClientCreateDto extends OAuthClientFieldsDto {
+  @clientName()
+  clientName: string;
 
   /** true makes a CONFIDENTIAL client whose secret is shown once (decisions.md section 7). */
   @IsOptional()
@@ -93,45 +100,11 @@ export class OAuthClientCreateDto {
   generateSecret?: boolean;
 }
 
-export class OAuthClientUpdateDto implements Partial<Omit<OAuthClientCreateDto, 'generateSecret'>> {
+/** PUT /api/v1/oauth2/clients/{id}: the create fields, each optional; fields left out keep their value. */
+export class OAuthClientUpdateDto extends OAuthClientFieldsDto {
   @IsOptional()
-  @trim()
-  @IsString()
-  @Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })
+  @clientName()
   clientName?: string;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_REDIRECT_URIS)
-  @IsRedirectUri()
-  redirectUris?: string[];
-
-  @IsOptional()
-  @IsString()
-  @IsRedirectUri()
-  redirectUri?: string;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(OAUTH_SCOPES.length)
-  @IsIn(OAUTH_SCOPES, { each: true, message: `requestedScopes may hold ${OAUTH_SCOPES.join(', ')}` })
-  requestedScopes?: OAuthScope[];
-
-  @IsOptional()
-  @IsBoolean()
-  requireConsent?: boolean;
-
-  @IsOptional()
-  @IsInt()
-  @Min(ACCESS_TOKEN_TTL_RANGE[0])
-  @Max(ACCESS_TOKEN_TTL_RANGE[1])
-  accessTokenTtlSeconds?: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(REFRESH_TOKEN_TTL_RANGE[0])
-  @Max(REFRESH_TOKEN_TTL_RANGE[1])
-  refreshTokenTtlSeconds?: number;
 }
 
 const cap = () => (target: object, property: string) => {

@@ -26,7 +26,11 @@ export class KeyLimits1763800003000 implements MigrationInterface {
    * As before, plus the key's limits: the key row is locked too, so concurrent calls of one key serialise and
    * its windows' spend (settled amounts, and what open reservations hold) is read as it stands.
    */
-  static readonly reserveFunctionSql = `
+  static readonly reserveFunctionSql = KeyLimits1763800003000.reserveFunction();
+
+  /** The function's text; a later migration adds its own declarations and checks (before the amount is held). */
+  static reserveFunction(more: { declare?: string; checks?: string } = {}): string {
+    return `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
                                  p_client text, p_input bigint, p_ttl double precision,
                                  OUT remaining bigint, OUT amount bigint, OUT tripped text)
@@ -34,7 +38,7 @@ export class KeyLimits1763800003000 implements MigrationInterface {
       DECLARE
         k record;
         spent record;
-        allowed bigint;
+        allowed bigint;${more.declare ?? ''}
       BEGIN
         amount := NULL;
         tripped := NULL;
@@ -67,7 +71,7 @@ export class KeyLimits1763800003000 implements MigrationInterface {
             allowed := LEAST(allowed, k.limit_per_request_micros);
           END IF;
         END IF;
-        IF allowed <= 0 THEN
+${more.checks ?? ''}        IF allowed <= 0 THEN
           tripped := 'account';
           RETURN;
         END IF;
@@ -77,6 +81,7 @@ export class KeyLimits1763800003000 implements MigrationInterface {
         VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl));
       END
       $fn$`;
+  }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX reservations_key_created_idx`);

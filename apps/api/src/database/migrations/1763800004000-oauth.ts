@@ -96,50 +96,11 @@ export class OAuth1763800004000 implements MigrationInterface {
    * calendar month) and a per-request maximum, read from the consent row, which is locked so concurrent calls of
    * one app for one user serialise like those of one key.
    */
-  static readonly reserveFunctionSql = `
-      CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
-                                 p_client text, p_input bigint, p_ttl double precision,
-                                 OUT remaining bigint, OUT amount bigint, OUT tripped text)
-      LANGUAGE plpgsql AS $fn$
-      DECLARE
-        k record;
+  static readonly reserveFunctionSql = KeyLimits1763800003000.reserveFunction({
+    declare: `
         a record;
-        spent record;
-        app_spent bigint;
-        allowed bigint;
-      BEGIN
-        amount := NULL;
-        tripped := NULL;
-        SELECT credits_micros - debits_micros - reserved_micros INTO remaining FROM balances WHERE user_id = p_user FOR UPDATE;
-        remaining := COALESCE(remaining, 0);
-        IF remaining <= 0 OR remaining < p_minimum THEN
-          tripped := 'account';
-          RETURN;
-        END IF;
-        allowed := LEAST(p_worst, remaining);
-        IF p_key IS NOT NULL THEN
-          SELECT limit_total_micros, limit_daily_micros, limit_weekly_micros, limit_monthly_micros, limit_per_request_micros
-            INTO k FROM api_keys WHERE id = p_key FOR UPDATE;
-          IF k.limit_total_micros IS NOT NULL OR k.limit_daily_micros IS NOT NULL OR k.limit_weekly_micros IS NOT NULL OR k.limit_monthly_micros IS NOT NULL THEN
-            SELECT
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0) AS total,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS daily,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS weekly,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS monthly
-              INTO spent FROM reservations WHERE api_key_id = p_key;
-            IF k.limit_total_micros IS NOT NULL AND k.limit_total_micros - spent.total < p_minimum THEN tripped := 'total'; RETURN; END IF;
-            IF k.limit_daily_micros IS NOT NULL AND k.limit_daily_micros - spent.daily < p_minimum THEN tripped := 'daily'; RETURN; END IF;
-            IF k.limit_weekly_micros IS NOT NULL AND k.limit_weekly_micros - spent.weekly < p_minimum THEN tripped := 'weekly'; RETURN; END IF;
-            IF k.limit_monthly_micros IS NOT NULL AND k.limit_monthly_micros - spent.monthly < p_minimum THEN tripped := 'monthly'; RETURN; END IF;
-            allowed := LEAST(allowed, COALESCE(k.limit_total_micros - spent.total, allowed), COALESCE(k.limit_daily_micros - spent.daily, allowed),
-                             COALESCE(k.limit_weekly_micros - spent.weekly, allowed), COALESCE(k.limit_monthly_micros - spent.monthly, allowed));
-          END IF;
-          IF k.limit_per_request_micros IS NOT NULL THEN
-            IF k.limit_per_request_micros < p_minimum THEN tripped := 'per_request'; RETURN; END IF;
-            allowed := LEAST(allowed, k.limit_per_request_micros);
-          END IF;
-        END IF;
-        IF p_client IS NOT NULL THEN
+        app_spent bigint;`,
+    checks: `        IF p_client IS NOT NULL THEN
           SELECT c.limit_monthly_micros, c.limit_per_request_micros INTO a
             FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
            WHERE c.user_id = p_user AND o.client_id = p_client FOR UPDATE OF c;
@@ -156,16 +117,8 @@ export class OAuth1763800004000 implements MigrationInterface {
             allowed := LEAST(allowed, a.limit_per_request_micros);
           END IF;
         END IF;
-        IF allowed <= 0 THEN
-          tripped := 'account';
-          RETURN;
-        END IF;
-        amount := allowed;
-        UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
-        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at)
-        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl));
-      END
-      $fn$`;
+`,
+  });
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP FUNCTION sy_reserve`);

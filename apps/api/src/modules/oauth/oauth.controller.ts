@@ -12,6 +12,7 @@ import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } 
 import { OAuthService, RegisteredClient } from './oauth.service';
 
 const REGISTRATIONS_PER_IP_PER_HOUR = 20;
+const AUTHORIZATION_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
 
 /** The OAuth protocol (interface.md section 4.1, decisions.md section 8). Errors use RFC 6749's shape. */
 @ApiTags('oauth2')
@@ -36,7 +37,11 @@ export class OAuthController {
       const search = new URLSearchParams(query).toString();
       if (!principal) return res.redirect(302, `/signin?next=${encodeURIComponent(`/oauth2/authorize?${search}`)}`);
       const outcome = await this.authorization.authorize(principal.userId, checked);
-      res.redirect(302, outcome.kind === 'redirect' ? outcome.to : `/consent?${search}`);
+      if (outcome.kind === 'redirect') return res.redirect(302, outcome.to);
+      // The consent page gets the parameters it understands; others (nonce, resource…) are ignored, as RFC 6749
+      // section 3.1 says unknown request parameters must be.
+      const known = Object.fromEntries(AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
+      res.redirect(302, `/consent?${new URLSearchParams(known)}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) return res.redirect(302, error.redirectTo);
       if (error instanceof AuthorizationPageError) return errorPage(res, error.message);

@@ -92,7 +92,7 @@ describe('OAuth2 for third-party apps', () => {
   const tokenRequest = (body: Record<string, string>, headers: Record<string, string> = {}) =>
     fetch(`${app.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) }).then(async (res) => ({
       status: res.status,
-      body: await res.json(),
+      body: (await res.json()) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
       headers: res.headers,
     }));
 
@@ -278,7 +278,7 @@ describe('OAuth2 for third-party apps', () => {
 
     it('a plain or missing code_challenge, answered on the redirect URI with the state', async () => {
       const base = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'keep-me' };
-      for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}]) {
+      for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}] as Record<string, string>[]) {
         const res = await authorize({ ...base, ...extra });
         expect(res.status).toBe(302);
         const location = new URL(res.location!);
@@ -410,7 +410,7 @@ describe('OAuth2 for third-party apps', () => {
         fetch(`${app.url}/api/v1/oauth2/authorize/decision`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: alice.cookie, ...headers }, body: JSON.stringify({ ...params, approve: true }) });
       const forged = await post({});
       expect(forged.status).toBe(403);
-      expect((await forged.json()).error.code).toBe('CSRF_INVALID');
+      expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('CSRF_INVALID');
       const genuine = await post({ 'x-csrf-token': alice.csrf });
       expect(genuine.status).toBe(200);
       const page = await authorize(params);
@@ -423,7 +423,10 @@ describe('OAuth2 for third-party apps', () => {
       const { challengePromise } = pkce();
       const params = { client_id: fresh.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'deny-me', code_challenge: await challengePromise, code_challenge_method: 'S256' };
       expect((await authorize(params)).location).toMatch(/^\/consent\?/);
-      const info = await app.http(`/api/v1/oauth2/authorize/request?${new URLSearchParams(params)}`, { token: alice.session });
+      // Parameters it does not know (an MCP client's `resource`, OIDC's `nonce`) are ignored, not refused.
+      const consentUrl = (await authorize({ ...params, resource: 'https://mcp.example/', nonce: 'n' })).location!;
+      expect(consentUrl).not.toContain('resource');
+      const info = await app.http(`/api/v1/oauth2/authorize/request?${consentUrl.split('?')[1]}`, { token: alice.session });
       expect(info.body.data).toMatchObject({ client: { clientName: 'Test App', redirectHost: '127.0.0.1:8765' }, scopes: [{ scope: 'api:access' }] });
       const decision = await app.http('/api/v1/oauth2/authorize/decision', { token: alice.session, body: { ...params, approve: false } });
       const location = new URL(decision.body.data.redirectTo);
