@@ -3,8 +3,11 @@ import type { UserResponse } from '@switchyard/shared-dto';
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
 import { RequireAuth, GuestOnly } from './routes/guards';
+import { AuthorizedAppsRoute } from './routes/authorized-apps-route';
+import { ConsentRoute } from './routes/consent-route';
 import { KeysRoute } from './routes/keys-route';
 import { NotFoundRoute } from './routes/not-found-route';
+import { OAuthAppsRoute } from './routes/oauth-apps-route';
 import { OverviewRoute } from './routes/overview-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
@@ -19,6 +22,10 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <OverviewRoute user={user} />;
     case '/keys':
       return <KeysRoute />;
+    case '/apps':
+      return <OAuthAppsRoute />;
+    case '/authorized-apps':
+      return <AuthorizedAppsRoute />;
     default:
       return <SectionPlaceholderRoute title={section.label} />;
   }
@@ -40,6 +47,11 @@ export function AppRouter() {
         <RegisterRoute />
       </GuestOnly>
     );
+  }
+
+  // The OAuth consent page: signed in, but outside the shell (decisions.md section 4).
+  if (pathname === '/consent') {
+    return <RequireAuth>{(user) => <ConsentRoute user={user} />}</RequireAuth>;
   }
 
   const section = findSection(pathname);

@@ -1,0 +1,4 @@
+export const consentKeys = {
+  all: ['consents'] as const,
+  list: () => [...consentKeys.all, 'list'] as const,
+};

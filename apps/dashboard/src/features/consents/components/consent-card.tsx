@@ -1,0 +1,129 @@
+import { useId, useState } from 'react';
+import { SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
+import type { ConsentResponse } from '@switchyard/shared-dto';
+
+import { Alert } from '../../../components/ui/alert';
+import { Button } from '../../../components/ui/button';
+import { FormattedDate } from '../../../components/ui/formatted-date';
+import { formatMoney } from '../../../lib/money';
+import { useRevokeConsent } from '../api/revoke-consent';
+import { ConsentLimitsForm } from './consent-limits-form';
+
+type Mode = 'view' | 'editing' | 'confirming';
+
+interface ConsentCardProps {
+  consent: ConsentResponse;
+  onAnnounce: (message: string, options?: { removed?: boolean }) => void;
+}
+
+function Cap({ value }: { value: number | null }) {
+  return <>{value === null ? 'None' : formatMoney(value)}</>;
+}
+
+/** One app the user authorized: what it may do, what it spent, its caps, and the way to cut it off. */
+export function ConsentCard({ consent, onAnnounce }: ConsentCardProps) {
+  const headingId = useId();
+  const [mode, setMode] = useState<Mode>('view');
+  const [returnFocus, setReturnFocus] = useState<'edit' | 'revoke' | null>(null);
+  const revokeMutation = useRevokeConsent({
+    onRevoked: () =>
+      onAnnounce(`${consent.clientName} no longer has access. Its tokens stop working at once.`, { removed: true }),
+  });
+
+  const finishEditing = (saved: boolean) => {
+    setMode('view');
+    setReturnFocus('edit');
+    if (saved) onAnnounce(`Spending caps for ${consent.clientName} saved.`);
+  };
+
+  const cancelRevoke = () => {
+    setMode('view');
+    setReturnFocus('revoke');
+  };
+
+  const question = `Revoke access for ${consent.clientName}? Its tokens stop working at once.`;
+
+  return (
+    <article className="app-card" aria-labelledby={headingId}>
+      <div className="app-card-header">
+        <h3 id={headingId} className="app-card-title">
+          {consent.clientName}
+        </h3>
+      </div>
+      <div>
+        <p className="muted">It may:</p>
+        <ul className="scope-list">
+          {consent.scopes.map((scope) => (
+            <li key={scope}>{SCOPE_DESCRIPTIONS[scope] ?? scope}</li>
+          ))}
+        </ul>
+      </div>
+      <dl className="details">
+        <div>
+          <dt>Granted</dt>
+          <dd>
+            <FormattedDate iso={consent.grantedAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{consent.lastUsedAt ? <FormattedDate iso={consent.lastUsedAt} format="dateTime" /> : 'Never'}</dd>
+        </div>
+        <div>
+          <dt>Spent this month</dt>
+          <dd>{formatMoney(consent.spentThisMonth)}</dd>
+        </div>
+        <div>
+          <dt>Monthly cap</dt>
+          <dd>
+            <Cap value={consent.limits.monthly} />
+          </dd>
+        </div>
+        <div>
+          <dt>Maximum per request</dt>
+          <dd>
+            <Cap value={consent.limits.perRequest} />
+          </dd>
+        </div>
+      </dl>
+      {revokeMutation.isError ? <Alert>Revoking failed: {revokeMutation.error.message}</Alert> : null}
+      {mode === 'editing' ? (
+        <ConsentLimitsForm consent={consent} onDone={finishEditing} />
+      ) : (
+        <div className="app-card-actions">
+          {mode === 'confirming' ? (
+            <div className="inline-confirm" role="group" aria-label={question}>
+              <span className="inline-confirm-question">{question}</span>
+              <Button
+                variant="danger"
+                busy={revokeMutation.isPending}
+                onClick={() => revokeMutation.mutate(consent.clientId, { onError: () => setMode('view') })}
+              >
+                Revoke
+              </Button>
+              <Button variant="secondary" autoFocus disabled={revokeMutation.isPending} onClick={cancelRevoke}>
+                Cancel
+              </Button>
+            </div>
+          ) : (
+            <>
+              <Button variant="secondary" autoFocus={returnFocus === 'edit'} onClick={() => setMode('editing')}>
+                Edit caps<span className="visually-hidden"> for {consent.clientName}</span>
+              </Button>
+              <Button
+                variant="secondary"
+                autoFocus={returnFocus === 'revoke'}
+                onClick={() => {
+                  revokeMutation.reset();
+                  setMode('confirming');
+                }}
+              >
+                Revoke<span className="visually-hidden"> {consent.clientName}</span>
+              </Button>
+            </>
+          )}
+        </div>
+      )}
+    </article>
+  );
+}

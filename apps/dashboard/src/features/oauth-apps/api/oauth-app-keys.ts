@@ -1,0 +1,5 @@
+export const oauthAppKeys = {
+  all: ['oauth-apps'] as const,
+  list: () => [...oauthAppKeys.all, 'list'] as const,
+  usage: (clientId: string) => [...oauthAppKeys.all, 'usage', clientId] as const,
+};

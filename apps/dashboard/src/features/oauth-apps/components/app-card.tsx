@@ -1,0 +1,158 @@
+import { useId, useState } from 'react';
+import { SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
+import type { OAuthClientResponse } from '@switchyard/shared-dto';
+
+import { Alert } from '../../../components/ui/alert';
+import { Button } from '../../../components/ui/button';
+import { FormattedDate } from '../../../components/ui/formatted-date';
+import { useDeactivateOAuthApp } from '../api/deactivate-oauth-app';
+import { useDeleteOAuthApp } from '../api/delete-oauth-app';
+import { AppUsage } from './app-usage';
+
+type Confirming = 'deactivate' | 'delete' | null;
+
+const QUESTIONS = {
+  deactivate: (name: string) => `Deactivate ${name}? Its tokens stop working at once.`,
+  delete: (name: string) => `Delete ${name}? Everyone who authorized it loses access.`,
+};
+
+interface AppCardProps {
+  app: OAuthClientResponse;
+  /** Tells the list what happened, for the screen-reader announcement. */
+  onAnnounce: (message: string, options?: { removed?: boolean }) => void;
+}
+
+/** One registered app: what it is, its state, and what its owner can do with it. */
+export function AppCard({ app, onAnnounce }: AppCardProps) {
+  const headingId = useId();
+  const usageId = useId();
+  const [showUsage, setShowUsage] = useState(false);
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const [returnFocus, setReturnFocus] = useState<Confirming>(null);
+  const deactivateMutation = useDeactivateOAuthApp();
+  const deleteMutation = useDeleteOAuthApp({
+    onDeleted: () => onAnnounce(`${app.clientName} was deleted.`, { removed: true }),
+  });
+  const busy = deactivateMutation.isPending || deleteMutation.isPending;
+  const failure = deactivateMutation.error ?? deleteMutation.error;
+
+  const startConfirm = (action: Exclude<Confirming, null>) => {
+    deactivateMutation.reset();
+    deleteMutation.reset();
+    setReturnFocus(null);
+    setConfirming(action);
+  };
+
+  const cancelConfirm = () => {
+    setReturnFocus(confirming);
+    setConfirming(null);
+  };
+
+  const confirm = () => {
+    if (confirming === 'deactivate') {
+      deactivateMutation.mutate(app.id, {
+        onSuccess: () => onAnnounce(`${app.clientName} was deactivated. Its tokens stop working at once.`),
+        onSettled: () => setConfirming(null),
+      });
+    } else if (confirming === 'delete') {
+      // On success the card leaves the list; only a failure brings the buttons back.
+      deleteMutation.mutate(app.id, { onError: () => setConfirming(null) });
+    }
+  };
+
+  return (
+    <article className="app-card" aria-labelledby={headingId}>
+      <div className="app-card-header">
+        <h3 id={headingId} className="app-card-title">
+          {app.clientName}
+        </h3>
+        <span className={`badge badge-${app.isActive ? 'active' : 'revoked'}`}>{app.isActive ? 'Active' : 'Deactivated'}</span>
+      </div>
+      <dl className="details">
+        <div>
+          <dt>Client ID</dt>
+          <dd>
+            <code className="mono">{app.clientId}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Type</dt>
+          <dd>{app.clientType === 'CONFIDENTIAL' ? 'Confidential (has a secret)' : 'Public (PKCE only)'}</dd>
+        </div>
+        <div>
+          <dt>Authorized users</dt>
+          <dd>{app.authorizedUserCount ?? 0}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <FormattedDate iso={app.createdAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Redirect URIs</dt>
+          <dd>
+            <ul className="plain-list">
+              {app.redirectUris.map((uri) => (
+                <li key={uri}>
+                  <code className="mono">{uri}</code>
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+        <div>
+          <dt>Scopes</dt>
+          <dd>
+            <ul className="plain-list">
+              {app.scopes.map((scope) => (
+                <li key={scope} title={SCOPE_DESCRIPTIONS[scope]}>
+                  <code className="mono">{scope}</code>
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+        <div>
+          <dt>Consent</dt>
+          <dd>{app.requireConsent ? 'Asked of every user' : 'Skipped'}</dd>
+        </div>
+      </dl>
+      {failure ? <Alert>That did not work: {failure.message}</Alert> : null}
+      <div className="app-card-actions">
+        {confirming ? (
+          <div className="inline-confirm" role="group" aria-label={QUESTIONS[confirming](app.clientName)}>
+            <span className="inline-confirm-question">{QUESTIONS[confirming](app.clientName)}</span>
+            <Button variant="danger" busy={busy} onClick={confirm}>
+              {confirming === 'delete' ? 'Delete' : 'Deactivate'}
+            </Button>
+            <Button variant="secondary" autoFocus disabled={busy} onClick={cancelConfirm}>
+              Cancel
+            </Button>
+          </div>
+        ) : (
+          <>
+            <Button
+              variant="secondary"
+              aria-expanded={showUsage}
+              aria-controls={showUsage ? usageId : undefined}
+              onClick={() => setShowUsage((shown) => !shown)}
+            >
+              {showUsage ? 'Hide usage' : 'Show usage'}
+              <span className="visually-hidden"> of {app.clientName}</span>
+            </Button>
+            {app.isActive ? (
+              <Button variant="secondary" autoFocus={returnFocus === 'deactivate'} onClick={() => startConfirm('deactivate')}>
+                Deactivate<span className="visually-hidden"> {app.clientName}</span>
+              </Button>
+            ) : null}
+            <Button variant="secondary" autoFocus={returnFocus === 'delete'} onClick={() => startConfirm('delete')}>
+              Delete<span className="visually-hidden"> {app.clientName}</span>
+            </Button>
+          </>
+        )}
+      </div>
+      {showUsage ? <AppUsage clientId={app.clientId} id={usageId} /> : null}
+    </article>
+  );
+}

@@ -1,0 +1,63 @@
+// Money on the dashboard: the API speaks currency units as JSON numbers (decisions.md section 1), exact to the
+// micro-unit (6 decimals). Caps are typed by people, so the parser is strict and says what is wrong.
+
+const MAX_DECIMALS = 6;
+const MAX_CAP = 1_000_000;
+
+const moneyFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: MAX_DECIMALS });
+
+/** An amount for reading, e.g. 0.0042 or 12.50. */
+export function formatMoney(value: number): string {
+  return moneyFormat.format(value);
+}
+
+/** A cap for an input's value: '' when there is none. */
+export function capInputValue(value: number | null | undefined): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
+export type CapParse = { ok: true; value: number | null } | { ok: false; problem: string };
+
+/** A cap as typed: blank is "no cap" (null); otherwise a plain non-negative amount with at most 6 decimals. */
+export function parseCapInput(text: string): CapParse {
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: true, value: null };
+  if (!/^\d+(?:\.\d+)?$|^\.\d+$/.test(trimmed)) {
+    return { ok: false, problem: 'Enter an amount such as 5 or 0.25, or leave it blank for no cap.' };
+  }
+  const decimals = trimmed.includes('.') ? trimmed.split('.')[1].length : 0;
+  if (decimals > MAX_DECIMALS) return { ok: false, problem: `Use at most ${MAX_DECIMALS} decimal places.` };
+  const value = Number(trimmed);
+  if (value > MAX_CAP) return { ok: false, problem: `The most a cap can be is ${MAX_CAP.toLocaleString()}.` };
+  return { ok: true, value };
+}
+
+export interface CapInputs {
+  monthly: string;
+  perRequest: string;
+}
+
+export interface CapValues {
+  monthly: number | null;
+  perRequest: number | null;
+}
+
+export type CapsParse = { ok: true; value: CapValues } | { ok: false; problems: Partial<Record<keyof CapInputs, string[]>> };
+
+/** Both spend caps of an app (ConsentLimits), as typed on the consent page or the authorized-apps page. */
+export function parseCapInputs(inputs: CapInputs): CapsParse {
+  const monthly = parseCapInput(inputs.monthly);
+  const perRequest = parseCapInput(inputs.perRequest);
+  if (monthly.ok && perRequest.ok) return { ok: true, value: { monthly: monthly.value, perRequest: perRequest.value } };
+  return {
+    ok: false,
+    problems: {
+      ...(monthly.ok ? {} : { monthly: [monthly.problem] }),
+      ...(perRequest.ok ? {} : { perRequest: [perRequest.problem] }),
+    },
+  };
+}
+
+export function capInputsFrom(values: CapValues | null | undefined): CapInputs {
+  return { monthly: capInputValue(values?.monthly), perRequest: capInputValue(values?.perRequest) };
+}
