@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.log(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Calls in flight get SHUTDOWN_GRACE_SECONDS (GatewayService), then the flushes need a moment more.
+    const force = setTimeout(() => process.exit(1), (config.shutdownGraceSeconds + 15) * 1000);
     force.unref();
     running.close().then(
       () => process.exit(0),

@@ -24,6 +24,7 @@ export interface AppConfig {
   logLevel: LogLevel;
   trustProxy: boolean;
   oauthDynamicRegistration: boolean;
+  shutdownGraceSeconds: number;
   sessionTtlHours: number;
   authRateLimitPerIp: number;
   loginFailuresPerAccount: number;
@@ -250,6 +251,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Let agent hosts (MCP clients) register public PKCE apps by themselves at /oauth2/register (RFC 7591)',
     defaultValue: 'true',
     parse: boolean,
+  },
+  {
+    env: 'SHUTDOWN_GRACE_SECONDS',
+    key: 'shutdownGraceSeconds',
+    description: 'On SIGTERM, how long calls in flight may run on before they are cut (new calls get 503 meanwhile)',
+    defaultValue: '10',
+    parse: integer(0, 600, 'set SHUTDOWN_GRACE_SECONDS to a number of seconds such as 10'),
   },
   {
     env: 'SESSION_TTL_HOURS',

@@ -84,4 +84,39 @@ describe('a graceful shutdown', () => {
     await app.database.close();
     await app.testDatabase.drop();
   });
+
+  it.each([
+    ['lets a stream in flight finish, refuses new calls meanwhile, then records and settles it', 10, 'success'],
+    ['cuts a stream still running when the grace period is over, and still records and settles it', 0, 'client_closed'],
+  ])('%s', async (_name, shutdownGraceSeconds, status) => {
+    const app = await startTestApp({ signupCredit: 5, shutdownGraceSeconds });
+    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('drain'), password: 'drain password' } })).body.data.token;
+    const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
+    const response = await fetch(`${app.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-chat', stream: true, max_tokens: 120, messages: [{ role: 'user', content: 'Tell me a long story about draining' }] }),
+    });
+    const reader = response.body!.getReader();
+    let text = new TextDecoder().decode((await reader.read()).value);
+    // SIGTERM's path: Nest closes while the stream is still running.
+    const closed = app.app.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const refused = await app.http('/v1/models', { token: key }).catch(() => null);
+    if (refused) expect(refused.status).toBe(503); // (or the listener is already closed: also a refusal)
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(status === 'success');
+    await closed;
+    await app.database.dataSource.initialize();
+    const records = await app.database.dataSource.query(`SELECT status FROM usage_records WHERE method = 'chat_completions'`);
+    expect(records).toEqual([{ status }]);
+    const [open] = await app.database.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
+    expect(open.n).toBe(0);
+    await app.database.close();
+    await app.testDatabase.drop();
+  });
 });

@@ -17,6 +17,7 @@ export enum GatewayErrorCode {
   UPSTREAM_ERROR = 'UPSTREAM_ERROR',
   UPSTREAM_TIMEOUT = 'UPSTREAM_TIMEOUT',
   UPSTREAM_RATE_LIMITED = 'UPSTREAM_RATE_LIMITED',
+  SHUTTING_DOWN = 'SHUTTING_DOWN',
 }
 
 const STATUS: Record<GatewayErrorCode, number> = {
@@ -35,6 +36,7 @@ const STATUS: Record<GatewayErrorCode, number> = {
   [GatewayErrorCode.UPSTREAM_ERROR]: 502,
   [GatewayErrorCode.UPSTREAM_TIMEOUT]: 504,
   [GatewayErrorCode.UPSTREAM_RATE_LIMITED]: 429,
+  [GatewayErrorCode.SHUTTING_DOWN]: 503,
 };
 
 export class GatewayException extends AppException {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
 import { MODEL_METHODS, MODEL_TYPES, type ModelMethod } from '@switchyard/shared-dto';
@@ -79,8 +79,11 @@ const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length']
  * relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
  */
 @Injectable()
-export class GatewayService implements OnApplicationShutdown {
+export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private readonly upstream = new UpstreamClient();
+  /** Calls in flight, each with the controller that cuts it; drained at shutdown. */
+  private readonly inFlight = new Map<Promise<void>, AbortController>();
+  private draining = false;
   private readonly demo = new DemoProvider();
   private readonly logger = new Logger('Gateway');
   private readonly binaryProxies = new Map<string, ProxyHandler>();
@@ -104,13 +107,40 @@ export class GatewayService implements OnApplicationShutdown {
       if (!gatewayPrefixOf(rawPath)) return next();
       // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
       if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
-      this.handle(req, res, rawPath).catch((error: unknown) => {
+      if (this.draining) {
+        sendError(req, res, new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } }));
+        return;
+      }
+      const cut = new AbortController();
+      const call = this.handle(req, res, rawPath, cut.signal).catch((error: unknown) => {
         if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
       });
+      this.inFlight.set(call, cut);
+      void call.finally(() => this.inFlight.delete(call));
     };
   }
 
-  private async handle(req: Request, res: Response, rawPath: string): Promise<void> {
+  /**
+   * Graceful shutdown, before any module's beforeApplicationShutdown (where usage records and settlements are
+   * flushed): new calls get 503; calls in flight run on for SHUTDOWN_GRACE_SECONDS, then are cut like a client
+   * that left (the upstream is aborted and what was delivered is billed); then each has recorded and settled.
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.draining = true;
+    if (!this.inFlight.size) return;
+    this.logger.log(`draining ${this.inFlight.size} calls in flight`);
+    const all = () => Promise.allSettled([...this.inFlight.keys()]);
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), this.config.shutdownGraceSeconds * 1000)));
+    if ((await Promise.race([all(), graceOver])) === 'cut') {
+      this.logger.warn(`cutting ${this.inFlight.size} calls still running after ${this.config.shutdownGraceSeconds}s`);
+      for (const cut of this.inFlight.values()) cut.abort(new ClientGoneError('the instance is shutting down'));
+      await all();
+    }
+    clearTimeout(timer);
+  }
+
+  private async handle(req: Request, res: Response, rawPath: string, cut: AbortSignal): Promise<void> {
     const match = matchGatewayRoute(req.method, rawPath);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
     const caller = await this.credentials.authenticate(req, match.prefix);
@@ -122,6 +152,12 @@ export class GatewayService implements OnApplicationShutdown {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new ClientGoneError('client closed the request'));
     });
+    cut.addEventListener('abort', () => {
+      abort.abort(cut.reason);
+      // The client hears that the answer was cut (a stream simply ends; see below).
+      if (!res.headersSent) sendError(req, res, new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } }));
+      else res.end();
+    }, { once: true });
     let json: Record<string, unknown> | null = null;
     let raw: Buffer | null = null;
     let form: ParsedMultipart | null = null;
