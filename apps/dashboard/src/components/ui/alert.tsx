@@ -8,3 +8,15 @@ export function Alert({ children, tone = 'error' }: { children: ReactNode; tone?
     </div>
   );
 }
+
+/** A form's errors that belong to none of its fields, a paragraph each; nothing when there are none. */
+export function FormAlert({ messages }: { messages: string[] }) {
+  if (messages.length === 0) return null;
+  return (
+    <Alert>
+      {messages.map((message) => (
+        <p key={message}>{message}</p>
+      ))}
+    </Alert>
+  );
+}

@@ -11,10 +11,14 @@ interface CopyFieldProps {
   hint?: string;
   /** Focus and select the value once shown (for the first of a group). */
   autoFocus?: boolean;
+  /** The id of other text that describes the value, such as a "you won't see it again" warning. */
+  describedBy?: string;
+  /** Whether the Copy button's name says what it copies ("Copy Client secret"); off where the field stands alone. */
+  namedButton?: boolean;
 }
 
 /** A read-only value with a Copy button, for secrets and identifiers shown after creation. */
-export function CopyField({ label, value, hint, autoFocus = false }: CopyFieldProps) {
+export function CopyField({ label, value, hint, autoFocus = false, describedBy, namedButton = true }: CopyFieldProps) {
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const [copyState, setCopyState] = useState<CopyState>('idle');
@@ -67,11 +71,11 @@ export function CopyField({ label, value, hint, autoFocus = false }: CopyFieldPr
           value={value}
           spellCheck={false}
           autoComplete="off"
-          aria-describedby={message ? `${id}-hint` : undefined}
+          aria-describedby={[describedBy, message ? `${id}-hint` : undefined].filter(Boolean).join(' ') || undefined}
           onFocus={(event) => event.currentTarget.select()}
         />
         <Button variant="secondary" onClick={() => void copy()}>
-          Copy<span className="visually-hidden"> {label}</span>
+          Copy{namedButton ? <span className="visually-hidden"> {label}</span> : null}
         </Button>
       </div>
       {message ? (

@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { PASSWORD_MIN_LENGTH } from '@switchyard/shared-dto';
 import type { AuthRegisterRequest, AuthSessionResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
+import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
@@ -41,13 +41,7 @@ export function RegisterForm({ signInHref, onSignedIn }: RegisterFormProps) {
 
   return (
     <form className="auth-form" onSubmit={handleSubmit} noValidate>
-      {errors.general.length > 0 ? (
-        <Alert>
-          {errors.general.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </Alert>
-      ) : null}
+      <FormAlert messages={errors.general} />
       <TextField
         label="Name"
         hint="Optional."

@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
 import type { AuthorizationRequestInfo } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
+import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { SpendCapFields } from '../../../components/ui/spend-cap-fields';
 import { toFormErrors } from '../../../lib/form-errors';
@@ -93,13 +93,7 @@ export function ConsentForm({ info, params, onDecided }: ConsentFormProps) {
           <SpendCapFields value={caps} onChange={setCaps} errors={fieldErrors} disabled={busy} />
         </fieldset>
       ) : null}
-      {!capErrors && serverErrors.general.length > 0 ? (
-        <Alert>
-          {serverErrors.general.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </Alert>
-      ) : null}
+      {capErrors ? null : <FormAlert messages={serverErrors.general} />}
       {decided ? (
         <p role="status" className="muted">
           Taking you back to {client.redirectHost}…

@@ -5,6 +5,7 @@ import type { ConsentResponse } from '@switchyard/shared-dto';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
+import type { Announce } from '../../../components/ui/list-card';
 import { formatMoney } from '../../../lib/money';
 import { useRevokeConsent } from '../api/revoke-consent';
 import { ConsentLimitsForm } from './consent-limits-form';
@@ -13,7 +14,7 @@ type Mode = 'view' | 'editing' | 'confirming';
 
 interface ConsentCardProps {
   consent: ConsentResponse;
-  onAnnounce: (message: string, options?: { removed?: boolean }) => void;
+  onAnnounce: Announce;
 }
 
 function Cap({ value }: { value: number | null }) {

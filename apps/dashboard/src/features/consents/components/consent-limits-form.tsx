@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ConsentResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
+import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { SpendCapFields } from '../../../components/ui/spend-cap-fields';
 import { toFormErrors } from '../../../lib/form-errors';
@@ -38,13 +38,7 @@ export function ConsentLimitsForm({ consent, onDone }: ConsentLimitsFormProps) {
 
   return (
     <form className="caps-form" onSubmit={handleSubmit} noValidate aria-label={`Spending caps for ${consent.clientName}`}>
-      {!clientErrors && serverErrors.general.length > 0 ? (
-        <Alert>
-          {serverErrors.general.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </Alert>
-      ) : null}
+      {clientErrors ? null : <FormAlert messages={serverErrors.general} />}
       <SpendCapFields
         value={inputs}
         onChange={setInputs}

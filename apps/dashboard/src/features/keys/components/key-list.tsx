@@ -3,6 +3,7 @@ import type { ApiKeyResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { QueryList } from '../../../components/ui/query-list';
 import { useKeys } from '../api/list-keys';
 import { useRevokeKey } from '../api/revoke-key';
 
@@ -48,92 +49,6 @@ export function KeyList() {
     });
   };
 
-  let body;
-  if (keysQuery.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading your keys…
-      </p>
-    );
-  } else if (keysQuery.isError) {
-    body = (
-      <div className="stack">
-        <Alert>Could not load your keys: {keysQuery.error.message}</Alert>
-        <div>
-          <Button variant="secondary" busy={keysQuery.isFetching} onClick={() => void keysQuery.refetch()}>
-            Try again
-          </Button>
-        </div>
-      </div>
-    );
-  } else if (keysQuery.data.length === 0) {
-    body = <p className="muted">No API keys yet.</p>;
-  } else {
-    body = (
-      <div className="table-scroll">
-        <table className="data-table" aria-labelledby={headingId}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keysQuery.data.map((key) => (
-              <tr key={key.id}>
-                <th scope="row" className="data-table-name">
-                  {key.name}
-                </th>
-                <td>
-                  <code className="mono">{key.token}</code>
-                </td>
-                <td>
-                  <FormattedDate iso={key.createdAt} format={dateFormat} />
-                </td>
-                <td>{key.lastUsedAt ? <FormattedDate iso={key.lastUsedAt} format={dateTimeFormat} /> : 'Never'}</td>
-                <td>
-                  <StatusBadge status={key.status} />
-                </td>
-                <td className="data-table-actions">
-                  {key.status !== 'Active' ? null : confirmingId === key.id ? (
-                    <div className="inline-confirm" role="group" aria-label={`Revoke ${key.name}?`}>
-                      <span className="inline-confirm-question">Revoke {key.name}?</span>
-                      <Button variant="danger" busy={revokeMutation.isPending} onClick={() => revoke(key)}>
-                        Revoke
-                      </Button>
-                      <Button
-                        variant="secondary"
-                        autoFocus
-                        disabled={revokeMutation.isPending}
-                        onClick={() => cancelConfirm(key)}
-                      >
-                        Cancel
-                      </Button>
-                    </div>
-                  ) : (
-                    <Button
-                      variant="secondary"
-                      autoFocus={returnFocusId === key.id}
-                      onClick={() => startConfirm(key)}
-                    >
-                      Revoke<span className="visually-hidden"> {key.name}</span>
-                    </Button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  }
-
   return (
     <section className="card" aria-labelledby={headingId}>
       <h2 id={headingId} className="card-title">
@@ -143,7 +58,71 @@ export function KeyList() {
       <p className="visually-hidden" role="status">
         {announcement}
       </p>
-      {body}
+      <QueryList query={keysQuery} what="your keys" empty="No API keys yet.">
+        {(keys) => (
+          <div className="table-scroll">
+            <table className="data-table" aria-labelledby={headingId}>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id}>
+                    <th scope="row" className="data-table-name">
+                      {key.name}
+                    </th>
+                    <td>
+                      <code className="mono">{key.token}</code>
+                    </td>
+                    <td>
+                      <FormattedDate iso={key.createdAt} format={dateFormat} />
+                    </td>
+                    <td>{key.lastUsedAt ? <FormattedDate iso={key.lastUsedAt} format={dateTimeFormat} /> : 'Never'}</td>
+                    <td>
+                      <StatusBadge status={key.status} />
+                    </td>
+                    <td className="data-table-actions">
+                      {key.status !== 'Active' ? null : confirmingId === key.id ? (
+                        <div className="inline-confirm" role="group" aria-label={`Revoke ${key.name}?`}>
+                          <span className="inline-confirm-question">Revoke {key.name}?</span>
+                          <Button variant="danger" busy={revokeMutation.isPending} onClick={() => revoke(key)}>
+                            Revoke
+                          </Button>
+                          <Button
+                            variant="secondary"
+                            autoFocus
+                            disabled={revokeMutation.isPending}
+                            onClick={() => cancelConfirm(key)}
+                          >
+                            Cancel
+                          </Button>
+                        </div>
+                      ) : (
+                        <Button
+                          variant="secondary"
+                          autoFocus={returnFocusId === key.id}
+                          onClick={() => startConfirm(key)}
+                        >
+                          Revoke<span className="visually-hidden"> {key.name}</span>
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryList>
     </section>
   );
 }

@@ -5,6 +5,7 @@ import type { OAuthClientResponse } from '@switchyard/shared-dto';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
+import type { Announce } from '../../../components/ui/list-card';
 import { useDeactivateOAuthApp } from '../api/deactivate-oauth-app';
 import { useDeleteOAuthApp } from '../api/delete-oauth-app';
 import { AppUsage } from './app-usage';
@@ -19,7 +20,7 @@ const QUESTIONS = {
 interface AppCardProps {
   app: OAuthClientResponse;
   /** Tells the list what happened, for the screen-reader announcement. */
-  onAnnounce: (message: string, options?: { removed?: boolean }) => void;
+  onAnnounce: Announce;
 }
 
 /** One registered app: what it is, its state, and what its owner can do with it. */

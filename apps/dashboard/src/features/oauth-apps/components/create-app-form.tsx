@@ -3,10 +3,9 @@ import type { FormEvent } from 'react';
 import { OAUTH_SCOPES, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
 import type { OAuthClientResponse, OAuthScope } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
+import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
-import { TextAreaField } from '../../../components/ui/text-area-field';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { useCreateOAuthApp } from '../api/create-oauth-app';
@@ -84,13 +83,7 @@ export function CreateAppForm() {
         Register an app
       </h2>
       <form ref={formRef} className="app-form" onSubmit={handleSubmit} noValidate aria-labelledby={headingId}>
-        {!clientErrors && serverErrors.general.length > 0 ? (
-          <Alert>
-            {serverErrors.general.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </Alert>
-        ) : null}
+        {clientErrors ? null : <FormAlert messages={serverErrors.general} />}
         <TextField
           label="App name"
           hint="Your users see it on the consent page."
@@ -103,7 +96,8 @@ export function CreateAppForm() {
           onChange={(event) => update({ clientName: event.target.value })}
           errors={fieldErrors.clientName}
         />
-        <TextAreaField
+        <TextField
+          multiline
           label="Redirect URIs"
           hint="One per line, matched exactly. https, http on a loopback address (http://127.0.0.1:8080/callback), or your app's own scheme (myapp://callback). No fragments or wildcards."
           name="redirectUris"
