@@ -152,13 +152,11 @@ export interface AnalyticsResponse {
   groups: AnalyticsGroup[];
 }
 
-/** What one app may spend of its user's budget (currency units; null means no cap below the budget). */
-export interface ConsentLimits {
-  /** A cap per UTC calendar month. */
-  monthly: number | null;
-  /** The most one call may cost. */
-  perRequest: number | null;
-}
+/**
+ * What one app may spend of its user's budget (currency units; null means no cap below the budget): a total
+ * cap, caps per UTC calendar day, week and month, and the most one call may cost. The same set as an API key's.
+ */
+export type ConsentLimits = KeyLimits;
 
 /** An app the user authorized (decisions.md section 7), with the caps the user set on it. */
 export interface ConsentResponse {

@@ -117,6 +117,9 @@ const cap = () => (target: object, property: string) => {
 
 /** What an app may spend: on the consent page and later on the authorized-apps page. */
 export class ConsentLimitsDto implements Partial<ConsentLimits> {
+  @IsOptional() @cap() total?: number | null;
+  @IsOptional() @cap() daily?: number | null;
+  @IsOptional() @cap() weekly?: number | null;
   @IsOptional() @cap() monthly?: number | null;
   @IsOptional() @cap() perRequest?: number | null;
 }

@@ -40,6 +40,9 @@ export class OAuth1763800004000 implements MigrationInterface {
         scopes text[] NOT NULL,
         granted_at timestamptz NOT NULL DEFAULT now(),
         last_used_at timestamptz,
+        limit_total_micros bigint CHECK (limit_total_micros >= 0),
+        limit_daily_micros bigint CHECK (limit_daily_micros >= 0),
+        limit_weekly_micros bigint CHECK (limit_weekly_micros >= 0),
         limit_monthly_micros bigint CHECK (limit_monthly_micros >= 0),
         limit_per_request_micros bigint CHECK (limit_per_request_micros >= 0),
         PRIMARY KEY (user_id, client_pk)
@@ -92,25 +95,31 @@ export class OAuth1763800004000 implements MigrationInterface {
   }
 
   /**
-   * sy_reserve as the key-limits migration left it, plus what the user let one app spend: a monthly cap (UTC
-   * calendar month) and a per-request maximum, read from the consent row, which is locked so concurrent calls of
-   * one app for one user serialise like those of one key.
+   * sy_reserve as the key-limits migration left it, plus what the user let one app spend: the same five caps as
+   * a key's (total, UTC day, week and month, per request), read from the consent row, which is locked so
+   * concurrent calls of one app for one user serialise like those of one key.
    */
   static readonly reserveFunctionSql = KeyLimits1763800003000.reserveFunction({
     declare: `
         a record;
-        app_spent bigint;`,
+        app_spent record;`,
     checks: `        IF p_client IS NOT NULL THEN
-          SELECT c.limit_monthly_micros, c.limit_per_request_micros INTO a
+          SELECT c.limit_total_micros, c.limit_daily_micros, c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros INTO a
             FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
            WHERE c.user_id = p_user AND o.client_id = p_client FOR UPDATE OF c;
-          IF a.limit_monthly_micros IS NOT NULL THEN
-            SELECT COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0) INTO app_spent
-              FROM reservations
-             WHERE user_id = p_user AND oauth_client_id = p_client
-               AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-            IF a.limit_monthly_micros - app_spent < p_minimum THEN tripped := 'app_monthly'; RETURN; END IF;
-            allowed := LEAST(allowed, a.limit_monthly_micros - app_spent);
+          IF a.limit_total_micros IS NOT NULL OR a.limit_daily_micros IS NOT NULL OR a.limit_weekly_micros IS NOT NULL OR a.limit_monthly_micros IS NOT NULL THEN
+            SELECT
+              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0) AS total,
+              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS daily,
+              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS weekly,
+              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS monthly
+              INTO app_spent FROM reservations WHERE user_id = p_user AND oauth_client_id = p_client;
+            IF a.limit_total_micros IS NOT NULL AND a.limit_total_micros - app_spent.total < p_minimum THEN tripped := 'app_total'; RETURN; END IF;
+            IF a.limit_daily_micros IS NOT NULL AND a.limit_daily_micros - app_spent.daily < p_minimum THEN tripped := 'app_daily'; RETURN; END IF;
+            IF a.limit_weekly_micros IS NOT NULL AND a.limit_weekly_micros - app_spent.weekly < p_minimum THEN tripped := 'app_weekly'; RETURN; END IF;
+            IF a.limit_monthly_micros IS NOT NULL AND a.limit_monthly_micros - app_spent.monthly < p_minimum THEN tripped := 'app_monthly'; RETURN; END IF;
+            allowed := LEAST(allowed, COALESCE(a.limit_total_micros - app_spent.total, allowed), COALESCE(a.limit_daily_micros - app_spent.daily, allowed),
+                             COALESCE(a.limit_weekly_micros - app_spent.weekly, allowed), COALESCE(a.limit_monthly_micros - app_spent.monthly, allowed));
           END IF;
           IF a.limit_per_request_micros IS NOT NULL THEN
             IF a.limit_per_request_micros < p_minimum THEN tripped := 'app_per_request'; RETURN; END IF;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { OAuthScope } from '@switchyard/shared-dto';
+import type { LimitColumns } from '../../common/spend-limits';
 import { ConsentEntity } from './entities/consent.entity';
 
 export interface ConsentRow extends ConsentEntity {
@@ -21,25 +22,20 @@ export class ConsentsRepository {
     return this.consents.findOneBy({ userId, clientPk });
   }
 
-  /**
-   * Creates the consent or widens its scopes to the union; limits given replace the stored ones. One statement,
-   * so two authorizations at once cannot lose each other's scopes.
-   */
-  async grant(userId: string, clientPk: number, scopes: OAuthScope[], limits?: { monthly: string | null; perRequest: string | null }): Promise<void> {
+  /** Creates the consent or widens its scopes to the union, in one statement, so racing grants lose nothing. */
+  async grant(userId: string, clientPk: number, scopes: OAuthScope[]): Promise<void> {
     await this.consents.query(
-      `INSERT INTO oauth_consents (user_id, client_pk, scopes, limit_monthly_micros, limit_per_request_micros)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO oauth_consents (user_id, client_pk, scopes) VALUES ($1, $2, $3)
        ON CONFLICT (user_id, client_pk) DO UPDATE SET
-         scopes = ARRAY(SELECT DISTINCT s FROM unnest(oauth_consents.scopes || EXCLUDED.scopes) AS s ORDER BY s),
-         limit_monthly_micros = CASE WHEN $6 THEN EXCLUDED.limit_monthly_micros ELSE oauth_consents.limit_monthly_micros END,
-         limit_per_request_micros = CASE WHEN $6 THEN EXCLUDED.limit_per_request_micros ELSE oauth_consents.limit_per_request_micros END`,
-      [userId, clientPk, [...scopes].sort(), limits?.monthly ?? null, limits?.perRequest ?? null, limits !== undefined],
+         scopes = ARRAY(SELECT DISTINCT s FROM unnest(oauth_consents.scopes || EXCLUDED.scopes) AS s ORDER BY s)`,
+      [userId, clientPk, [...scopes].sort()],
     );
   }
 
   async listByUser(userId: string): Promise<ConsentRow[]> {
     const rows: Record<string, unknown>[] = await this.consents.query(
-      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_monthly_micros, c.limit_per_request_micros,
+      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
+              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
               o.client_id, o.client_name
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 ORDER BY c.granted_at DESC`,
@@ -50,7 +46,8 @@ export class ConsentsRepository {
 
   async findByClientId(userId: string, clientId: string): Promise<ConsentRow | null> {
     const rows: Record<string, unknown>[] = await this.consents.query(
-      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_monthly_micros, c.limit_per_request_micros,
+      `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
+              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
               o.client_id, o.client_name
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 AND o.client_id = $2`,
@@ -77,7 +74,7 @@ export class ConsentsRepository {
     return new Map(rows.map((row) => [Number(row.client_pk), Number(row.users)]));
   }
 
-  async setLimits(userId: string, clientPk: number, changes: Partial<Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>>): Promise<void> {
+  async setLimits(userId: string, clientPk: number, changes: Partial<LimitColumns>): Promise<void> {
     if (Object.keys(changes).length) await this.consents.update({ userId, clientPk }, changes);
   }
 
@@ -100,6 +97,9 @@ function toRow(row: Record<string, unknown>): ConsentRow {
     scopes: row.scopes as OAuthScope[],
     grantedAt: row.granted_at as Date,
     lastUsedAt: (row.last_used_at as Date | null) ?? null,
+    limitTotalMicros: (row.limit_total_micros as string | null) ?? null,
+    limitDailyMicros: (row.limit_daily_micros as string | null) ?? null,
+    limitWeeklyMicros: (row.limit_weekly_micros as string | null) ?? null,
     limitMonthlyMicros: (row.limit_monthly_micros as string | null) ?? null,
     limitPerRequestMicros: (row.limit_per_request_micros as string | null) ?? null,
     clientId: String(row.client_id),

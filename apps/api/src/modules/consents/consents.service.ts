@@ -3,14 +3,13 @@ import type { ConsentLimits, ConsentResponse, OAuthScope } from '@switchyard/sha
 import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { BudgetService } from '../usage/ledger/budget.service';
 import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { ConsentRow, ConsentsRepository } from './consents.repository';
 import type { ConsentEntity } from './entities/consent.entity';
 
 const TOUCH_INTERVAL_MS = 5_000;
-const units = (micros: string | null) => (micros === null ? null : Number(micros) / 1e6);
-const micros = (value: number | null | undefined) => (value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6)));
 
 /**
  * Consents (decisions.md section 7): what each user let each app do and spend. A consent is created or widened by
@@ -42,10 +41,10 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     return this.repository.find(userId, clientPk);
   }
 
-  /** Records (or widens) the consent; `limits` replace the app's caps when given (currency units). */
+  /** Records (or widens) the consent; `limits` given change the app's caps (currency units; omitted ones stay). */
   async grant(userId: string, clientPk: number, scopes: OAuthScope[], limits?: ConsentLimitsDto): Promise<void> {
-    const caps = limits ? { monthly: micros(limits.monthly) ?? null, perRequest: micros(limits.perRequest) ?? null } : undefined;
-    await this.repository.grant(userId, clientPk, scopes, caps);
+    await this.repository.grant(userId, clientPk, scopes);
+    if (limits) await this.repository.setLimits(userId, clientPk, limitChanges(limits));
   }
 
   async list(userId: string): Promise<ConsentResponse[]> {
@@ -71,16 +70,13 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
 
   async setLimits(userId: string, clientId: string, limits: ConsentLimitsDto): Promise<ConsentResponse> {
     const consent = await this.owned(userId, clientId);
-    const changes: Partial<Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>> = {};
-    if (limits.monthly !== undefined) changes.limitMonthlyMicros = micros(limits.monthly)!;
-    if (limits.perRequest !== undefined) changes.limitPerRequestMicros = micros(limits.perRequest)!;
-    await this.repository.setLimits(userId, consent.clientPk, changes);
+    await this.repository.setLimits(userId, consent.clientPk, limitChanges(limits));
     const spend = await this.budgets.appSpendThisMonth(userId);
     return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
   }
 
-  limitsOf(consent: Pick<ConsentEntity, 'limitMonthlyMicros' | 'limitPerRequestMicros'>): ConsentLimits {
-    return { monthly: units(consent.limitMonthlyMicros), perRequest: units(consent.limitPerRequestMicros) };
+  limitsOf(consent: ConsentEntity): ConsentLimits {
+    return limitsOf(consent);
   }
 
   /** Notes that an app acted for a user; last_used_at is written in batches, off the hot path. */
@@ -116,7 +112,7 @@ function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
     scopes: row.scopes,
     grantedAt: row.grantedAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-    limits: { monthly: units(row.limitMonthlyMicros), perRequest: units(row.limitPerRequestMicros) },
+    limits: limitsOf(row),
     spentThisMonth,
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+import type { LimitColumns } from '../../common/spend-limits';
 import { hotQuery } from '../../database/hot-path';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
@@ -48,7 +49,7 @@ export class KeysRepository {
     return rows[0] ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name } : null;
   }
 
-  async setLimits(userId: string, id: string, limits: Partial<Record<'limitTotalMicros' | 'limitDailyMicros' | 'limitWeeklyMicros' | 'limitMonthlyMicros' | 'limitPerRequestMicros', string | null>>): Promise<void> {
+  async setLimits(userId: string, id: string, limits: Partial<LimitColumns>): Promise<void> {
     if (Object.keys(limits).length) await this.keys.update({ id, userId }, limits);
   }
 

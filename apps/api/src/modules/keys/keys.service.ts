@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } f
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
 import type { KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { sha256 } from '../../common/crypto';
+import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
@@ -32,26 +33,9 @@ function toResponse(key: ApiKeyEntity): ApiKeyResponse {
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     status: key.revokedAt ? 'Revoked' : 'Active',
-    limits: {
-      total: units(key.limitTotalMicros),
-      daily: units(key.limitDailyMicros),
-      weekly: units(key.limitWeeklyMicros),
-      monthly: units(key.limitMonthlyMicros),
-      perRequest: units(key.limitPerRequestMicros),
-    },
+    limits: limitsOf(key),
   };
 }
-
-const units = (micros: string | null | undefined) => (micros === null || micros === undefined ? null : Number(micros) / 1e6);
-const micros = (value: number | null | undefined) => (value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6)));
-
-const LIMIT_COLUMNS = {
-  total: 'limitTotalMicros',
-  daily: 'limitDailyMicros',
-  weekly: 'limitWeeklyMicros',
-  monthly: 'limitMonthlyMicros',
-  perRequest: 'limitPerRequestMicros',
-} as const;
 
 @Injectable()
 export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
@@ -104,11 +88,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   /** Sets or clears a key's spend limits (omitted fields unchanged); they apply from the next call. */
   async setLimits(userId: string, id: string, limits: KeyLimitsUpdateDto): Promise<ApiKeyResponse> {
     const key = await this.owned(userId, id);
-    const changes: Record<string, string | null> = {};
-    for (const [field, column] of Object.entries(LIMIT_COLUMNS)) {
-      const value = micros(limits[field as keyof KeyLimitsUpdateDto]);
-      if (value !== undefined) changes[column] = value;
-    }
+    const changes = limitChanges(limits);
     await this.repository.setLimits(userId, id, changes);
     return toResponse((await this.repository.findOwned(userId, id))!);
   }

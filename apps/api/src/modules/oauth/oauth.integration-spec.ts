@@ -445,7 +445,7 @@ describe('OAuth2 for third-party apps', () => {
       expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'app_per_request' });
 
       const lifted = await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { perRequest: null, monthly: 1 } });
-      expect(lifted.body.data.limits).toEqual({ perRequest: null, monthly: 1 });
+      expect(lifted.body.data.limits).toEqual({ total: null, daily: null, weekly: null, monthly: 1, perRequest: null });
       expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).status).toBe(200);
       await app.app.get(BudgetService).flushSettlements();
       const [consent] = (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data;
@@ -455,6 +455,13 @@ describe('OAuth2 for third-party apps', () => {
       const capped = await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT });
       expect(capped.status).toBe(403);
       expect(capped.body.error.limit).toBe('app_monthly');
+      // The same five caps as a key's: total, daily and weekly too; the first that trips is named.
+      await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { monthly: null, daily: consent.spentThisMonth } });
+      expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).body.error.limit).toBe('app_daily');
+      await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { daily: null, total: consent.spentThisMonth } });
+      expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).body.error.limit).toBe('app_total');
+      await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { total: null } });
+      expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).status).toBe(200);
     });
   });
 

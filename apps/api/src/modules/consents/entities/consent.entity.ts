@@ -19,6 +19,15 @@ export class ConsentEntity {
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
 
+  @Column({ name: 'limit_total_micros', type: 'bigint', nullable: true })
+  limitTotalMicros: string | null;
+
+  @Column({ name: 'limit_daily_micros', type: 'bigint', nullable: true })
+  limitDailyMicros: string | null;
+
+  @Column({ name: 'limit_weekly_micros', type: 'bigint', nullable: true })
+  limitWeeklyMicros: string | null;
+
   @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
   limitMonthlyMicros: string | null;
 

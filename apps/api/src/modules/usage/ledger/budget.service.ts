@@ -93,7 +93,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     const result = await this.ledger.reserve({ ...request, id, ttlSeconds: RESERVATION_TTL_SECONDS });
     if (result.amountMicros === null) {
       if (result.tripped?.startsWith('app_'))
-        throw this.exhausted(result.remainingMicros, `The ${result.tripped === 'app_monthly' ? 'monthly' : 'per-request'} spending cap you set for this app is reached`, result.tripped);
+        throw this.exhausted(result.remainingMicros, `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`, result.tripped);
       if (result.tripped && result.tripped !== 'account')
         throw this.exhausted(result.remainingMicros, `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`, result.tripped);
       throw this.exhausted(result.remainingMicros);

@@ -8,7 +8,7 @@ export interface AuthorizationDecision {
   params: AuthorizationParams;
   approve: boolean;
   /** Caps on what the app may spend; only with approve and scope api:access. */
-  limits?: ConsentLimits;
+  limits?: Partial<ConsentLimits>;
 }
 
 /**

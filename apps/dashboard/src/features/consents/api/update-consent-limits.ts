@@ -7,7 +7,7 @@ import { consentKeys } from './consent-keys';
 export interface ConsentLimitsUpdate {
   clientId: string;
   /** Currency units; null removes a cap. */
-  limits: ConsentLimits;
+  limits: Partial<ConsentLimits>;
 }
 
 export function updateConsentLimits({ clientId, limits }: ConsentLimitsUpdate): Promise<ConsentResponse> {
