@@ -91,19 +91,15 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   /** The refresh_token grant (RFC 6749 section 6): rotation, reuse detection, no scope escalation. */
   async refresh(client: OAuthClientEntity, refreshToken: string, scope: string | undefined): Promise<TokenResponse> {
     if (!refreshToken) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'refresh_token is required');
-    const requested = scope === undefined ? null : scope.split(' ').filter(Boolean);
+    const asked = [...new Set((scope ?? '').split(' ').filter(Boolean))] as OAuthScope[];
+    const requested = asked.length ? asked : null;
     const { access, refresh, hashes } = this.newPair(client);
-    const outcome = await this.repository.rotateRefresh(
-      sha256(refreshToken),
-      client.id,
-      (granted) => {
-        if (!requested) return granted;
-        const beyond = requested.filter((item) => !granted.includes(item as OAuthScope));
-        if (beyond.length) throw new OAuthException(OAuthErrorCode.INVALID_SCOPE, `A refresh may not add scopes: ${beyond.join(' ')}`);
-        return requested as OAuthScope[];
-      },
-      hashes,
-    );
+    const outcome = await this.repository.rotateRefresh(sha256(refreshToken), client.id, requested, hashes);
+    if (outcome.status === 'scope_exceeded') {
+      // Refused before anything changed: the refresh token stays usable.
+      const beyond = requested!.filter((item) => !outcome.granted.includes(item));
+      throw new OAuthException(OAuthErrorCode.INVALID_SCOPE, `A refresh may not add scopes: ${beyond.join(' ')}`);
+    }
     if (outcome.status === 'reused') {
       await this.repository.revokeGrant(outcome.grantId, 'refresh_reuse');
       await this.invalidate(`grant:${outcome.grantId}`);

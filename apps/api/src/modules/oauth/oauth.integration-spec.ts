@@ -355,6 +355,16 @@ describe('OAuth2 for third-party apps', () => {
       for (const result of results.filter((r) => r.status === 200)) expect((await v1(result.body.access_token, client.clientId)).status).toBe(401);
     });
 
+    it('refreshes alongside chat traffic: every statement stands alone, so none breaks the other', async () => {
+      const grants = await Promise.all(Array.from({ length: 8 }, () => tokensFor(client)));
+      const [refreshes, chats] = await Promise.all([
+        Promise.all(grants.map((grant) => tokenRequest({ grant_type: 'refresh_token', refresh_token: grant.refresh_token!, client_id: client.clientId }))),
+        Promise.all(grants.flatMap((grant) => [1, 2, 3].map(() => v1(grant.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })))),
+      ]);
+      expect(refreshes.map((res) => res.status)).toEqual(grants.map(() => 200));
+      expect(chats.map((res) => res.status)).toEqual(chats.map(() => 200));
+    });
+
     it('a revoked, an expired, and a deactivated client’s token', async () => {
       const revoked = await tokensFor(client);
       const revoke = await fetch(`${app.url}/oauth2/revoke?token=${encodeURIComponent(revoked.access_token)}`, { method: 'POST' });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { OAuthScope } from '@switchyard/shared-dto';
 import { hotQuery } from '../../database/hot-path';
 
@@ -36,11 +36,12 @@ export interface AccessTokenRow {
 export type RefreshOutcome =
   | { status: 'rotated'; grantId: string; clientPk: number; userId: string; scopes: OAuthScope[] }
   | { status: 'reused'; grantId: string; clientPk: number }
+  | { status: 'scope_exceeded'; granted: OAuthScope[] }
   | { status: 'invalid' };
 
 /**
- * The only code that touches oauth_codes, oauth_grants and oauth_tokens. Every single-use step is one
- * conditional UPDATE, so two racing requests cannot both use a code or a refresh token. Token lookups join
+ * The only code that touches oauth_codes, oauth_grants and oauth_tokens. Every step is one statement, and every
+ * single-use step a conditional UPDATE, so two racing requests cannot both use a code or a refresh token. Token lookups join
  * oauth_clients read-only (a deactivated client's tokens stop at once without touching its tokens).
  */
 @Injectable()
@@ -75,50 +76,62 @@ export class OAuthRepository {
   }
 
   /**
-   * Starts a grant from a code and issues its first pair. Fails (returns null) when the consent is gone:
+   * Starts a grant from a code and issues its first pair, in one statement (the embedded database breaks explicit
+   * transactions that run alongside other traffic: docs/database.md). Returns null when the consent is gone:
    * revoked between the authorization and the exchange.
    */
   async startGrant(codeHash: string, code: CodeRow, tokens: IssuedTokenHashes): Promise<string | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const consent: unknown[] = await manager.query('SELECT 1 FROM oauth_consents WHERE user_id = $1 AND client_pk = $2 FOR SHARE', [code.userId, code.clientPk]);
-      if (!consent.length) return null;
-      const [grant]: { id: string }[] = await manager.query(
-        'INSERT INTO oauth_grants (user_id, client_pk, scopes) VALUES ($1, $2, $3) RETURNING id',
-        [code.userId, code.clientPk, code.scopes],
+    try {
+      const rows: { id: string }[] = await this.dataSource.query(
+        `WITH consent AS (SELECT 1 FROM oauth_consents WHERE user_id = $1 AND client_pk = $2 FOR SHARE),
+              g AS (INSERT INTO oauth_grants (user_id, client_pk, scopes) SELECT $1, $2, $3 FROM consent RETURNING id),
+              c AS (UPDATE oauth_codes SET grant_id = g.id FROM g WHERE code_hash = $4),
+              t AS (INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at)
+                    SELECT $5, g.id, 'access', now() + make_interval(secs => $6) FROM g
+                    UNION ALL SELECT $7, g.id, 'refresh', now() + make_interval(secs => $8) FROM g)
+         SELECT id FROM g`,
+        [code.userId, code.clientPk, code.scopes, codeHash, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds],
       );
-      await manager.query('UPDATE oauth_codes SET grant_id = $2 WHERE code_hash = $1', [codeHash, grant.id]);
-      await this.insertPair(manager, grant.id, tokens);
-      return grant.id;
-    });
+      return rows[0]?.id ?? null;
+    } catch (error) {
+      // The consent was deleted between the check and the insert: a foreign-key violation.
+      if ((error as { code?: string }).code === '23503') return null;
+      throw error;
+    }
   }
 
   /**
-   * Rotates a refresh token: marks it used and issues a new pair in its grant, in one transaction. A token used
-   * before is a replay (`reused`); an expired, revoked or unknown one, or one of a dead grant, is `invalid`.
-   * `scopes` maps the grant's scopes to the new pair's (and throws to refuse).
+   * Rotates a refresh token in one statement: marks it used and issues a new pair in its grant, only if it is
+   * live, of this client, of a live grant and active client, and `requested` (when given) is within the grant's
+   * scopes. The row lock makes two racing rotations of one token serialise: the second sees it used (`reused`).
    */
-  async rotateRefresh(refreshHash: string, clientPk: number, scopes: (granted: OAuthScope[]) => OAuthScope[], tokens: IssuedTokenHashes): Promise<RefreshOutcome> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows: Record<string, unknown>[] = await manager.query(
-        `SELECT t.grant_id, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
+  async rotateRefresh(refreshHash: string, clientPk: number, requested: OAuthScope[] | null, tokens: IssuedTokenHashes): Promise<RefreshOutcome> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `WITH cur AS (
+         SELECT t.grant_id, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
                 g.client_pk, g.user_id, g.scopes, g.revoked_at IS NOT NULL AS grant_dead, c.is_active
            FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
           WHERE t.token_hash = $1 AND t.kind = 'refresh'
-          FOR UPDATE OF t, g`,
-        [refreshHash],
-      );
-      const row = rows[0];
-      if (!row || Number(row.client_pk) !== clientPk) return { status: 'invalid' };
-      if (row.grant_dead || !row.is_active) return { status: 'invalid' };
-      if (row.used) return { status: 'reused', grantId: String(row.grant_id), clientPk };
-      if (row.dead) return { status: 'invalid' };
-      const grantId = String(row.grant_id);
-      // May throw (a scope beyond the grant): the transaction rolls back and the refresh token stays usable.
-      const issued = scopes(parseArray(row.scopes));
-      await manager.query('UPDATE oauth_tokens SET used_at = now() WHERE token_hash = $1', [refreshHash]);
-      await this.insertPair(manager, grantId, tokens, issued);
-      return { status: 'rotated', grantId, clientPk, userId: String(row.user_id), scopes: issued };
-    });
+          FOR UPDATE OF t),
+       rot AS (
+         UPDATE oauth_tokens SET used_at = now()
+          WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+            AND EXISTS (SELECT 1 FROM cur WHERE client_pk = $2 AND NOT grant_dead AND is_active AND scopes @> COALESCE($3::text[], '{}'))
+          RETURNING grant_id),
+       pair AS (
+         INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, scopes)
+         SELECT $4, grant_id, 'access', now() + make_interval(secs => $5), $3::text[] FROM rot
+         UNION ALL SELECT $6, grant_id, 'refresh', now() + make_interval(secs => $7), NULL FROM rot)
+       SELECT cur.*, (SELECT count(*) FROM rot) AS rotated FROM cur`,
+      [refreshHash, clientPk, requested, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds],
+    );
+    const row = rows[0];
+    if (!row || Number(row.client_pk) !== clientPk || row.grant_dead || !row.is_active) return { status: 'invalid' };
+    const grantId = String(row.grant_id);
+    if (Number(row.rotated) > 0) return { status: 'rotated', grantId, clientPk, userId: String(row.user_id), scopes: requested ?? parseArray(row.scopes) };
+    if (row.used) return { status: 'reused', grantId, clientPk };
+    if (row.dead) return { status: 'invalid' };
+    return { status: 'scope_exceeded', granted: parseArray(row.scopes) };
   }
 
   /** Ends a grant and with it every token of the chain. */
@@ -169,15 +182,6 @@ export class OAuthRepository {
   async purgeExpired(): Promise<void> {
     await this.dataSource.query(`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day'`);
     await this.dataSource.query(`DELETE FROM oauth_tokens WHERE expires_at < now() - interval '1 day'`);
-  }
-
-  /** An access token narrower than its grant (a refresh that asked for less) carries its own scopes. */
-  private async insertPair(manager: EntityManager, grantId: string, tokens: IssuedTokenHashes, accessScopes: OAuthScope[] | null = null): Promise<void> {
-    await manager.query(
-      `INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, scopes)
-       VALUES ($1, $3, 'access', now() + make_interval(secs => $4), $6), ($2, $3, 'refresh', now() + make_interval(secs => $5), NULL)`,
-      [tokens.accessHash, tokens.refreshHash, grantId, tokens.accessTtlSeconds, tokens.refreshTtlSeconds, accessScopes],
-    );
   }
 }
 
