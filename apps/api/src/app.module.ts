@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { LifecycleModule } from './common/lifecycle/lifecycle';
 import { RateLimitModule } from './common/rate-limit/rate-limiter.service';
 import { RedisModule } from './common/redis/redis.module';
 import { ConfigModule } from './config/config.module';
@@ -23,6 +24,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
         RedisModule,
+        LifecycleModule,
         RateLimitModule,
         AccountsModule,
         HealthModule,

@@ -4,7 +4,7 @@ export interface HealthResponse {
 }
 
 export interface ReadinessResponse {
-  status: 'ok' | 'unavailable';
+  status: 'ok' | 'unavailable' | 'shutting_down';
   database: 'ok' | 'unavailable';
   /** embedded (PGlite) or postgres (DATABASE_URL). */
   databaseKind: 'embedded' | 'postgres';

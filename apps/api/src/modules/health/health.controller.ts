@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { HealthResponse, ReadinessResponse } from '@switchyard/shared-dto';
 import { Access } from '../../common/auth/access.decorator';
+import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RedisConnection } from '../../common/redis/redis-connection';
 import { Database } from '../../database/database';
 import { APP_VERSION } from '../../version';
@@ -13,6 +14,7 @@ export class HealthController {
   constructor(
     private readonly database: Database,
     private readonly redis: RedisConnection,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   @Get('healthz')
@@ -24,13 +26,14 @@ export class HealthController {
 
   @Get('readyz')
   @Access({ public: true })
-  @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer; 503 otherwise' })
+  @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer and the instance is not shutting down; 503 otherwise' })
   async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessResponse & { redis?: 'ok' | 'unavailable' }> {
     const [database, redis] = await Promise.all([this.database.ping(), this.redis.ping()]);
-    const ok = database && redis;
+    const draining = this.lifecycle.draining;
+    const ok = database && redis && !draining;
     res.status(ok ? 200 : 503);
     return {
-      status: ok ? 'ok' : 'unavailable',
+      status: draining ? 'shutting_down' : ok ? 'ok' : 'unavailable',
       database: database ? 'ok' : 'unavailable',
       databaseKind: this.database.kind,
       ...(this.redis.client ? { redis: redis ? 'ok' : 'unavailable' } : {}),

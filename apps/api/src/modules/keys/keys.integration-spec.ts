@@ -104,6 +104,8 @@ describe('a graceful shutdown', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const refused = await app.http('/v1/models', { token: key }).catch(() => null);
     if (refused) expect(refused.status).toBe(503); // (or the listener is already closed: also a refusal)
+    const ready = await app.http('/readyz').catch(() => null);
+    if (ready) expect(ready.body.status).toBe('shutting_down'); // a load balancer stops sending traffic
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;

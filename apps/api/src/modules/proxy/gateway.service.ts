@@ -18,6 +18,7 @@ import { affordableOutputTokens, estimateCall } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
+import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
@@ -83,7 +84,6 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private readonly upstream = new UpstreamClient();
   /** Calls in flight, each with the controller that cuts it; drained at shutdown. */
   private readonly inFlight = new Map<Promise<void>, AbortController>();
-  private draining = false;
   private readonly demo = new DemoProvider();
   private readonly logger = new Logger('Gateway');
   private readonly binaryProxies = new Map<string, ProxyHandler>();
@@ -94,6 +94,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     private readonly usage: UsageRecorder,
     private readonly videos: VideoJobsRepository,
     private readonly budget: BudgetService,
+    private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -107,7 +108,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       if (!gatewayPrefixOf(rawPath)) return next();
       // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
       if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
-      if (this.draining) {
+      if (this.lifecycle.draining) {
         sendError(req, res, new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } }));
         return;
       }
@@ -126,7 +127,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    * that left (the upstream is aborted and what was delivered is billed); then each has recorded and settled.
    */
   async onModuleDestroy(): Promise<void> {
-    this.draining = true;
+    this.lifecycle.beginDrain();
     if (!this.inFlight.size) return;
     this.logger.log(`draining ${this.inFlight.size} calls in flight`);
     const all = () => Promise.allSettled([...this.inFlight.keys()]);
