@@ -21,6 +21,8 @@ export interface OAuthClientResponse {
   createdAt: string;
   updatedAt: string;
   authorizedUserCount: number;
+  /** Gateway requests per minute for each user of this app; null: the server's default (GATEWAY_RPM). */
+  requestsPerMinute: number | null;
 }
 
 export interface TokenResponse {
@@ -105,6 +107,8 @@ export interface ApiKeyResponse {
   lastUsedAt: string | null;
   status: 'Active' | 'Revoked';
   limits: KeyLimits;
+  /** Gateway requests per minute for this key; null: the server's default (GATEWAY_RPM). */
+  requestsPerMinute: number | null;
 }
 
 /** One gateway call on the dashboard (interface.md section 2's activity record, with the money trace). */

@@ -25,6 +25,7 @@ export interface AppConfig {
   trustProxy: boolean;
   oauthDynamicRegistration: boolean;
   shutdownGraceSeconds: number;
+  gatewayRpm: number;
   sessionTtlHours: number;
   authRateLimitPerIp: number;
   loginFailuresPerAccount: number;
@@ -251,6 +252,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Let agent hosts (MCP clients) register public PKCE apps by themselves at /oauth2/register (RFC 7591)',
     defaultValue: 'true',
     parse: boolean,
+  },
+  {
+    env: 'GATEWAY_RPM',
+    key: 'gatewayRpm',
+    description: 'Default gateway requests per minute per API key and per app and user (a key or app may set its own); 0 means no limit',
+    defaultValue: '0',
+    parse: integer(0, 1_000_000, 'set GATEWAY_RPM to a number of requests per minute such as 600, or 0 for no limit'),
   },
   {
     env: 'SHUTDOWN_GRACE_SECONDS',

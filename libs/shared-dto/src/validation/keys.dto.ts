@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import type { KeyLimits } from '../resources';
 
 export const KEY_NAME_MAX_LENGTH = 100;
@@ -27,4 +27,12 @@ export class KeyLimitsUpdateDto implements Partial<KeyLimits> {
   @IsOptional() @limit() weekly?: number | null;
   @IsOptional() @limit() monthly?: number | null;
   @IsOptional() @limit() perRequest?: number | null;
+
+  /** Gateway requests per minute for this key; null returns to the server's default. */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  requestsPerMinute?: number | null;
 }

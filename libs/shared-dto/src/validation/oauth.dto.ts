@@ -81,6 +81,14 @@ class OAuthClientFieldsDto {
   @Min(REFRESH_TOKEN_TTL_RANGE[0])
   @Max(REFRESH_TOKEN_TTL_RANGE[1])
   refreshTokenTtlSeconds?: number;
+
+  /** Gateway requests per minute for each user of the app; null: the server's default. */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  requestsPerMinute?: number | null;
 }
 
 const clientName = () => (target: object, property: string) => {

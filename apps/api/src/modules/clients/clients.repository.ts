@@ -8,7 +8,7 @@ import { OAuthClientEntity } from './entities/oauth-client.entity';
 export class ClientsRepository {
   constructor(@InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>) {}
 
-  insert(client: Omit<OAuthClientEntity, 'id' | 'createdAt' | 'updatedAt' | 'isActive' | 'requirePkce'>): Promise<OAuthClientEntity> {
+  insert(client: Omit<OAuthClientEntity, 'id' | 'createdAt' | 'updatedAt' | 'isActive' | 'requirePkce' | 'rateLimitRpm'> & { rateLimitRpm?: number | null }): Promise<OAuthClientEntity> {
     return this.clients.save(this.clients.create({ ...client, isActive: true, requirePkce: true }));
   }
 

@@ -63,6 +63,7 @@ export class ClientsService implements OwnedResources {
       accessTokenTtlSeconds: body.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_DEFAULT,
       refreshTokenTtlSeconds: body.refreshTokenTtlSeconds ?? REFRESH_TOKEN_TTL_DEFAULT,
       requireConsent: body.requireConsent ?? true,
+      rateLimitRpm: body.requestsPerMinute ?? null,
       registration: 'owner',
     });
     return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
@@ -109,8 +110,9 @@ export class ClientsService implements OwnedResources {
       ...(body.requireConsent !== undefined ? { requireConsent: body.requireConsent } : {}),
       ...(body.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: body.accessTokenTtlSeconds } : {}),
       ...(body.refreshTokenTtlSeconds !== undefined ? { refreshTokenTtlSeconds: body.refreshTokenTtlSeconds } : {}),
+      ...(body.requestsPerMinute !== undefined ? { rateLimitRpm: body.requestsPerMinute } : {}),
     });
-    // Narrowed scopes or a changed name must show on the next call of every instance.
+    // Narrowed scopes, a changed name or rate limit must show on the next call of every instance.
     await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
     return this.get(String(client.id));
   }
@@ -205,5 +207,6 @@ function toResponse(client: OAuthClientEntity, authorizedUserCount: number): OAu
     createdAt: withoutZone(client.createdAt),
     updatedAt: withoutZone(client.updatedAt),
     authorizedUserCount,
+    requestsPerMinute: client.rateLimitRpm,
   };
 }

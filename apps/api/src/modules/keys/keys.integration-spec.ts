@@ -24,7 +24,7 @@ describe('API keys over HTTP', () => {
     const entry = listed.find((k: { id: string }) => k.id === id);
     expect(entry.token).toBe(`${key.slice(0, 12)}…${key.slice(-4)}`);
     expect(JSON.stringify(listed)).not.toContain(key);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'limits', 'name', 'status', 'token']);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'limits', 'name', 'requestsPerMinute', 'status', 'token']);
     expect(entry.limits).toEqual({ total: null, daily: null, weekly: null, monthly: null, perRequest: null });
     const stored = await app.database.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
     expect(stored[0].key_hash).not.toContain(key.slice(3));
@@ -63,6 +63,39 @@ describe('API keys over HTTP', () => {
 
   it('needs a signed-in user', async () => {
     expect((await app.http('/api/v1/keys')).status).toBe(401);
+  });
+});
+
+describe('requests per minute per key', () => {
+  // Two instances on one database and one Redis (CI's second pass); one instance on the embedded database.
+  const twoInstances = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    const first = await startTestApp();
+    apps.push(first);
+    if (twoInstances) apps.push(await startTestApp({ redisPrefix: first.config.redisPrefix }, first.testDatabase));
+  });
+  afterAll(async () => {
+    for (const app of [...apps].reverse()) await app.close();
+  });
+
+  it(`answers 429 with Retry-After past the key's rate, counted across instances (${twoInstances ? 'two' : 'one'}), and other keys go on`, async () => {
+    const [first] = apps;
+    const session = (await first.http('/api/v1/auth/register', { body: { email: uniqueEmail('rpm'), password: 'rpm password' } })).body.data.token;
+    const limited = (await first.http('/api/v1/keys', { token: session, body: { name: 'limited' } })).body.data;
+    const other = (await first.http('/api/v1/keys', { token: session, body: { name: 'other' } })).body.data.key;
+    const set = await first.http(`/api/v1/keys/${limited.id}/limits`, { method: 'PUT', token: session, body: { requestsPerMinute: 4 } });
+    expect(set.body.data.requestsPerMinute).toBe(4);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await apps[i % apps.length].http('/v1/models', { token: limited.key })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    const refused = await apps[apps.length - 1].http('/v1/models', { token: limited.key });
+    expect(refused.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await first.http('/v1/models', { token: other })).status).toBe(200);
+    // Back to the server's default (no limit here): the change reaches every instance's cached key.
+    await first.http(`/api/v1/keys/${limited.id}/limits`, { method: 'PUT', token: session, body: { requestsPerMinute: null } });
+    expect((await apps[apps.length - 1].http('/v1/models', { token: limited.key })).status).toBe(200);
   });
 });
 

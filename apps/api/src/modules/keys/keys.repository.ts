@@ -9,6 +9,7 @@ export interface ActiveKey {
   id: string;
   userId: string;
   name: string;
+  rateLimitRpm: number | null;
 }
 
 /** The only code that touches api_keys. Every lookup by id also takes the owner. */
@@ -40,16 +41,16 @@ export class KeysRepository {
 
   /** The hot-path lookup: one indexed query, raw, no entity hydration. */
   async findActiveByHash(keyHash: string): Promise<ActiveKey | null> {
-    const rows = await hotQuery<{ id: string; user_id: string; name: string }>(
+    const rows = await hotQuery<{ id: string; user_id: string; name: string; rate_limit_rpm: number | null }>(
       this.keys.manager.connection,
       'sy_key_by_hash',
-      'SELECT id, user_id, name FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      'SELECT id, user_id, name, rate_limit_rpm FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [keyHash],
     );
-    return rows[0] ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name } : null;
+    return rows[0] ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name, rateLimitRpm: rows[0].rate_limit_rpm } : null;
   }
 
-  async setLimits(userId: string, id: string, limits: Partial<LimitColumns>): Promise<void> {
+  async setLimits(userId: string, id: string, limits: Partial<LimitColumns> & { rateLimitRpm?: number | null }): Promise<void> {
     if (Object.keys(limits).length) await this.keys.update({ id, userId }, limits);
   }
 

@@ -34,6 +34,7 @@ function toResponse(key: ApiKeyEntity): ApiKeyResponse {
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     status: key.revokedAt ? 'Revoked' : 'Active',
     limits: limitsOf(key),
+    requestsPerMinute: key.rateLimitRpm,
   };
 }
 
@@ -88,8 +89,11 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   /** Sets or clears a key's spend limits (omitted fields unchanged); they apply from the next call. */
   async setLimits(userId: string, id: string, limits: KeyLimitsUpdateDto): Promise<ApiKeyResponse> {
     const key = await this.owned(userId, id);
-    const changes = limitChanges(limits);
+    const { requestsPerMinute, ...money } = limits;
+    const changes = { ...limitChanges(money), ...(requestsPerMinute !== undefined ? { rateLimitRpm: requestsPerMinute } : {}) };
     await this.repository.setLimits(userId, id, changes);
+    // The hot path caches the key with its rate limit: every instance must read it again.
+    if (requestsPerMinute !== undefined) await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
     return toResponse((await this.repository.findOwned(userId, id))!);
   }
 

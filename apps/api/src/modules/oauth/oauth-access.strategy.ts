@@ -54,6 +54,9 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
       oauthClientId: access.clientId,
       credentialName: access.clientName,
       scopes: access.scopes,
+      rateLimitRpm: access.rateLimitRpm,
+      // Each user of an app gets the app's rate: one busy user cannot use up another's.
+      rateLimitSubject: `app:${access.clientId}:${access.userId}`,
     };
   }
 }

@@ -45,7 +45,7 @@ describe('OAuth2 for third-party apps', () => {
       body: { clientName: 'Test App', redirectUris: [CALLBACK], requestedScopes: ['api:access', 'profile:read'], ...body },
     });
     expect(res.status).toBe(201);
-    return res.body.data as { id: number; clientId: string; clientSecret?: string; clientType: string };
+    return res.body.data as { id: number; clientId: string; clientSecret?: string; clientType: string; requestsPerMinute: number | null };
   }
 
   function pkce() {
@@ -472,6 +472,21 @@ describe('OAuth2 for third-party apps', () => {
       expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).body.error.limit).toBe('app_total');
       await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { total: null } });
       expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).status).toBe(200);
+    });
+  });
+
+  describe('requests per minute per app', () => {
+    it('limits each user of an app to the app’s rate, with 429 and Retry-After', async () => {
+      const client = await createClient({ clientName: 'Busy App', requestsPerMinute: 2 });
+      expect(client).toMatchObject({ requestsPerMinute: 2 });
+      const first = await tokensFor(client);
+      const statuses = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await v1(first.access_token, client.clientId)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      // Another user of the same app has a rate of their own.
+      const bob = await newUser();
+      const second = await tokensFor(client, { user: bob });
+      expect((await v1(second.access_token, client.clientId)).status).toBe(200);
     });
   });
 

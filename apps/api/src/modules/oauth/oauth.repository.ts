@@ -31,6 +31,7 @@ export interface AccessTokenRow {
   scopes: OAuthScope[];
   expiresAt: Date;
   issuedAt: Date;
+  rateLimitRpm: number | null;
 }
 
 export type RefreshOutcome =
@@ -158,7 +159,7 @@ export class OAuthRepository {
     const rows = await hotQuery<Record<string, unknown>>(
       this.dataSource,
       `sy_oauth_${kind}`,
-      `SELECT t.grant_id, t.expires_at, t.created_at, g.user_id, g.client_pk, COALESCE(t.scopes, g.scopes) AS scopes, c.client_id, c.client_name
+      `SELECT t.grant_id, t.expires_at, t.created_at, g.user_id, g.client_pk, COALESCE(t.scopes, g.scopes) AS scopes, c.client_id, c.client_name, c.rate_limit_rpm
          FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
         WHERE t.token_hash = $1 AND t.kind = '${kind}' AND t.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > now()
           AND g.revoked_at IS NULL AND c.is_active`,
@@ -175,6 +176,7 @@ export class OAuthRepository {
       scopes: parseArray(row.scopes),
       expiresAt: row.expires_at as Date,
       issuedAt: row.created_at as Date,
+      rateLimitRpm: (row.rate_limit_rpm as number | null) ?? null,
     };
   }
 

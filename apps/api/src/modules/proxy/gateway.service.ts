@@ -19,6 +19,7 @@ import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
+import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
@@ -95,6 +96,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     private readonly videos: VideoJobsRepository,
     private readonly budget: BudgetService,
     private readonly lifecycle: Lifecycle,
+    private readonly limiter: RateLimiterService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -145,6 +147,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const match = matchGatewayRoute(req.method, rawPath);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
     const caller = await this.credentials.authenticate(req, match.prefix);
+    const rpm = caller.rateLimitRpm ?? this.config.gatewayRpm;
+    if (rpm > 0) await this.limiter.consume({ bucket: 'gateway-rpm', subject: caller.rateLimitSubject, max: rpm, windowSeconds: 60 });
     if (match.route.action === 'list_models') return this.listModels(req, res);
     if (match.route.action === 'get_model') return this.getModel(match.params.id, res);
 

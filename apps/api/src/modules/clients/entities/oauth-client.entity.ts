@@ -44,6 +44,10 @@ export class OAuthClientEntity {
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
 
+  /** Gateway requests per minute for each user of the app; null: GATEWAY_RPM. */
+  @Column({ name: 'rate_limit_rpm', type: 'integer', nullable: true })
+  rateLimitRpm: number | null;
+
   @Column({ type: 'text', default: 'owner' })
   registration: 'owner' | 'dynamic';
 

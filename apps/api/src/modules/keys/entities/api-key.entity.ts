@@ -43,6 +43,9 @@ export class ApiKeyEntity {
   @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
   limitMonthlyMicros: string | null;
 
+  @Column({ name: 'rate_limit_rpm', type: 'integer', nullable: true })
+  rateLimitRpm: number | null;
+
   @Column({ name: 'limit_per_request_micros', type: 'bigint', nullable: true })
   limitPerRequestMicros: string | null;
 }

@@ -11,6 +11,9 @@ export interface Caller {
   credentialName: string;
   /** OAuth scopes; API keys carry none and may call every AI endpoint. */
   scopes: string[] | null;
+  /** Requests per minute for this credential (null: GATEWAY_RPM), counted per `rateLimitSubject`. */
+  rateLimitRpm: number | null;
+  rateLimitSubject: string;
 }
 
 /**
