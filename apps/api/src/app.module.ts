@@ -6,8 +6,10 @@ import type { AppConfig } from './config/config.schema';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { GiftcardsModule } from './modules/giftcards/giftcards.module';
 import { HealthModule } from './modules/health/health.module';
 import { KeysModule } from './modules/keys/keys.module';
+import { PaymentsModule } from './modules/payments/payments.module';
 import { ProxyModule } from './modules/proxy/proxy.module';
 import { UsageModule } from './modules/usage/usage.module';
 
@@ -26,6 +28,8 @@ export class AppModule {
         KeysModule,
         UsageModule,
         ProxyModule,
+        PaymentsModule,
+        GiftcardsModule,
       ],
     };
   }

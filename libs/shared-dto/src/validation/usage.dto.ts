@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
 
@@ -29,4 +29,17 @@ export class UsageAnalyticsQueryDto {
   @IsOptional()
   @IsIn(ANALYTICS_GROUPS)
   groupBy?: (typeof ANALYTICS_GROUPS)[number];
+}
+
+export class UsageLedgerQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @IsOptional()
+  @Matches(/^\d{1,18}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
+  cursor?: string;
 }

@@ -2,6 +2,7 @@ import { Accounts1763800000000 } from './1763800000000-accounts';
 import { Gateway1763800001000 } from './1763800001000-gateway';
 import { Budgets1763800002000 } from './1763800002000-budgets';
 import { KeyLimits1763800003000 } from './1763800003000-key-limits';
+import { Payments1763800005000 } from './1763800005000-payments';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
-export const MIGRATIONS = [Accounts1763800000000, Gateway1763800001000, Budgets1763800002000, KeyLimits1763800003000];
+export const MIGRATIONS = [Accounts1763800000000, Gateway1763800001000, Budgets1763800002000, KeyLimits1763800003000, Payments1763800005000];

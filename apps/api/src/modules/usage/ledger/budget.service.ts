@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { UsageSummaryResponse } from '@switchyard/shared-dto';
+import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
@@ -61,8 +62,28 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     await this.flushSettlements();
   }
 
-  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
-    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
+  /**
+   * Credits once per idempotency key (false: that key already credited). Pass `within` (the manager of a
+   * transaction the caller opened) to make the credit part of the caller's own change, all or nothing.
+   */
+  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string, within?: EntityManager): Promise<boolean> {
+    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey, within);
+  }
+
+  /** The ledger, newest first: every credit and debit, in currency units. `cursor` is a previous nextCursor. */
+  async history(userId: string, limit: number, cursor: string | null): Promise<LedgerPage> {
+    const rows = await this.ledger.entries(userId, limit + 1, cursor);
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((row) => ({
+        id: row.id,
+        createdAt: row.createdAt.toISOString(),
+        kind: row.kind as LedgerEntryKind,
+        amount: toUnits(row.amountMicros),
+        reference: row.source,
+      })),
+      nextCursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
   }
 
   /** The sign-up credit of SIGNUP_CREDIT, once per account. */

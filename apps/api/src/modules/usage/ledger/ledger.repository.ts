@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { hotQuery } from '../../../database/hot-path';
 
 export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
@@ -33,6 +33,14 @@ export interface BalanceRow {
   reservedMicros: number;
 }
 
+export interface LedgerEntryRow {
+  id: string;
+  amountMicros: number;
+  kind: string;
+  source: string | null;
+  createdAt: Date;
+}
+
 const num = (value: unknown) => Number(value ?? 0);
 
 /**
@@ -44,9 +52,12 @@ const num = (value: unknown) => Number(value ?? 0);
 export class LedgerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Credits once per idempotency key; returns false when the key was already used. */
-  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+  /**
+   * Credits once per idempotency key; returns false when the key was already used. `within` runs it inside the
+   * caller's transaction (its manager), so the credit commits or rolls back with the caller's own change.
+   */
+  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string, within?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await (within ?? this.dataSource).query(
       `WITH entry AS (
          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING amount_micros)
@@ -57,6 +68,23 @@ export class LedgerRepository {
       [userId, amountMicros, kind, source, idempotencyKey],
     );
     return rows.length > 0;
+  }
+
+  /** The user's ledger entries, newest first, below the entry id `beforeId` (a page cursor). */
+  async entries(userId: string, limit: number, beforeId: string | null): Promise<LedgerEntryRow[]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT id, amount_micros, kind, source, created_at FROM ledger_entries
+        WHERE user_id = $1 AND ($3::bigint IS NULL OR id < $3::bigint)
+        ORDER BY id DESC LIMIT $2`,
+      [userId, limit, beforeId],
+    );
+    return rows.map((row) => ({
+      id: String(row.id),
+      amountMicros: num(row.amount_micros),
+      kind: String(row.kind),
+      source: (row.source as string | null) ?? null,
+      createdAt: row.created_at as Date,
+    }));
   }
 
   async balance(userId: string): Promise<BalanceRow> {
