@@ -34,10 +34,13 @@ export class GiftcardsRepository {
    */
   async redeem(codeHash: string, userId: string, credit: (card: ClaimedCard, within: EntityManager) => Promise<boolean>): Promise<RedeemOutcome> {
     const claimed = await this.cards.manager.transaction(async (tx) => {
+      // As a CTE: TypeORM answers a bare UPDATE with [rows, count] rather than the rows.
       const rows: { id: string; amount_micros: string }[] = await tx.query(
-        `UPDATE gift_cards SET redeemed_at = now(), redeemed_by = $2
-          WHERE code_hash = $1 AND redeemed_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-          RETURNING id, amount_micros`,
+        `WITH claimed AS (
+           UPDATE gift_cards SET redeemed_at = now(), redeemed_by = $2
+            WHERE code_hash = $1 AND redeemed_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+            RETURNING id, amount_micros)
+         SELECT id, amount_micros FROM claimed`,
         [codeHash, userId],
       );
       if (!rows.length) return null;

@@ -32,10 +32,13 @@ export class PaymentsRepository {
 
   /** The sandbox's "Pay": completes an open, unexpired sandbox session. False when it was not open. */
   async markSandboxPaid(id: string): Promise<boolean> {
+    // As a CTE: TypeORM answers a bare UPDATE with [rows, count] rather than the rows.
     const rows: unknown[] = await this.payments.query(
-      `UPDATE payments SET status = 'paid', paid_at = now()
-        WHERE id = $1 AND provider = 'sandbox' AND status = 'open'
-          AND created_at > now() - make_interval(hours => $2) RETURNING id`,
+      `WITH paid AS (
+         UPDATE payments SET status = 'paid', paid_at = now()
+          WHERE id = $1 AND provider = 'sandbox' AND status = 'open'
+            AND created_at > now() - make_interval(hours => $2) RETURNING id)
+       SELECT id FROM paid`,
       [id, SESSION_LIFETIME_HOURS],
     );
     return rows.length > 0;
