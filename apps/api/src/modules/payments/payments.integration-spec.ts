@@ -282,7 +282,7 @@ describe('the sandbox checkout (no Stripe key)', () => {
     expect(await (await fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}`)).text()).toContain('expired');
     const refused = await pay(app, sessionId);
     expect(refused.status).toBe(422);
-    expect((await refused.json()).error.code).toBe('PAYMENT_SESSION_EXPIRED');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('PAYMENT_SESSION_EXPIRED');
     const res = await app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST', token: user.token });
     expect(res.body.data.status).toBe('expired');
   });

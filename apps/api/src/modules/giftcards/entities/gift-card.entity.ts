@@ -28,4 +28,8 @@ export class GiftCardEntity {
 
   @Column({ name: 'redeemed_by', type: 'uuid', nullable: true })
   redeemedBy: string | null;
+
+  /** When the ledger credit (key `giftcard:<id>`) was made; set after it, so null with redeemed_at means unfinished. */
+  @Column({ name: 'credited_at', type: 'timestamptz', nullable: true })
+  creditedAt: Date | null;
 }

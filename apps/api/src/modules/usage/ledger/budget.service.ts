@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
-import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
@@ -62,12 +61,9 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     await this.flushSettlements();
   }
 
-  /**
-   * Credits once per idempotency key (false: that key already credited). Pass `within` (the manager of a
-   * transaction the caller opened) to make the credit part of the caller's own change, all or nothing.
-   */
-  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string, within?: EntityManager): Promise<boolean> {
-    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey, within);
+  /** Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). */
+  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
+    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
   }
 
   /** The ledger, newest first: every credit and debit, in currency units. `cursor` is a previous nextCursor. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { hotQuery } from '../../../database/hot-path';
 
 export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
@@ -52,12 +52,9 @@ const num = (value: unknown) => Number(value ?? 0);
 export class LedgerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * Credits once per idempotency key; returns false when the key was already used. `within` runs it inside the
-   * caller's transaction (its manager), so the credit commits or rolls back with the caller's own change.
-   */
-  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string, within?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (within ?? this.dataSource).query(
+  /** Credits once per idempotency key; returns false when the key was already used. */
+  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
       `WITH entry AS (
          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING amount_micros)
