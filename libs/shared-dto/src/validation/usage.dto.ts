@@ -3,14 +3,17 @@ import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, 
 
 export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
 
-export class UsageActivityQueryDto {
+/** A page size for the paged lists (activity, ledger): 1 to 100. */
+class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(100)
   limit?: number;
+}
 
+export class UsageActivityQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -31,14 +34,7 @@ export class UsageAnalyticsQueryDto {
   groupBy?: (typeof ANALYTICS_GROUPS)[number];
 }
 
-export class UsageLedgerQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
+export class UsageLedgerQueryDto extends PageQueryDto {
   @IsOptional()
   @Matches(/^\d{1,18}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
   cursor?: string;

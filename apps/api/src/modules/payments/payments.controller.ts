@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiExcludeEndpoint, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiExcludeEndpoint, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CheckoutSessionResponse, PaymentVerifyResponse } from '@switchyard/shared-dto';
 import { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from '@switchyard/shared-dto/validation';
@@ -33,6 +33,7 @@ export class PaymentsController {
   @HttpCode(200)
   @Access()
   @ApiOperation({ summary: 'After the checkout redirect: credits a paid session once; status paid, unpaid or expired' })
+  @ApiQuery({ name: 'session_id', required: true, description: 'The Checkout Session id from the success URL (cs_…)' })
   @ApiNotFoundResponse({ description: 'PAYMENT_NOT_FOUND (also for another user’s session)' })
   async verify(@CurrentUser() user: SessionPrincipal, @Query() query: PaymentVerifyQueryDto): Promise<Envelope<PaymentVerifyResponse>> {
     return envelope(await this.payments.verifyAndCapture(user.userId, query.session_id));
