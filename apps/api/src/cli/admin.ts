@@ -16,7 +16,7 @@ import { DataDirInUseError } from '../database/embedded-postgres';
 import { GiftcardsModule } from '../modules/giftcards/giftcards.module';
 import { GiftcardsService } from '../modules/giftcards/giftcards.service';
 
-const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <ISO date>]
+const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
 
   Issues gift cards in the database the service uses (the same DATABASE_URL or DATA_DIR) and prints each code
   once, one per line. With the embedded database, stop the service first (one process owns DATA_DIR) or issue
@@ -72,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     for (const card of issued.cards) console.log(card.code);
     console.error(
       `${issued.cards.length} gift card${issued.cards.length === 1 ? '' : 's'} of ${issued.amount.toFixed(2)}` +
-        `${issued.expiresAt ? `, valid until ${issued.expiresAt}` : ', no expiry'}. The codes are shown only now: store them safely.`,
+        `${issued.expiresAt ? `, expiring ${issued.expiresAt}` : ', no expiry'}. The codes are shown only now: store them safely.`,
     );
     return 0;
   } finally {

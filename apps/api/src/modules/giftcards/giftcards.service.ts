@@ -13,6 +13,13 @@ import { ClaimedCard, GiftcardsRepository } from './giftcards.repository';
 export const giftCardCreditKey = (cardId: string) => `giftcard:${cardId}`;
 
 const money = (units: number) => units.toFixed(2);
+/** A bare date means "valid through that day": the card expires when the day ends (UTC), as analytics reads `to`. */
+function expiryOf(value: string): Date {
+  const date = new Date(value);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) date.setUTCDate(date.getUTCDate() + 1);
+  return date;
+}
+
 /** A claim this old without its credit noted was interrupted (a redemption takes milliseconds). */
 const RECOVER_AFTER_SECONDS = 60;
 const RECOVERY_SWEEP_MS = 60_000;
@@ -44,7 +51,7 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
 
   /** Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. */
   async issue(issuedBy: string | null, request: GiftCardIssueRequest): Promise<GiftCardIssueResponse> {
-    const expiresAt = request.expiresAt ? new Date(request.expiresAt) : null;
+    const expiresAt = request.expiresAt ? expiryOf(request.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now())
       throw new CommonException(CommonErrorCode.VALIDATION_FAILED, 'Invalid request: check expiresAt', {
         details: [{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }],
