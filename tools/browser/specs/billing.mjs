@@ -2,6 +2,7 @@
 // balance rise, once; redeems a gift card issued through the admin API, once; and only an admin sees the page
 // that issues gift cards.
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
+import { registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'billing';
 
@@ -11,15 +12,6 @@ const CODE = /^SYGC(-[0-9A-HJKMNP-TV-Z]{4}){4}$/;
 
 /** The figure under "Available balance". */
 const balance = (page) => page.locator('dt', { hasText: 'Available balance' }).locator('xpath=following-sibling::dd');
-
-async function signIn(page, account, path) {
-  await page.goto(path);
-  await expectPath(page, `/signin?next=${encodeURIComponent(path)}`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expectPath(page, path);
-}
 
 async function api(baseUrl, path, { token, body } = {}) {
   const response = await fetch(`${baseUrl}${path}`, {
@@ -38,12 +30,7 @@ export const tests = [
     name: 'a new account tops up by card in the sandbox checkout and sees its balance rise, once',
     async run({ newPage }) {
       const page = await newPage();
-      await page.goto('/register');
-      await page.getByLabel('Name').fill(user.name);
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await expectPath(page, '/');
+      await registerThroughForm(page, user);
 
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Billing' }).click();
       await expectPath(page, '/billing');
@@ -83,7 +70,7 @@ export const tests = [
       if (!CODE.test(code)) throw new Error(`expected a gift card code, got ${JSON.stringify(code)}`);
 
       const page = await newPage();
-      await signIn(page, user, '/billing');
+      await signInThrough(page, user, '/billing');
       await expectText(balance(page), '$17.50');
       const field = page.getByLabel('Gift card code');
       // Typed the way people do: lower case, spaces instead of dashes.
@@ -106,14 +93,14 @@ export const tests = [
     name: 'only an admin sees the gift card page, which shows new codes once',
     async run({ newPage, admin }) {
       const page = await newPage();
-      await signIn(page, user, '/billing');
+      await signInThrough(page, user, '/billing');
       const nav = page.getByRole('navigation', { name: 'Sections' });
       expectEqual(await nav.getByRole('link', { name: 'Gift cards' }).count(), 0, 'the number of Gift cards links for a user');
       await page.goto('/admin/gift-cards');
       await expectVisible(page.getByRole('heading', { name: 'Page not found' }));
 
       const adminPage = await newPage();
-      await signIn(adminPage, admin, '/billing');
+      await signInThrough(adminPage, admin, '/billing');
       await adminPage.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Gift cards' }).click();
       await expectPath(adminPage, '/admin/gift-cards');
       await adminPage.getByLabel('Amount per card (USD)').fill('3');

@@ -2,8 +2,8 @@ import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { GiftCardIssueResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { useIssueGiftCards } from '../api/issue-gift-cards';
@@ -42,13 +42,7 @@ export function IssueGiftCardsForm() {
         Issue gift cards
       </h2>
       <form className="key-form" onSubmit={handleSubmit} noValidate aria-labelledby={headingId}>
-        {errors.general.length > 0 ? (
-          <Alert>
-            {errors.general.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </Alert>
-        ) : null}
+        <FormErrorAlert messages={errors.general} />
         <TextField
           label="Amount per card (USD)"
           type="text"

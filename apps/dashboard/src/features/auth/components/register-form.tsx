@@ -3,8 +3,8 @@ import type { FormEvent } from 'react';
 import { PASSWORD_MIN_LENGTH } from '@switchyard/shared-dto';
 import type { AuthRegisterRequest, AuthSessionResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { Link } from '../../../lib/router';
@@ -41,13 +41,7 @@ export function RegisterForm({ signInHref, onSignedIn }: RegisterFormProps) {
 
   return (
     <form className="auth-form" onSubmit={handleSubmit} noValidate>
-      {errors.general.length > 0 ? (
-        <Alert>
-          {errors.general.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </Alert>
-      ) : null}
+      <FormErrorAlert messages={errors.general} />
       <TextField
         label="Name"
         hint="Optional."

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { AuthSessionResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { Link } from '../../../lib/router';
@@ -39,13 +39,7 @@ export function SignInForm({ registerHref, onSignedIn }: SignInFormProps) {
 
   return (
     <form className="auth-form" onSubmit={handleSubmit} noValidate>
-      {errors.general.length > 0 ? (
-        <Alert>
-          {errors.general.map((message) => (
-            <p key={message}>{message}</p>
-          ))}
-        </Alert>
-      ) : null}
+      <FormErrorAlert messages={errors.general} />
       <TextField
         label="Email"
         type="email"

@@ -1,7 +1,6 @@
 import { useId } from 'react';
 
-import { Alert } from '../../../components/ui/alert';
-import { Button } from '../../../components/ui/button';
+import { LoadError } from '../../../components/ui/load-error';
 import { formatMoney } from '../../../lib/money';
 import { useBalance } from '../api/get-balance';
 
@@ -19,14 +18,7 @@ export function BalanceCard() {
     );
   } else if (balance.isError) {
     body = (
-      <div className="stack">
-        <Alert>Could not load your balance: {balance.error.message}</Alert>
-        <div>
-          <Button variant="secondary" busy={balance.isFetching} onClick={() => void balance.refetch()}>
-            Try again
-          </Button>
-        </div>
-      </div>
+      <LoadError message={`Could not load your balance: ${balance.error.message}`} retrying={balance.isFetching} onRetry={() => void balance.refetch()} />
     );
   } else {
     body = (

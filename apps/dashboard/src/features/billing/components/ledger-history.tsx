@@ -3,6 +3,7 @@ import type { LedgerEntryKind } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { LoadError } from '../../../components/ui/load-error';
 import { formatMoney } from '../../../lib/money';
 import { useLedger } from '../api/list-ledger';
 
@@ -32,14 +33,7 @@ export function LedgerHistory() {
     );
   } else if (ledger.isError && entries.length === 0) {
     body = (
-      <div className="stack">
-        <Alert>Could not load the history: {ledger.error.message}</Alert>
-        <div>
-          <Button variant="secondary" busy={ledger.isFetching} onClick={() => void ledger.refetch()}>
-            Try again
-          </Button>
-        </div>
-      </div>
+      <LoadError message={`Could not load the history: ${ledger.error.message}`} retrying={ledger.isFetching} onRetry={() => void ledger.refetch()} />
     );
   } else if (entries.length === 0) {
     body = <p className="muted">No credits or charges yet.</p>;

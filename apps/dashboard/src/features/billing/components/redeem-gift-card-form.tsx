@@ -4,6 +4,7 @@ import type { GiftCardRedeemResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { formatMoney } from '../../../lib/money';
@@ -36,13 +37,7 @@ export function RedeemGiftCardForm() {
         Redeem a gift card
       </h2>
       <form className="key-form" onSubmit={handleSubmit} noValidate aria-labelledby={headingId}>
-        {errors.general.length > 0 ? (
-          <Alert>
-            {errors.general.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </Alert>
-        ) : null}
+        <FormErrorAlert messages={errors.general} />
         {redeemed ? (
           <Alert tone="info">
             <p>

@@ -2,8 +2,8 @@ import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { PAYMENT_MAX_AMOUNT, PAYMENT_MIN_AMOUNT } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { formatMoney } from '../../../lib/money';
@@ -56,13 +56,7 @@ export function TopUpForm() {
         Add funds by card
       </h2>
       <form className="key-form" onSubmit={handleSubmit} noValidate aria-labelledby={headingId}>
-        {errors.general.length > 0 ? (
-          <Alert>
-            {errors.general.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </Alert>
-        ) : null}
+        <FormErrorAlert messages={errors.general} />
         <TextField
           label="Amount (USD)"
           hint={`From ${formatMoney(PAYMENT_MIN_AMOUNT)} to ${formatMoney(PAYMENT_MAX_AMOUNT)}. You pay on the next page.`}

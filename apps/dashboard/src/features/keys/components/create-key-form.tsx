@@ -2,8 +2,8 @@ import { useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ApiKeyCreatedResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { FormErrorAlert } from '../../../components/ui/form-error-alert';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { useCreateKey } from '../api/create-key';
@@ -50,13 +50,7 @@ export function CreateKeyForm() {
         Create key
       </h2>
       <form ref={formRef} className="key-form" onSubmit={handleSubmit} noValidate aria-labelledby={headingId}>
-        {errors.general.length > 0 ? (
-          <Alert>
-            {errors.general.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </Alert>
-        ) : null}
+        <FormErrorAlert messages={errors.general} />
         <TextField
           label="Key name"
           hint="Something that tells you where the key is used, such as “CI” or “My laptop”."

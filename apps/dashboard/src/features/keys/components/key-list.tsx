@@ -3,6 +3,7 @@ import type { ApiKeyResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { LoadError } from '../../../components/ui/load-error';
 import { useKeys } from '../api/list-keys';
 import { useRevokeKey } from '../api/revoke-key';
 
@@ -57,14 +58,7 @@ export function KeyList() {
     );
   } else if (keysQuery.isError) {
     body = (
-      <div className="stack">
-        <Alert>Could not load your keys: {keysQuery.error.message}</Alert>
-        <div>
-          <Button variant="secondary" busy={keysQuery.isFetching} onClick={() => void keysQuery.refetch()}>
-            Try again
-          </Button>
-        </div>
-      </div>
+      <LoadError message={`Could not load your keys: ${keysQuery.error.message}`} retrying={keysQuery.isFetching} onRetry={() => void keysQuery.refetch()} />
     );
   } else if (keysQuery.data.length === 0) {
     body = <p className="muted">No API keys yet.</p>;
