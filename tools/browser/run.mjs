@@ -6,7 +6,8 @@
 //
 // A spec module exports either `name` + `async run(ctx)`, or `tests = [{ name, run }]` (run in order, so later
 // tests may rely on state kept by earlier ones in the same module). `ctx` is:
-//   { browser, baseUrl, newPage(options?) }
+//   { browser, baseUrl, newPage(options?), admin: { email, password } }
+// `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
 // Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
 // screenshots it on failure and closes it afterwards. Every wait here is bounded.
 //
@@ -36,6 +37,8 @@ const NAVIGATION_TIMEOUT_MS = 20_000;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 const verbose = process.env.BROWSER_TEST_VERBOSE === '1';
 const filter = process.argv[2] ?? '';
+
+const ADMIN = { email: 'browser-admin@example.com', password: `browser admin ${process.pid} password` };
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -93,6 +96,8 @@ function startApi({ port, dataDir, log }) {
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
   };
   const child = spawn(process.execPath, [apiEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk) => log.push(chunk));
@@ -164,6 +169,7 @@ async function runTest(test, { browser, baseUrl }) {
   const ctx = {
     browser,
     baseUrl,
+    admin: ADMIN,
     async newPage(options = {}) {
       const context = await browser.newContext({ baseURL: baseUrl, ...options });
       context.setDefaultTimeout(ACTION_TIMEOUT_MS);

@@ -9,9 +9,11 @@ import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ClientsModule } from './modules/clients/clients.module';
 import { ConsentsModule } from './modules/consents/consents.module';
+import { GiftcardsModule } from './modules/giftcards/giftcards.module';
 import { HealthModule } from './modules/health/health.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { OAuthModule } from './modules/oauth/oauth.module';
+import { PaymentsModule } from './modules/payments/payments.module';
 import { ProxyModule } from './modules/proxy/proxy.module';
 import { UsageModule } from './modules/usage/usage.module';
 
@@ -34,6 +36,8 @@ export class AppModule {
         ConsentsModule,
         ClientsModule,
         OAuthModule,
+        PaymentsModule,
+        GiftcardsModule,
       ],
     };
   }

@@ -15,6 +15,7 @@ import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
+import { PAYMENT_WEBHOOK_PATH } from './modules/payments/payments.controller';
 import { addGatewayPaths } from './modules/proxy/gateway-openapi';
 import { GatewayService } from './modules/proxy/gateway.service';
 
@@ -55,7 +56,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // before the body parsers and Nest's router.
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), oauthCors, cookieParser(), ...bodyParsers());
+    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
     const dashboard = options.dashboard === false ? [] : dashboardStatic();
     if (dashboard.length) app.use(...dashboard);

@@ -174,11 +174,20 @@ export interface ConsentResponse {
   spentThisMonth: number;
 }
 
+/** Card top-ups (docs/payments.md): currency units, at most two decimals (cents). */
+export const PAYMENT_MIN_AMOUNT = 0.5;
+export const PAYMENT_MAX_AMOUNT = 10_000;
+export const PAYMENT_CURRENCY = 'usd';
+
 export interface CheckoutSessionResponse {
   sessionId: string;
   checkoutUrl: string;
 }
 
+/**
+ * verify-and-capture (decisions.md section 7). Idempotent: once paid, every call answers the same, and
+ * `amountAdded` is what this session added to the balance (once, whichever of redirect, retry or webhook came first).
+ */
 export interface PaymentVerifyResponse {
   status: 'paid' | 'unpaid' | 'expired';
   amountAdded: number;
@@ -190,6 +199,42 @@ export interface GiftCardRedeemResponse {
   message: string;
   amountAdded: number;
   newBalance: number;
+}
+
+/** Gift cards an admin may issue at once, and the value of one (currency units). */
+export const GIFT_CARD_MAX_COUNT = 500;
+export const GIFT_CARD_MAX_AMOUNT = 10_000;
+
+export interface GiftCardIssueRequest {
+  amount: number;
+  count: number;
+  /** ISO 8601; unset: the cards never expire. */
+  expiresAt?: string;
+}
+
+/** The codes, shown in this answer only: only their hashes are stored. */
+export interface GiftCardIssueResponse {
+  amount: number;
+  expiresAt: string | null;
+  cards: { id: string; code: string }[];
+}
+
+export const LEDGER_ENTRY_KINDS = ['signup_credit', 'payment', 'gift_card', 'admin_adjustment', 'usage', 'reversal'] as const;
+export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+
+/** One money movement: credits positive, debits negative (currency units). */
+export interface LedgerEntryResponse {
+  id: string;
+  createdAt: string;
+  kind: LedgerEntryKind;
+  amount: number;
+  /** What moved it: a Checkout Session id, a gift card id, a gateway request id. */
+  reference: string | null;
+}
+
+export interface LedgerPage {
+  items: LedgerEntryResponse[];
+  nextCursor: string | null;
 }
 
 export interface HandleCheckResponse {

@@ -1,6 +1,7 @@
 // API keys through the dashboard (/keys): created and shown once, listed masked, accepted by the gateway, and
 // refused by it once revoked.
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
+import { registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'keys';
 
@@ -38,12 +39,7 @@ export const tests = [
     name: 'a new account has no keys, and an empty name shows the error under Key name',
     async run({ newPage }) {
       const page = await newPage();
-      await page.goto('/register');
-      await page.getByLabel('Name').fill(user.name);
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await expectPath(page, '/');
+      await registerThroughForm(page, user);
 
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API keys' }).click();
       await expectPath(page, '/keys');
@@ -70,12 +66,7 @@ export const tests = [
     name: 'a created key is shown once, works at the gateway, and is refused there once revoked',
     async run({ newPage, baseUrl }) {
       const page = await newPage({ permissions: ['clipboard-read', 'clipboard-write'] });
-      await page.goto('/keys');
-      await expectPath(page, '/signin?next=%2Fkeys');
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await expectPath(page, '/keys');
+      await signInThrough(page, user, '/keys');
       await expectText(page.getByRole('main'), 'No API keys yet.');
 
       await page.getByLabel('Key name').fill(KEY_NAME);

@@ -30,6 +30,8 @@ export interface AppConfig {
   authRateLimitPerIp: number;
   loginFailuresPerAccount: number;
   rateLimitWindowSeconds: number;
+  giftcardAttemptsPerAccount: number;
+  giftcardAttemptsPerIp: number;
   dbPoolSize: number;
 }
 
@@ -291,9 +293,23 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'RATE_LIMIT_WINDOW_SECONDS',
     key: 'rateLimitWindowSeconds',
-    description: 'Window of the sign-in and registration rate limits',
+    description: 'Window of the sign-in, registration and gift-card rate limits',
     defaultValue: '900',
     parse: integer(1, 86400, 'set RATE_LIMIT_WINDOW_SECONDS to a number such as 900'),
+  },
+  {
+    env: 'GIFTCARD_ATTEMPTS_PER_ACCOUNT',
+    key: 'giftcardAttemptsPerAccount',
+    description: 'Gift-card redemption attempts allowed per account per window (against guessing)',
+    defaultValue: '10',
+    parse: integer(1, 1_000_000, 'set GIFTCARD_ATTEMPTS_PER_ACCOUNT to a number such as 10'),
+  },
+  {
+    env: 'GIFTCARD_ATTEMPTS_PER_IP',
+    key: 'giftcardAttemptsPerIp',
+    description: 'Gift-card redemption attempts allowed per client address per window',
+    defaultValue: '30',
+    parse: integer(1, 1_000_000, 'set GIFTCARD_ATTEMPTS_PER_IP to a number such as 30'),
   },
   {
     env: 'DB_POOL_SIZE',

@@ -2,10 +2,12 @@ import { SessionEntity } from '../modules/accounts/entities/session.entity';
 import { UserEntity } from '../modules/accounts/entities/user.entity';
 import { OAuthClientEntity } from '../modules/clients/entities/oauth-client.entity';
 import { ConsentEntity } from '../modules/consents/entities/consent.entity';
+import { GiftCardEntity } from '../modules/giftcards/entities/gift-card.entity';
 import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
 import { AuthorizationCodeEntity } from '../modules/oauth/entities/authorization-code.entity';
 import { GrantEntity } from '../modules/oauth/entities/grant.entity';
 import { TokenEntity } from '../modules/oauth/entities/token.entity';
+import { PaymentEntity } from '../modules/payments/entities/payment.entity';
 import { UsageRecordEntity } from '../modules/usage/entities/usage-record.entity';
 
 /** Every entity, listed by hand (no globbing of build output). Each module adds its own here. */
@@ -19,4 +21,6 @@ export const ENTITIES = [
   AuthorizationCodeEntity,
   GrantEntity,
   TokenEntity,
+  PaymentEntity,
+  GiftCardEntity,
 ];

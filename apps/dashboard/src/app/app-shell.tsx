@@ -6,7 +6,7 @@ import { Button } from '../components/ui/button';
 import { Logo } from '../components/ui/logo';
 import { useLogout } from '../features/auth/api/logout';
 import { Link, navigate } from '../lib/router';
-import { SHELL_SECTIONS } from './sections';
+import { canSee, SHELL_SECTIONS } from './sections';
 
 interface AppShellProps {
   user: UserResponse;
@@ -28,7 +28,7 @@ export function AppShell({ user, activePath, children }: AppShellProps) {
         </Link>
         <nav aria-label="Sections">
           <ul className="shell-nav">
-            {SHELL_SECTIONS.map((section) => (
+            {SHELL_SECTIONS.filter((section) => canSee(section, user.role)).map((section) => (
               <li key={section.path}>
                 <Link
                   href={section.path}

@@ -2,6 +2,8 @@ import type { UserResponse } from '@switchyard/shared-dto';
 
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
+import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
+import { BillingRoute } from './routes/billing-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
 import { AuthorizedAppsRoute } from './routes/authorized-apps-route';
 import { ConsentRoute } from './routes/consent-route';
@@ -12,7 +14,7 @@ import { OverviewRoute } from './routes/overview-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
 import { SignInRoute } from './routes/sign-in-route';
-import { findSection } from './sections';
+import { canSee, findSection } from './sections';
 import type { ShellSection } from './sections';
 
 /** The page for a shell section; sections nobody has built yet get the placeholder. */
@@ -26,6 +28,10 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <OAuthAppsRoute />;
     case '/authorized-apps':
       return <AuthorizedAppsRoute />;
+    case '/billing':
+      return <BillingRoute />;
+    case '/admin/gift-cards':
+      return <AdminGiftCardsRoute />;
     default:
       return <SectionPlaceholderRoute title={section.label} />;
   }
@@ -59,11 +65,16 @@ export function AppRouter() {
 
   return (
     <RequireAuth>
-      {(user) => (
-        <AppShell user={user} activePath={section.path}>
-          {renderSection(section, user)}
-        </AppShell>
-      )}
+      {(user) =>
+        // A section of another role does not exist for this user.
+        canSee(section, user.role) ? (
+          <AppShell user={user} activePath={section.path}>
+            {renderSection(section, user)}
+          </AppShell>
+        ) : (
+          <NotFoundRoute />
+        )
+      }
     </RequireAuth>
   );
 }

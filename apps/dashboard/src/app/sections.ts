@@ -1,7 +1,11 @@
+import type { UserRole } from '@switchyard/shared-dto';
+
 /** The app shell's sections, in sidebar order. */
 export interface ShellSection {
   path: string;
   label: string;
+  /** Only these roles see the section (the API enforces the same on its routes). */
+  roles?: readonly UserRole[];
 }
 
 export const SHELL_SECTIONS: readonly ShellSection[] = [
@@ -15,7 +19,12 @@ export const SHELL_SECTIONS: readonly ShellSection[] = [
   { path: '/billing', label: 'Billing' },
   { path: '/spaces', label: 'Spaces' },
   { path: '/docs', label: 'Docs' },
+  { path: '/admin/gift-cards', label: 'Gift cards', roles: ['admin'] },
 ];
+
+export function canSee(section: ShellSection, role: UserRole): boolean {
+  return !section.roles || section.roles.includes(role);
+}
 
 export function findSection(pathname: string): ShellSection | undefined {
   const normalized = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;

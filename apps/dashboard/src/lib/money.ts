@@ -1,14 +1,21 @@
 // Money on the dashboard: the API speaks currency units as JSON numbers (decisions.md section 1), exact to the
-// micro-unit (6 decimals). Caps are typed by people, so the parser is strict and says what is wrong.
+// micro-unit (6 decimals); ledger debits can be fractions of a cent. Caps are typed by people, so the parser is
+// strict and says what is wrong.
 
 const MAX_DECIMALS = 6;
 const MAX_CAP = 1_000_000;
 
-const moneyFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: MAX_DECIMALS });
+const formats = new Map<number, Intl.NumberFormat>();
 
-/** An amount for reading, e.g. 0.0042 or 12.50. */
-export function formatMoney(value: number): string {
-  return moneyFormat.format(value);
+/** "$15.00", "-$0.000123": cents always, micro-units only when they are there. */
+export function formatMoney(units: number): string {
+  const digits = Number.isInteger(Math.round(units * 100 * 1e4) / 1e4) ? 2 : 6;
+  let format = formats.get(digits);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: digits });
+    formats.set(digits, format);
+  }
+  return format.format(units);
 }
 
 /** A cap for an input's value: '' when there is none. */

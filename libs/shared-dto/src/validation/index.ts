@@ -4,3 +4,5 @@ export * from './auth.dto';
 export * from './keys.dto';
 export * from './usage.dto';
 export * from './oauth.dto';
+export * from './payments.dto';
+export * from './giftcards.dto';

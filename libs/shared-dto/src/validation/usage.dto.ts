@@ -1,16 +1,19 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
 
-export class UsageActivityQueryDto {
+/** A page size for the paged lists (activity, ledger): 1 to 100. */
+class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(100)
   limit?: number;
+}
 
+export class UsageActivityQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -29,4 +32,10 @@ export class UsageAnalyticsQueryDto {
   @IsOptional()
   @IsIn(ANALYTICS_GROUPS)
   groupBy?: (typeof ANALYTICS_GROUPS)[number];
+}
+
+export class UsageLedgerQueryDto extends PageQueryDto {
+  @IsOptional()
+  @Matches(/^\d{1,18}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
+  cursor?: string;
 }

@@ -13,8 +13,15 @@ function wrap(parser: RequestHandler): RequestHandler {
     parser(req, res, (error?: unknown) => (error ? sendError(req, res, toAppException(error, req)) : next()));
 }
 
-export function bodyParsers(): RequestHandler[] {
+/**
+ * @param rawPaths paths whose body is kept as the exact bytes received (a Buffer in req.body), whatever its
+ *   type: a webhook's signature is computed over those bytes, which parsing and re-serialising would change.
+ */
+export function bodyParsers(rawPaths: string[] = []): RequestHandler[] {
+  const raw = wrap(express.raw({ type: () => true, limit: JSON_BODY_LIMIT }));
   return [
+    // Once read, the body is finished, and the parsers below leave the request alone.
+    (req: Request, res: Response, next: NextFunction) => (rawPaths.includes(req.path) ? raw(req, res, next) : next()),
     wrap(express.json({ limit: JSON_BODY_LIMIT, strict: true })),
     // RFC 6749 token and revoke requests are form-encoded.
     wrap(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 })),

@@ -3,7 +3,16 @@ import { Gateway1763800001000 } from './1763800001000-gateway';
 import { Budgets1763800002000 } from './1763800002000-budgets';
 import { KeyLimits1763800003000 } from './1763800003000-key-limits';
 import { OAuth1763800004000 } from './1763800004000-oauth';
+import { Payments1763800005000 } from './1763800005000-payments';
 import { RateLimits1763800007000 } from './1763800007000-rate-limits';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
-export const MIGRATIONS = [Accounts1763800000000, Gateway1763800001000, Budgets1763800002000, KeyLimits1763800003000, OAuth1763800004000, RateLimits1763800007000];
+export const MIGRATIONS = [
+  Accounts1763800000000,
+  Gateway1763800001000,
+  Budgets1763800002000,
+  KeyLimits1763800003000,
+  OAuth1763800004000,
+  Payments1763800005000,
+  RateLimits1763800007000,
+];

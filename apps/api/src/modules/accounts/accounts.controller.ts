@@ -5,6 +5,7 @@ import { CSRF_COOKIE, SESSION_COOKIE, type AuthSessionResponse, type UserRespons
 import { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
+import { clientAddress } from '../../common/http/client-address';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
@@ -79,5 +80,5 @@ export class AccountsController {
 }
 
 function clientInfo(req: Request): ClientInfo {
-  return { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.header('user-agent') };
+  return { ip: clientAddress(req), userAgent: req.header('user-agent') };
 }

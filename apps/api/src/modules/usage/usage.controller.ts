@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ActivityPage, AnalyticsResponse, UsageSummaryResponse } from '@switchyard/shared-dto';
-import { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
+import type { ActivityPage, AnalyticsResponse, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
+import { UsageActivityQueryDto, UsageAnalyticsQueryDto, UsageLedgerQueryDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
 import type { Principal, SessionPrincipal } from '../../common/auth/principal';
@@ -32,6 +32,13 @@ export class UsageController {
   @ApiOperation({ summary: 'Gateway calls, newest first, with what each reserved, charged and released' })
   async activity(@CurrentUser() user: SessionPrincipal, @Query() query: UsageActivityQueryDto): Promise<Envelope<ActivityPage>> {
     return envelope(await this.usage.activity(user.userId, query));
+  }
+
+  @Get('ledger')
+  @Access()
+  @ApiOperation({ summary: 'Every credit (payments, gift cards, sign-up) and debit (calls), newest first; nextCursor pages on' })
+  async ledger(@CurrentUser() user: SessionPrincipal, @Query() query: UsageLedgerQueryDto): Promise<Envelope<LedgerPage>> {
+    return envelope(await this.budget.history(user.userId, query.limit ?? 50, query.cursor ?? null));
   }
 
   @Get('analytics')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { UsageSummaryResponse } from '@switchyard/shared-dto';
+import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
@@ -61,8 +61,25 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     await this.flushSettlements();
   }
 
+  /** Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). */
   credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
     return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
+  }
+
+  /** The ledger, newest first: every credit and debit, in currency units. `cursor` is a previous nextCursor. */
+  async history(userId: string, limit: number, cursor: string | null): Promise<LedgerPage> {
+    const rows = await this.ledger.entries(userId, limit + 1, cursor);
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((row) => ({
+        id: row.id,
+        createdAt: row.createdAt.toISOString(),
+        kind: row.kind as LedgerEntryKind,
+        amount: toUnits(row.amountMicros),
+        reference: row.source,
+      })),
+      nextCursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
   }
 
   /** The sign-up credit of SIGNUP_CREDIT, once per account. */

@@ -33,6 +33,14 @@ export interface BalanceRow {
   reservedMicros: number;
 }
 
+export interface LedgerEntryRow {
+  id: string;
+  amountMicros: number;
+  kind: string;
+  source: string | null;
+  createdAt: Date;
+}
+
 const num = (value: unknown) => Number(value ?? 0);
 
 /**
@@ -70,6 +78,23 @@ export class LedgerRepository {
       [userId],
     );
     return new Map(rows.map((row) => [row.client, Number(row.spent ?? 0)]));
+  }
+
+  /** The user's ledger entries, newest first, below the entry id `beforeId` (a page cursor). */
+  async entries(userId: string, limit: number, beforeId: string | null): Promise<LedgerEntryRow[]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT id, amount_micros, kind, source, created_at FROM ledger_entries
+        WHERE user_id = $1 AND ($3::bigint IS NULL OR id < $3::bigint)
+        ORDER BY id DESC LIMIT $2`,
+      [userId, limit, beforeId],
+    );
+    return rows.map((row) => ({
+      id: String(row.id),
+      amountMicros: num(row.amount_micros),
+      kind: String(row.kind),
+      source: (row.source as string | null) ?? null,
+      createdAt: row.created_at as Date,
+    }));
   }
 
   async balance(userId: string): Promise<BalanceRow> {

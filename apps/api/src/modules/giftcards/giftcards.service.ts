@@ -1,0 +1,118 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { GiftCardIssueRequest, GiftCardIssueResponse, GiftCardRedeemResponse } from '@switchyard/shared-dto';
+import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
+import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { BudgetService, toUnits } from '../usage/ledger/budget.service';
+import { generateGiftCardCode, hashGiftCardCode, normaliseGiftCardCode } from './gift-card-code';
+import { GiftcardsErrorCode, GiftcardsException } from './giftcards.exception';
+import { ClaimedCard, GiftcardsRepository } from './giftcards.repository';
+
+/** The ledger's idempotency key of a card's credit. */
+export const giftCardCreditKey = (cardId: string) => `giftcard:${cardId}`;
+
+const money = (units: number) => units.toFixed(2);
+/** A bare date means "valid through that day": the card expires when the day ends (UTC), as analytics reads `to`. */
+function expiryOf(value: string): Date {
+  const date = new Date(value);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) date.setUTCDate(date.getUTCDate() + 1);
+  return date;
+}
+
+/** A claim this old without its credit noted was interrupted (a redemption takes milliseconds). */
+const RECOVER_AFTER_SECONDS = 60;
+const RECOVERY_SWEEP_MS = 60_000;
+
+/** Gift cards (docs/payments.md): issued by admins, codes shown once and stored hashed, each redeemed once ever. */
+@Injectable()
+export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Giftcards');
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repository: GiftcardsRepository,
+    private readonly budget: BudgetService,
+    private readonly rateLimiter: RateLimiterService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(
+      () => void this.recoverUnfinished().catch((error: Error) => this.logger.error(`gift card recovery failed: ${error.message}`)),
+      RECOVERY_SWEEP_MS,
+    );
+    this.timer.unref();
+  }
+
+  beforeApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. */
+  async issue(issuedBy: string | null, request: GiftCardIssueRequest): Promise<GiftCardIssueResponse> {
+    const expiresAt = request.expiresAt ? expiryOf(request.expiresAt) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now())
+      throw new CommonException(CommonErrorCode.VALIDATION_FAILED, 'Invalid request: check expiresAt', {
+        details: [{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }],
+      });
+    const amountMicros = Math.round(request.amount * 1e6);
+    const codes = Array.from({ length: request.count }, () => generateGiftCardCode());
+    const ids = await this.repository.insertMany(codes.map(hashGiftCardCode), amountMicros, expiresAt, issuedBy);
+    this.logger.log(`${request.count} gift cards of ${money(request.amount)} issued${issuedBy ? ` by ${issuedBy}` : ' from the command line'}`);
+    return { amount: toUnits(amountMicros), expiresAt: expiresAt?.toISOString() ?? null, cards: codes.map((code, i) => ({ id: ids[i], code })) };
+  }
+
+  /**
+   * Redeems once, ever. Every attempt, good or bad, first counts against the caller's account and address, so
+   * codes cannot be guessed at speed. Then: claim the card (one conditional UPDATE, so one winner under any
+   * concurrency), credit the ledger with the key `giftcard:<card id>`, note the credit. The attempt succeeds only
+   * if its own credit was the one made, so concurrent attempts can never both succeed. Crash-safe without a
+   * transaction: a card claimed but never credited (its instance died in between) is credited to its redeemer
+   * by the owner's retry, or by the recovery sweep on any instance (recoverUnfinished).
+   */
+  async redeem(userId: string, clientAddress: string, typed: string): Promise<GiftCardRedeemResponse> {
+    const windowSeconds = this.config.rateLimitWindowSeconds;
+    await this.rateLimiter.consume({ bucket: 'giftcard-ip', subject: clientAddress, max: this.config.giftcardAttemptsPerIp, windowSeconds });
+    await this.rateLimiter.consume({ bucket: 'giftcard-account', subject: userId, max: this.config.giftcardAttemptsPerAccount, windowSeconds });
+    const code = normaliseGiftCardCode(typed);
+    const codeHash = code ? hashGiftCardCode(code) : null;
+    let card = codeHash ? await this.repository.claim(codeHash, userId) : null;
+    if (!card) {
+      const state = codeHash ? await this.repository.findByHash(codeHash) : null;
+      if (!state) throw new GiftcardsException(GiftcardsErrorCode.GIFTCARD_NOT_FOUND, 'No gift card has this code; check it and try again');
+      if (!state.redeemedAt) throw new GiftcardsException(GiftcardsErrorCode.GIFTCARD_EXPIRED, 'This gift card has expired');
+      // The caller's own earlier attempt claimed it but did not get to credit it: finish that attempt now.
+      if (state.redeemedBy !== userId || state.creditedAt) throw this.alreadyRedeemed();
+      card = { id: state.id, amountMicros: state.amountMicros, userId };
+    }
+    const credited = await this.creditCard(card);
+    if (!credited) throw this.alreadyRedeemed();
+    const amountAdded = toUnits(card.amountMicros);
+    const { remainingBudget } = await this.budget.summary(userId);
+    return { success: true, message: `Gift card redeemed: ${money(amountAdded)} added to your balance`, amountAdded, newBalance: remainingBudget };
+  }
+
+  /** Credits cards whose redemption was interrupted between claim and credit; returns how many it credited. */
+  async recoverUnfinished(olderThanSeconds = RECOVER_AFTER_SECONDS): Promise<number> {
+    let recovered = 0;
+    for (const card of await this.repository.unfinished(olderThanSeconds, 100)) {
+      if (await this.creditCard(card)) {
+        recovered += 1;
+        this.logger.warn(`gift card ${card.id}: an interrupted redemption was credited by the recovery sweep`);
+      }
+    }
+    return recovered;
+  }
+
+  /** The one credit path of a card: idempotent by the card id, then noted on the card. */
+  private async creditCard(card: ClaimedCard): Promise<boolean> {
+    const credited = await this.budget.credit(card.userId, card.amountMicros, 'gift_card', card.id, giftCardCreditKey(card.id));
+    await this.repository.markCredited(card.id);
+    return credited;
+  }
+
+  private alreadyRedeemed(): GiftcardsException {
+    return new GiftcardsException(GiftcardsErrorCode.GIFTCARD_ALREADY_REDEEMED, 'This gift card has already been redeemed');
+  }
+}

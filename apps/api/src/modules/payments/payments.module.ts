@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsageModule } from '../usage/usage.module';
+import { PaymentEntity } from './entities/payment.entity';
+import { PaymentsController } from './payments.controller';
+import { PaymentsRepository } from './payments.repository';
+import { PaymentsService } from './payments.service';
+import { stripeClientProvider } from './stripe.provider';
+
+/** Card top-ups through Stripe Checkout (or the labelled sandbox when no Stripe key is configured). */
+@Module({
+  imports: [TypeOrmModule.forFeature([PaymentEntity]), UsageModule],
+  controllers: [PaymentsController],
+  providers: [PaymentsRepository, PaymentsService, stripeClientProvider],
+  exports: [PaymentsService],
+})
+export class PaymentsModule {}

@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+/**
+ * A small Stripe for tests (STACK.md section 3): node:http on 127.0.0.1 speaking Stripe's wire format for the
+ * Checkout Sessions the app uses: form-encoded requests with bracketed keys, JSON objects with
+ * `object: 'checkout.session'`, Idempotency-Key replay, 401 without a secret key and 404 `resource_missing`
+ * errors. Sessions live in a Map; tests play the customer with pay(), and Stripe's webhook with event().
+ */
+export interface FakeCheckoutSession {
+  id: string;
+  object: 'checkout.session';
+  amount_subtotal: number;
+  amount_total: number;
+  cancel_url: string;
+  client_reference_id: string | null;
+  created: number;
+  currency: string;
+  expires_at: number;
+  livemode: false;
+  metadata: Record<string, string>;
+  mode: string;
+  payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  status: 'open' | 'complete' | 'expired';
+  success_url: string;
+  url: string | null;
+}
+
+export interface FakeStripeRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  stripeVersion: string | undefined;
+  form: Record<string, unknown>;
+}
+
+export class FakeStripe {
+  readonly sessions = new Map<string, FakeCheckoutSession>();
+  readonly requests: FakeStripeRequest[] = [];
+  private readonly replies = new Map<string, FakeCheckoutSession>();
+  private server!: Server;
+  url = '';
+
+  static readonly secretKey = 'sk_test_fake_stripe_key';
+  static readonly webhookSecret = 'whsec_fake_stripe_webhook_secret';
+
+  static async start(): Promise<FakeStripe> {
+    const fake = new FakeStripe();
+    fake.server = createServer((req, res) => void fake.handle(req, res));
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    return fake;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  /** The customer completes the hosted page. `async` leaves the payment processing (a bank debit). */
+  pay(id: string, { async = false } = {}): FakeCheckoutSession {
+    const session = this.get(id);
+    session.status = 'complete';
+    session.payment_status = async ? 'unpaid' : 'paid';
+    return session;
+  }
+
+  /** A delayed payment clears. */
+  clear(id: string): FakeCheckoutSession {
+    const session = this.get(id);
+    session.payment_status = 'paid';
+    return session;
+  }
+
+  expire(id: string): FakeCheckoutSession {
+    const session = this.get(id);
+    session.status = 'expired';
+    session.url = null;
+    return session;
+  }
+
+  /** A webhook delivery for the session as it stands now: the raw body and its Stripe-Signature header. */
+  event(type: string, sessionId: string, secret = FakeStripe.webhookSecret): { payload: string; signature: string } {
+    const payload = JSON.stringify({
+      id: `evt_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: structuredClone(this.get(sessionId)) },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    });
+    return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+  }
+
+  private get(id: string): FakeCheckoutSession {
+    const session = this.sessions.get(id);
+    if (!session) throw new Error(`the fake Stripe has no session ${id}`);
+    return session;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const path = new URL(req.url ?? '/', this.url).pathname;
+    const form = parseForm(Buffer.concat(chunks).toString('utf8'));
+    const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
+    this.requests.push({ method: req.method ?? '', path, idempotencyKey, stripeVersion: req.headers['stripe-version'] as string | undefined, form });
+    if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? ''))
+      return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+
+    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
+      const replay = idempotencyKey ? this.replies.get(idempotencyKey) : undefined;
+      if (replay) return send(res, 200, replay, { 'Idempotent-Replayed': 'true' });
+      const session = this.create(form);
+      if ('error' in session) return send(res, 400, session);
+      if (idempotencyKey) this.replies.set(idempotencyKey, session);
+      return send(res, 200, session);
+    }
+    const match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && match) {
+      const session = this.sessions.get(decodeURIComponent(match[1]));
+      if (!session)
+        return send(res, 404, {
+          error: { type: 'invalid_request_error', code: 'resource_missing', param: 'session', message: `No such checkout.session: '${match[1]}'` },
+        });
+      return send(res, 200, session);
+    }
+    return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` } });
+  }
+
+  private create(form: Record<string, any>): FakeCheckoutSession | { error: { type: string; message: string; param: string } } {
+    const item = form.line_items?.[0];
+    const unitAmount = Number(item?.price_data?.unit_amount);
+    const quantity = Number(item?.quantity ?? 1);
+    if (form.mode !== 'payment') return { error: { type: 'invalid_request_error', message: 'mode must be payment here', param: 'mode' } };
+    if (!Number.isInteger(unitAmount) || unitAmount < 50) return { error: { type: 'invalid_request_error', message: 'unit_amount is too small', param: 'line_items[0][price_data][unit_amount]' } };
+    if (!form.success_url) return { error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' } };
+    const id = `cs_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+    const created = Math.floor(Date.now() / 1000);
+    const session: FakeCheckoutSession = {
+      id,
+      object: 'checkout.session',
+      amount_subtotal: unitAmount * quantity,
+      amount_total: unitAmount * quantity,
+      cancel_url: form.cancel_url ?? '',
+      client_reference_id: form.client_reference_id ?? null,
+      created,
+      currency: String(item.price_data.currency),
+      expires_at: created + 86_400,
+      livemode: false,
+      metadata: form.metadata ?? {},
+      mode: 'payment',
+      payment_status: 'unpaid',
+      status: 'open',
+      success_url: String(form.success_url).replace('{CHECKOUT_SESSION_ID}', id),
+      url: `${this.url}/c/pay/${id}`,
+    };
+    this.sessions.set(id, session);
+    return session;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Stripe's form encoding: `line_items[0][price_data][unit_amount]=1500` → nested objects and arrays. */
+export function parseForm(body: string): Record<string, any> {
+  const root: Record<string, any> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    const path = key.replace(/\]/g, '').split('[');
+    let node: any = root;
+    path.forEach((part, i) => {
+      if (i === path.length - 1) node[part] = value;
+      else node = node[part] ??= /^\d+$/.test(path[i + 1]) ? [] : {};
+    });
+  }
+  return root;
+}

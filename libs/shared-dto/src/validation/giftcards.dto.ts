@@ -1,0 +1,27 @@
+import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../resources';
+
+/** POST /api/v1/admin/giftcards (decisions.md section 7). */
+export class GiftCardIssueDto implements GiftCardIssueRequest {
+  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
+  @Min(0.01)
+  @Max(GIFT_CARD_MAX_AMOUNT)
+  amount: number;
+
+  @IsInt()
+  @Min(1)
+  @Max(GIFT_CARD_MAX_COUNT)
+  count: number;
+
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 date or time such as 2027-01-31' })
+  expiresAt?: string;
+}
+
+/** POST /api/v1/giftcard/redeem (interface.md section 4.4). Spaces, dashes and case do not matter. */
+export class GiftCardRedeemDto {
+  @IsString()
+  @MinLength(1, { message: 'code must not be empty' })
+  @MaxLength(64)
+  code: string;
+}

@@ -1,0 +1,22 @@
+// Steps several specs take the same way. Each waits at most the expectations' bounded timeouts.
+import { expectPath } from './expect.mjs';
+
+/** Creates an account through the registration form; the page lands on the overview, signed in. */
+export async function registerThroughForm(page, user) {
+  await page.goto('/register');
+  await page.getByLabel('Name').fill(user.name);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expectPath(page, '/');
+}
+
+/** Opens a signed-in page while signed out: the sign-in form comes first, then the page itself. */
+export async function signInThrough(page, account, path) {
+  await page.goto(path);
+  await expectPath(page, `/signin?next=${encodeURIComponent(path)}`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expectPath(page, path);
+}
