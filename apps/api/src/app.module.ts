@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LifecycleModule } from './common/lifecycle/lifecycle';
+import { MetricsModule } from './common/metrics/metrics';
 import { RateLimitModule } from './common/rate-limit/rate-limiter.service';
 import { RedisModule } from './common/redis/redis.module';
 import { ConfigModule } from './config/config.module';
@@ -27,6 +28,7 @@ export class AppModule {
         DatabaseModule.forRoot(database),
         RedisModule,
         LifecycleModule,
+        MetricsModule,
         RateLimitModule,
         AccountsModule,
         HealthModule,

@@ -107,6 +107,7 @@ describe('the app', () => {
   "GET /api/v1/usage/me/ledger user",
   "GET /api/v1/usage/me/summary user|oauth",
   "GET /healthz public",
+  "GET /metrics public",
   "GET /oauth2/authorize public",
   "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",

@@ -26,6 +26,7 @@ export interface AppConfig {
   oauthDynamicRegistration: boolean;
   shutdownGraceSeconds: number;
   gatewayRpm: number;
+  metricsToken: string | null;
   sessionTtlHours: number;
   authRateLimitPerIp: number;
   loginFailuresPerAccount: number;
@@ -254,6 +255,16 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Let agent hosts (MCP clients) register public PKCE apps by themselves at /oauth2/register (RFC 7591)',
     defaultValue: 'true',
     parse: boolean,
+  },
+  {
+    env: 'METRICS_TOKEN',
+    key: 'metricsToken',
+    description: 'Bearer token that /metrics (Prometheus) requires; unset serves /metrics to anyone who can reach it',
+    secret: true,
+    parse: (raw) => {
+      if (raw.length < 16) bad('must be at least 16 characters');
+      return raw;
+    },
   },
   {
     env: 'GATEWAY_RPM',

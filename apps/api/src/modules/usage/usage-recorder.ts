@@ -1,3 +1,4 @@
+import { MetricsService } from '../../common/metrics/metrics';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -45,7 +46,10 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   private flushing: Promise<void> | null = null;
   private readonly logger = new Logger('UsageRecorder');
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: MetricsService,
+  ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -59,6 +63,7 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   record(record: UsageRecordInput): void {
+    this.metrics.observeCall(record);
     if (this.queue.length >= MAX_QUEUED) {
       this.logger.error(`usage queue full (${MAX_QUEUED}); dropping record ${record.requestId}`);
       return;

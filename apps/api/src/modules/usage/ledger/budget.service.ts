@@ -1,3 +1,4 @@
+import { MetricsService } from '../../../common/metrics/metrics';
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
@@ -45,10 +46,12 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     private readonly ledger: LedgerRepository,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
+    this.metrics.registerGauge('switchyard_reservations_open', 'Reservations held by calls in flight, on every instance', () => this.ledger.countOpen());
     const heartbeat = setInterval(() => void this.ledger.extend([...this.running], RESERVATION_TTL_SECONDS).catch(() => undefined), HEARTBEAT_MS);
     const sweep = setInterval(() => void this.sweepExpired().catch((error: Error) => this.logger.error(`sweep failed: ${error.message}`)), SWEEP_MS);
     heartbeat.unref();

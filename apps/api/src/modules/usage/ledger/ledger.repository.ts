@@ -190,6 +190,12 @@ export class LedgerRepository {
   }
 
   /** Open reservations past their expiry (their instance died): id and what was recorded at reservation. */
+  /** Reservations held right now, on every instance (the metrics' gauge). */
+  async countOpen(): Promise<number> {
+    const [row] = await this.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
+    return Number(row.n);
+  }
+
   async expired(limit: number): Promise<{ id: string; inputEstimateMicros: number }[]> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `SELECT id, input_estimate_micros FROM reservations WHERE status = 'open' AND expires_at < now() ORDER BY expires_at LIMIT $1`,
