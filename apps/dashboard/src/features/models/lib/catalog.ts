@@ -1,0 +1,100 @@
+// Reading the live catalog (GET /v1/models). Everything shown comes from the entry's own fields; nothing is
+// guessed from a model's id (interface.md section 1).
+import type { ModelEntry, ModelMethod, ModelPricing, ModelType } from '@switchyard/shared-dto';
+
+export interface ModelFilters {
+  type: ModelType | '';
+  method: ModelMethod | '';
+  capability: string;
+}
+
+export const NO_FILTERS: ModelFilters = { type: '', method: '', capability: '' };
+
+/** The query string the gateway filters by (interface.md section 4.2); empty filters are left out. */
+export function modelsQuery(filters: ModelFilters): string {
+  const query = new URLSearchParams();
+  if (filters.type) query.set('type', filters.type);
+  if (filters.method) query.set('method', filters.method);
+  if (filters.capability) query.set('capability', filters.capability);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Every capability some model lists, sorted: the choices of the capability filter. */
+export function capabilitiesOf(models: readonly ModelEntry[]): string[] {
+  return [...new Set(models.flatMap((model) => model.capabilities ?? []))].sort();
+}
+
+/** Models whose id or owner contains the search text (case-insensitive). */
+export function searchModels(models: readonly ModelEntry[], text: string): ModelEntry[] {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return [...models];
+  return models.filter((model) => model.id.toLowerCase().includes(needle) || model.owned_by.toLowerCase().includes(needle));
+}
+
+export const METHOD_LABELS: Record<ModelMethod, string> = {
+  chat_completions: 'Chat completions',
+  completions: 'Completions (legacy)',
+  responses: 'Responses',
+  embeddings: 'Embeddings',
+  image_generation: 'Image generation',
+  image_edit: 'Image edit',
+  image_variation: 'Image variation',
+  audio_speech: 'Speech',
+  audio_transcription: 'Transcription',
+  video_generation: 'Video generation',
+};
+
+export const TYPE_LABELS: Record<ModelType, string> = {
+  text: 'Text',
+  image: 'Image',
+  audio: 'Audio',
+  embedding: 'Embedding',
+  video: 'Video',
+};
+
+/** "streaming" → "Streaming", "multi_image_edit" → "Multi image edit". */
+export function capabilityLabel(capability: string): string {
+  const words = capability.replace(/[_-]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : capability;
+}
+
+const usd = (amount: number): string =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(amount);
+
+/** The model's prices in words, one line per price it has; empty when the catalog lists none. */
+export function pricingLines(pricing: ModelPricing | undefined): string[] {
+  if (!pricing) return [];
+  const lines: string[] = [];
+  if (pricing.inputPerMTok !== undefined) lines.push(`${usd(pricing.inputPerMTok)} per 1M input tokens`);
+  if (pricing.outputPerMTok !== undefined) lines.push(`${usd(pricing.outputPerMTok)} per 1M output tokens`);
+  if (pricing.perImage !== undefined) lines.push(`${usd(pricing.perImage)} per image`);
+  if (pricing.perSecond !== undefined) lines.push(`${usd(pricing.perSecond)} per second`);
+  if (pricing.perMChars !== undefined) lines.push(`${usd(pricing.perMChars)} per 1M characters`);
+  return lines;
+}
+
+/** "32,768 tokens", or null when the catalog does not say. */
+export function tokensLabel(tokens: number | undefined): string | null {
+  return typeof tokens === 'number' && Number.isFinite(tokens) ? `${tokens.toLocaleString('en-US')} tokens` : null;
+}
+
+/** The playground's tasks and the catalog filter of each (interface.md section 4.2, "Catalog filters by task"). */
+export const PLAYGROUND_TASKS = {
+  chat: { type: 'text', method: 'chat_completions' },
+  image: { type: 'image', method: 'image_generation' },
+  speech: { type: 'audio', method: 'audio_speech' },
+  transcription: { type: 'audio', method: 'audio_transcription' },
+} as const satisfies Record<string, { type: ModelType; method: ModelMethod }>;
+export type PlaygroundTask = keyof typeof PLAYGROUND_TASKS;
+
+/** The models a task may use: the task's type (when the entry states one) and its method. */
+export function modelsForTask(models: readonly ModelEntry[], task: PlaygroundTask): ModelEntry[] {
+  const { type, method } = PLAYGROUND_TASKS[task];
+  return models.filter((model) => (model.type === undefined || model.type === type) && (model.methods ?? []).includes(method));
+}
+
+/** The tasks a model can be tried with in the playground, in the playground's order. */
+export function tasksOf(model: ModelEntry): PlaygroundTask[] {
+  return (Object.keys(PLAYGROUND_TASKS) as PlaygroundTask[]).filter((task) => modelsForTask([model], task).length > 0);
+}
