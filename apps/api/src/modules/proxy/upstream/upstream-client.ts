@@ -33,26 +33,43 @@ export class UpstreamClient {
     connect: { timeout: 10_000 },
   });
 
+  /**
+   * One request. A connection that fails before any answer came (refused, reset, a kept-alive socket the
+   * provider had closed) is tried once more on a fresh one, when the body can be sent again (JSON; a streamed
+   * multipart body cannot). Nothing has reached the caller at that point, so the retry is invisible to them.
+   */
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
-    try {
-      const response = await request(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body as never,
-        signal: req.signal,
-        dispatcher: this.agent,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body as unknown as Readable & AsyncIterable<Uint8Array> };
-    } catch (error) {
-      throw upstreamFailure(error, req.signal);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const response = await request(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body as never,
+          signal: req.signal,
+          dispatcher: this.agent,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        });
+        return { status: response.statusCode, headers: response.headers, body: response.body as unknown as Readable & AsyncIterable<Uint8Array> };
+      } catch (error) {
+        const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
+        if (attempt < 2 && replayable && !req.signal.aborted && isConnectionFailure(error)) continue;
+        throw upstreamFailure(error, req.signal);
+      }
     }
   }
 
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** A failure of the connection itself (not a timeout, not an answer): worth one more try. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  return error instanceof errors.SocketError || (code !== undefined && CONNECTION_CODES.has(code));
 }
 
 /** Maps a network failure to the caller's error, without the upstream URL or key (decisions.md section 6). */

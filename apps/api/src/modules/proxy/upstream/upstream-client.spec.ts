@@ -1,0 +1,59 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { GatewayException } from '../gateway.exception';
+import { readText, UpstreamClient } from './upstream-client';
+
+/** A provider whose first `failures` connections are reset before any answer. */
+async function flakyServer(failures: number): Promise<{ server: Server; url: string; requests: () => number }> {
+  let seen = 0;
+  const server = createServer((req, res) => {
+    seen += 1;
+    if (seen <= failures) {
+      req.socket.destroy();
+      return;
+    }
+    req.resume();
+    req.on('end', () => res.end('{"ok":true}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, requests: () => seen };
+}
+
+describe('UpstreamClient', () => {
+  const client = new UpstreamClient();
+  const servers: Server[] = [];
+  afterAll(async () => {
+    await client.close();
+    for (const server of servers) server.close();
+  });
+  const send = (url: string, body: string | Readable) =>
+    client.send({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: new AbortController().signal, timeoutMs: 5000 });
+
+  it('tries a reset connection once more when the body can be replayed', async () => {
+    const flaky = await flakyServer(1);
+    servers.push(flaky.server);
+    const response = await send(flaky.url, '{"model":"m"}');
+    expect(response.status).toBe(200);
+    expect(await readText(response.body)).toBe('{"ok":true}');
+    expect(flaky.requests()).toBe(2);
+  });
+
+  it('gives up after that one retry, as a 502 without the upstream address', async () => {
+    const flaky = await flakyServer(5);
+    servers.push(flaky.server);
+    const failure = await send(flaky.url, '{"model":"m"}').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GatewayException);
+    expect((failure as GatewayException).status).toBe(502);
+    expect((failure as GatewayException).message).not.toContain('127.0.0.1');
+    expect(flaky.requests()).toBe(2);
+  });
+
+  it('does not retry a streamed body it could not send again', async () => {
+    const flaky = await flakyServer(1);
+    servers.push(flaky.server);
+    const failure = await send(flaky.url, Readable.from([Buffer.from('{"model":"m"}')])).catch((error: unknown) => error);
+    expect((failure as GatewayException).status).toBe(502);
+    expect(flaky.requests()).toBe(1);
+  });
+});
