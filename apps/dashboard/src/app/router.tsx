@@ -7,13 +7,17 @@ import { BillingRoute } from './routes/billing-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
 import { AuthorizedAppsRoute } from './routes/authorized-apps-route';
 import { ConsentRoute } from './routes/consent-route';
+import { DocsRoute } from './routes/docs-route';
 import { KeysRoute } from './routes/keys-route';
+import { ModelsRoute } from './routes/models-route';
 import { NotFoundRoute } from './routes/not-found-route';
 import { OAuthAppsRoute } from './routes/oauth-apps-route';
 import { OverviewRoute } from './routes/overview-route';
+import { PlaygroundRoute } from './routes/playground-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
 import { SignInRoute } from './routes/sign-in-route';
+import { UsageRoute } from './routes/usage-route';
 import { canSee, findSection } from './sections';
 import type { ShellSection } from './sections';
 
@@ -28,8 +32,16 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <OAuthAppsRoute />;
     case '/authorized-apps':
       return <AuthorizedAppsRoute />;
+    case '/usage':
+      return <UsageRoute />;
+    case '/models':
+      return <ModelsRoute />;
+    case '/playground':
+      return <PlaygroundRoute />;
     case '/billing':
       return <BillingRoute />;
+    case '/docs':
+      return <DocsRoute />;
     case '/admin/gift-cards':
       return <AdminGiftCardsRoute />;
     default:

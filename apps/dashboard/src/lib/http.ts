@@ -94,7 +94,7 @@ function fallbackMessage(status: number): string {
 }
 
 /** Builds an ApiError from any error body: our envelope first, then the OpenAI and OAuth shapes, then the status. */
-function toApiError(response: Response, body: unknown): ApiError {
+export function toApiError(response: Response, body: unknown): ApiError {
   const base = {
     status: response.status,
     retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
@@ -122,7 +122,7 @@ function toApiError(response: Response, body: unknown): ApiError {
   return new ApiError({ ...base, code: `HTTP_${response.status}`, message: fallbackMessage(response.status) });
 }
 
-async function readBody(response: Response): Promise<unknown> {
+export async function readBody(response: Response): Promise<unknown> {
   if (response.status === 204 || response.status === 205) return undefined;
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.includes('json')) return undefined;

@@ -4,6 +4,9 @@ import type { UsageSummaryResponse } from '@switchyard/shared-dto';
 import { http } from '../../../lib/http';
 import { billingKeys } from './billing-keys';
 
+/** interface.md section 8 recommends polling the balance every 5 to 10 minutes; never more often than this. */
+export const BALANCE_POLL_MS = 5 * 60_000;
+
 /** The budget: credits (maxBudget), spend (totalCost) and what remains. */
 export function getBalance(signal?: AbortSignal): Promise<UsageSummaryResponse> {
   return http.get<UsageSummaryResponse>('/api/v1/usage/me/summary', { signal });
@@ -15,6 +18,10 @@ export const balanceQueryOptions = () =>
     queryFn: ({ signal }) => getBalance(signal),
   });
 
-export function useBalance() {
-  return useQuery(balanceQueryOptions());
+/**
+ * With `poll`, the balance refreshes every BALANCE_POLL_MS while shown and is not refetched sooner on focus or
+ * remount (staleTime), so it is asked at most every 5 minutes; a top-up or a call made here invalidates it at once.
+ */
+export function useBalance({ poll = false }: { poll?: boolean } = {}) {
+  return useQuery({ ...balanceQueryOptions(), ...(poll ? { refetchInterval: BALANCE_POLL_MS, staleTime: BALANCE_POLL_MS } : {}) });
 }

@@ -1,0 +1,257 @@
+import { lazy, Suspense, useId, useMemo, useState } from 'react';
+
+import { Button } from '../../../components/ui/button';
+import { LoadError } from '../../../components/ui/load-error';
+import { formatMoney } from '../../../lib/money';
+import { Link } from '../../../lib/router';
+import { useAnalytics } from '../api/get-analytics';
+import { analyticsCsvColumns, analyticsRows, csvFileName, GROUP_BY_OPTIONS, groupColumn } from '../lib/analytics-rows';
+import type { AnalyticsGroupBy, AnalyticsRow } from '../lib/analytics-rows';
+import { buildCsv } from '../lib/csv';
+import { presetRange, RANGE_PRESETS, rangeProblem } from '../lib/date-range';
+import type { DateRange, RangePresetId } from '../lib/date-range';
+import type { ChartMetric } from './analytics-chart';
+
+const AnalyticsChart = lazy(() => import('./analytics-chart').then((module) => ({ default: module.AnalyticsChart })));
+
+const METRICS: { value: ChartMetric; label: string }[] = [
+  { value: 'cost', label: 'Spend' },
+  { value: 'totalTokens', label: 'Tokens' },
+  { value: 'requests', label: 'Requests' },
+];
+
+const count = new Intl.NumberFormat('en-US');
+
+function downloadCsv(text: string, fileName: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}
+
+interface UsageAnalyticsProps {
+  /** Names of the apps the user authorized, by client id: app groups come keyed by client id. */
+  appNames?: ReadonlyMap<string, string>;
+}
+
+/** Spend, tokens and requests over a date range, by day, model, key or app: a chart, a table and a CSV file. */
+export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
+  const id = useId();
+  const [preset, setPreset] = useState<RangePresetId | 'custom'>('30d');
+  const [range, setRange] = useState<DateRange>(() => presetRange('30d'));
+  const [groupBy, setGroupBy] = useState<AnalyticsGroupBy>('day');
+  const [metric, setMetric] = useState<ChartMetric>('cost');
+  const problem = rangeProblem(range);
+  const analytics = useAnalytics(range, groupBy, { enabled: problem === null });
+
+  // The figures on screen belong to the answer's own range and grouping (the previous one while loading).
+  const shown = analytics.data;
+  const rows: AnalyticsRow[] = useMemo(
+    () => (shown && shown.groupBy === groupBy ? analyticsRows(shown, range, appNames) : []),
+    [shown, range, groupBy, appNames],
+  );
+
+  const choosePreset = (value: RangePresetId | 'custom') => {
+    setPreset(value);
+    if (value !== 'custom') setRange(presetRange(value));
+  };
+
+  const exportCsv = () => downloadCsv(buildCsv(analyticsCsvColumns(groupBy), rows), csvFileName(groupBy, range));
+
+  let body;
+  if (problem) {
+    body = null;
+  } else if (analytics.isPending) {
+    body = (
+      <p className="muted" role="status">
+        Loading usage…
+      </p>
+    );
+  } else if (analytics.isError) {
+    body = <LoadError message={`Could not load usage: ${analytics.error.message}`} retrying={analytics.isFetching} onRetry={() => void analytics.refetch()} />;
+  } else {
+    const totals = analytics.data.totals;
+    body = (
+      <>
+        <dl className="details" aria-live="polite">
+          <div>
+            <dt>Spend</dt>
+            <dd className="balance-figure">{formatMoney(totals.cost)}</dd>
+          </div>
+          <div>
+            <dt>Requests</dt>
+            <dd>{count.format(totals.requests)}</dd>
+          </div>
+          <div>
+            <dt>Tokens</dt>
+            <dd>{count.format(totals.totalTokens)}</dd>
+          </div>
+        </dl>
+        {totals.requests === 0 ? (
+          <p className="muted">
+            No calls in this range{groupBy === 'key' ? ' with an API key' : groupBy === 'app' ? ' by an OAuth app' : ''}. Try a model in the{' '}
+            <Link href="/playground">Playground</Link>.
+          </p>
+        ) : (
+          <>
+            <fieldset className="fieldset segmented" aria-describedby={`${id}-metric-hint`}>
+              <legend className="field-label">Chart</legend>
+              <div className="segmented-options">
+                {METRICS.map((option) => (
+                  <label key={option.value} className="segmented-option">
+                    <input type="radio" name={`${id}-metric`} value={option.value} checked={metric === option.value} onChange={() => setMetric(option.value)} />
+                    <span>{option.label}</span>
+                  </label>
+                ))}
+              </div>
+              <p id={`${id}-metric-hint`} className="visually-hidden">
+                What the bars measure.
+              </p>
+            </fieldset>
+            <Suspense fallback={<p className="muted chart-placeholder">Drawing the chart…</p>}>
+              <AnalyticsChart rows={rows} groupBy={groupBy} metric={metric} />
+            </Suspense>
+          </>
+        )}
+        <div className="card-heading-row">
+          <h3 id={`${id}-table`} className="subheading">
+            {groupColumn(groupBy)} by {groupBy === 'day' ? 'day' : 'spend'}
+          </h3>
+          <Button variant="secondary" onClick={exportCsv} disabled={analytics.isPlaceholderData}>
+            Export CSV
+          </Button>
+        </div>
+        <div className="table-scroll">
+          <table className="data-table" aria-labelledby={`${id}-table`} aria-busy={analytics.isPlaceholderData || undefined}>
+            <thead>
+              <tr>
+                <th scope="col">{groupColumn(groupBy)}</th>
+                <th scope="col" className="numeric">
+                  Requests
+                </th>
+                <th scope="col" className="numeric">
+                  Prompt tokens
+                </th>
+                <th scope="col" className="numeric">
+                  Completion tokens
+                </th>
+                <th scope="col" className="numeric">
+                  Total tokens
+                </th>
+                <th scope="col" className="numeric">
+                  Spend
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.key}>
+                  <th scope="row" className="data-table-name">
+                    {groupBy === 'model' ? <code className="mono">{row.label}</code> : row.label}
+                  </th>
+                  <td className="numeric">{count.format(row.requests)}</td>
+                  <td className="numeric">{count.format(row.promptTokens)}</td>
+                  <td className="numeric">{count.format(row.completionTokens)}</td>
+                  <td className="numeric">{count.format(row.totalTokens)}</td>
+                  <td className="numeric">{formatMoney(row.cost)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row">Total</th>
+                <td className="numeric">{count.format(totals.requests)}</td>
+                <td className="numeric">{count.format(totals.promptTokens)}</td>
+                <td className="numeric">{count.format(totals.completionTokens)}</td>
+                <td className="numeric">{count.format(totals.totalTokens)}</td>
+                <td className="numeric">{formatMoney(totals.cost)}</td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <section className="card stack" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`} className="card-title">
+        Usage
+      </h2>
+      <div className="filter-row">
+        <div className="field">
+          <label className="field-label" htmlFor={`${id}-preset`}>
+            Period
+          </label>
+          <select id={`${id}-preset`} className="field-input" value={preset} onChange={(event) => choosePreset(event.target.value as RangePresetId | 'custom')}>
+            {RANGE_PRESETS.map((option) => (
+              <option key={option.id} value={option.id}>
+                {option.label}
+              </option>
+            ))}
+            <option value="custom">Custom dates</option>
+          </select>
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${id}-from`}>
+            From
+          </label>
+          <input
+            id={`${id}-from`}
+            className="field-input"
+            type="date"
+            value={range.from}
+            max={range.to}
+            aria-invalid={problem !== null || undefined}
+            aria-describedby={problem ? `${id}-problem` : undefined}
+            onChange={(event) => {
+              setPreset('custom');
+              setRange({ ...range, from: event.target.value });
+            }}
+          />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${id}-to`}>
+            To
+          </label>
+          <input
+            id={`${id}-to`}
+            className="field-input"
+            type="date"
+            value={range.to}
+            min={range.from}
+            aria-invalid={problem !== null || undefined}
+            aria-describedby={problem ? `${id}-problem` : undefined}
+            onChange={(event) => {
+              setPreset('custom');
+              setRange({ ...range, to: event.target.value });
+            }}
+          />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${id}-group`}>
+            Group by
+          </label>
+          <select id={`${id}-group`} className="field-input" value={groupBy} onChange={(event) => setGroupBy(event.target.value as AnalyticsGroupBy)}>
+            {GROUP_BY_OPTIONS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <p className="field-hint">Days are UTC calendar days; both dates are included.</p>
+      {problem ? (
+        <p id={`${id}-problem`} className="field-errors" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {body}
+    </section>
+  );
+}
