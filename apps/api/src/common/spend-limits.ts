@@ -1,3 +1,4 @@
+import { Column } from 'typeorm';
 import type { KeyLimits } from '@switchyard/shared-dto';
 
 /**
@@ -37,4 +38,25 @@ export function limitChanges(update: Partial<KeyLimits>): Partial<LimitColumns> 
     if (value !== undefined) changes[column] = value;
   }
   return changes;
+}
+
+/**
+ * The five cap columns, for entities that carry them (api_keys, oauth_consents) to extend: micro-units, bigint
+ * (read back as strings), null for no cap; enforced by sy_reserve.
+ */
+export abstract class SpendLimitColumns implements LimitColumns {
+  @Column({ name: 'limit_total_micros', type: 'bigint', nullable: true })
+  limitTotalMicros: string | null;
+
+  @Column({ name: 'limit_daily_micros', type: 'bigint', nullable: true })
+  limitDailyMicros: string | null;
+
+  @Column({ name: 'limit_weekly_micros', type: 'bigint', nullable: true })
+  limitWeeklyMicros: string | null;
+
+  @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
+  limitMonthlyMicros: string | null;
+
+  @Column({ name: 'limit_per_request_micros', type: 'bigint', nullable: true })
+  limitPerRequestMicros: string | null;
 }

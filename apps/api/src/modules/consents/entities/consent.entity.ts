@@ -1,9 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { OAuthScope } from '@switchyard/shared-dto';
+import { SpendLimitColumns } from '../../../common/spend-limits';
 
-/** What one user let one app do, and what it may spend (micro-units; null: no cap below the budget). */
+/** What one user let one app do, and what it may spend (the caps of SpendLimitColumns). */
 @Entity({ name: 'oauth_consents' })
-export class ConsentEntity {
+export class ConsentEntity extends SpendLimitColumns {
   @PrimaryColumn({ name: 'user_id', type: 'uuid' })
   userId: string;
 
@@ -18,19 +19,4 @@ export class ConsentEntity {
 
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
-
-  @Column({ name: 'limit_total_micros', type: 'bigint', nullable: true })
-  limitTotalMicros: string | null;
-
-  @Column({ name: 'limit_daily_micros', type: 'bigint', nullable: true })
-  limitDailyMicros: string | null;
-
-  @Column({ name: 'limit_weekly_micros', type: 'bigint', nullable: true })
-  limitWeeklyMicros: string | null;
-
-  @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
-  limitMonthlyMicros: string | null;
-
-  @Column({ name: 'limit_per_request_micros', type: 'bigint', nullable: true })
-  limitPerRequestMicros: string | null;
 }

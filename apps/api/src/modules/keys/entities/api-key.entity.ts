@@ -1,8 +1,12 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SpendLimitColumns } from '../../../common/spend-limits';
 
-/** An API key. The key itself is never stored: its SHA-256, and its first 12 and last 4 characters for display. */
+/**
+ * An API key. The key itself is never stored: its SHA-256, and its first 12 and last 4 characters for display.
+ * Its spend caps come from SpendLimitColumns.
+ */
 @Entity({ name: 'api_keys' })
-export class ApiKeyEntity {
+export class ApiKeyEntity extends SpendLimitColumns {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
@@ -30,22 +34,6 @@ export class ApiKeyEntity {
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
 
-  // Spend limits in micro-units (bigint arrives as a string); enforced by sy_reserve.
-  @Column({ name: 'limit_total_micros', type: 'bigint', nullable: true })
-  limitTotalMicros: string | null;
-
-  @Column({ name: 'limit_daily_micros', type: 'bigint', nullable: true })
-  limitDailyMicros: string | null;
-
-  @Column({ name: 'limit_weekly_micros', type: 'bigint', nullable: true })
-  limitWeeklyMicros: string | null;
-
-  @Column({ name: 'limit_monthly_micros', type: 'bigint', nullable: true })
-  limitMonthlyMicros: string | null;
-
   @Column({ name: 'rate_limit_rpm', type: 'integer', nullable: true })
   rateLimitRpm: number | null;
-
-  @Column({ name: 'limit_per_request_micros', type: 'bigint', nullable: true })
-  limitPerRequestMicros: string | null;
 }
