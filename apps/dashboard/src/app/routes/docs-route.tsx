@@ -39,7 +39,7 @@ export function DocsRoute() {
       </nav>
       <QuickStart baseUrl={baseUrl} />
       <OAuthGuide origin={origin} baseUrl={baseUrl} />
-      <EndpointReference />
+      <EndpointReference origin={origin} />
       <ErrorsSection />
       <LimitsSection />
     </>

@@ -13,6 +13,8 @@ import type { PlaygroundTab } from '../../features/playground/components/playgro
 import { usageKeys } from '../../features/usage/api/usage-keys';
 import { navigate, useDocumentTitle, useLocation } from '../../lib/router';
 
+const USAGE_RECORD_DELAY_MS = 1_500;
+
 export function PlaygroundRoute() {
   useDocumentTitle('Playground');
   const queryClient = useQueryClient();
@@ -40,10 +42,16 @@ export function PlaygroundRoute() {
   };
 
   // A call changes the balance, the activity and the analytics: show them fresh wherever they are next seen.
+  // The gateway writes usage records in batches every 500 ms (docs/gateway.md), so they are asked for again a
+  // moment later too, in case the first read came before the record.
   const onCallFinished = () => {
-    void queryClient.invalidateQueries({ queryKey: usageKeys.all });
-    void queryClient.invalidateQueries({ queryKey: billingKeys.all });
-    void queryClient.invalidateQueries({ queryKey: keyKeys.all });
+    const refresh = () => {
+      void queryClient.invalidateQueries({ queryKey: usageKeys.all });
+      void queryClient.invalidateQueries({ queryKey: billingKeys.all });
+      void queryClient.invalidateQueries({ queryKey: keyKeys.all });
+    };
+    refresh();
+    window.setTimeout(refresh, USAGE_RECORD_DELAY_MS);
   };
 
   let body = null;

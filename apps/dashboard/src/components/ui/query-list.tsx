@@ -1,8 +1,7 @@
 import type { ReactNode } from 'react';
 import type { UseQueryResult } from '@tanstack/react-query';
 
-import { Alert } from './alert';
-import { Button } from './button';
+import { QueryView } from './query-view';
 
 interface QueryListProps<T> {
   query: UseQueryResult<T[]>;
@@ -16,25 +15,9 @@ interface QueryListProps<T> {
 
 /** A fetched list's loading line, its error with a Try again button, its empty state, or else its items. */
 export function QueryList<T>({ query, what, empty, children }: QueryListProps<T>) {
-  if (query.isPending) {
-    return (
-      <p className="muted" role="status">
-        {`Loading ${what}…`}
-      </p>
-    );
-  }
-  if (query.isError) {
-    return (
-      <div className="stack">
-        <Alert>{`Could not load ${what}: ${query.error.message}`}</Alert>
-        <div>
-          <Button variant="secondary" busy={query.isFetching} onClick={() => void query.refetch()}>
-            Try again
-          </Button>
-        </div>
-      </div>
-    );
-  }
-  if (query.data.length === 0) return <p className="muted">{empty}</p>;
-  return children(query.data);
+  return (
+    <QueryView query={query} what={what}>
+      {(items) => (items.length === 0 ? <p className="muted">{empty}</p> : children(items))}
+    </QueryView>
+  );
 }

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 
-import { LoadError } from '../../../components/ui/load-error';
+import { QueryView } from '../../../components/ui/query-view';
 import { formatMoney } from '../../../lib/money';
 import { useBalance } from '../api/get-balance';
 
@@ -9,42 +9,29 @@ export function BalanceCard() {
   const headingId = useId();
   const balance = useBalance();
 
-  let body;
-  if (balance.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading your balance…
-      </p>
-    );
-  } else if (balance.isError) {
-    body = (
-      <LoadError message={`Could not load your balance: ${balance.error.message}`} retrying={balance.isFetching} onRetry={() => void balance.refetch()} />
-    );
-  } else {
-    body = (
-      <dl className="details">
-        <div>
-          <dt>Available balance</dt>
-          <dd className="balance-figure">{formatMoney(balance.data.remainingBudget)}</dd>
-        </div>
-        <div>
-          <dt>Added in total</dt>
-          <dd>{formatMoney(balance.data.maxBudget)}</dd>
-        </div>
-        <div>
-          <dt>Spent</dt>
-          <dd>{formatMoney(balance.data.totalCost)}</dd>
-        </div>
-      </dl>
-    );
-  }
-
   return (
     <section className="card" aria-labelledby={headingId}>
       <h2 id={headingId} className="card-title">
         Balance
       </h2>
-      {body}
+      <QueryView query={balance} what="your balance">
+        {(summary) => (
+          <dl className="details">
+            <div>
+              <dt>Available balance</dt>
+              <dd className="balance-figure">{formatMoney(summary.remainingBudget)}</dd>
+            </div>
+            <div>
+              <dt>Added in total</dt>
+              <dd>{formatMoney(summary.maxBudget)}</dd>
+            </div>
+            <div>
+              <dt>Spent</dt>
+              <dd>{formatMoney(summary.totalCost)}</dd>
+            </div>
+          </dl>
+        )}
+      </QueryView>
     </section>
   );
 }

@@ -1,6 +1,7 @@
-import { useId, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 
-import { LoadError } from '../../../components/ui/load-error';
+import { QueryView } from '../../../components/ui/query-view';
+import { TextField } from '../../../components/ui/text-field';
 import { useOpenApi } from '../api/get-openapi';
 import { filterOperations, readOperations } from '../lib/openapi';
 import type { Operation } from '../lib/openapi';
@@ -93,8 +94,7 @@ function OperationDetails({ operation }: { operation: Operation }) {
 }
 
 /** Every route of this server, read from its own /openapi.json, so the list is never out of date. */
-export function EndpointReference() {
-  const id = useId();
+export function EndpointReference({ origin }: { origin: string }) {
   const openApi = useOpenApi();
   const [search, setSearch] = useState('');
   const groups = useMemo(() => readOperations(openApi.data, TAG_ORDER), [openApi.data]);
@@ -102,55 +102,38 @@ export function EndpointReference() {
   const total = groups.reduce((sum, group) => sum + group.operations.length, 0);
   const matching = shown.reduce((sum, group) => sum + group.operations.length, 0);
 
-  let body;
-  if (openApi.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading the endpoints…
-      </p>
-    );
-  } else if (openApi.isError) {
-    body = <LoadError message={`Could not load /openapi.json: ${openApi.error.message}`} retrying={openApi.isFetching} onRetry={() => void openApi.refetch()} />;
-  } else {
-    body = (
-      <>
-        <div className="field filter-search">
-          <label className="field-label" htmlFor={`${id}-search`}>
-            Find an endpoint
-          </label>
-          <input
-            id={`${id}-search`}
-            className="field-input"
-            type="search"
-            placeholder="chat, POST, /api/v1/keys…"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-          />
-        </div>
-        <p className="muted small" role="status">
-          {matching} of {total} endpoints
-        </p>
-        {shown.map((group) => (
-          <div key={group.tag} className="endpoint-group">
-            <h3 className="subheading">{TAG_TITLES[group.tag] ?? group.tag}</h3>
-            {group.description ? <p className="muted">{group.description}</p> : null}
-            {group.operations.map((operation) => (
-              <OperationDetails key={`${operation.method} ${operation.path}`} operation={operation} />
-            ))}
-          </div>
-        ))}
-      </>
-    );
-  }
-
   return (
     <DocSection id="endpoints" title="Endpoints">
       <p>
-        Rendered from this server&apos;s <a href="/openapi.json">/openapi.json</a> (OpenAPI 3), which you can also load
+        Rendered from this server&apos;s <a href={`${origin}/openapi.json`}>/openapi.json</a> (OpenAPI 3), which you can also load
         into a client generator or an API tool. Gateway routes are also served under <code className="mono">/apikey/v1</code>{' '}
         (API keys only) and <code className="mono">/oauth2/v1</code> (OAuth tokens only).
       </p>
-      {body}
+      <QueryView query={openApi} what="/openapi.json">
+        {() => (
+          <>
+            <TextField
+              label="Find an endpoint"
+              type="search"
+              placeholder="chat, POST, /api/v1/keys…"
+              value={search}
+              onChange={(event) => setSearch(event.target.value)}
+            />
+            <p className="muted small" role="status">
+              {matching} of {total} endpoints
+            </p>
+            {shown.map((group) => (
+              <div key={group.tag} className="endpoint-group">
+                <h3 className="subheading">{TAG_TITLES[group.tag] ?? group.tag}</h3>
+                {group.description ? <p className="muted">{group.description}</p> : null}
+                {group.operations.map((operation) => (
+                  <OperationDetails key={`${operation.method} ${operation.path}`} operation={operation} />
+                ))}
+              </div>
+            ))}
+          </>
+        )}
+      </QueryView>
     </DocSection>
   );
 }

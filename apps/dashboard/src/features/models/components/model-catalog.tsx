@@ -2,7 +2,9 @@ import { useId, useState } from 'react';
 import { MODEL_METHODS, MODEL_TYPES } from '@switchyard/shared-dto';
 import type { ModelEntry, ModelMethod, ModelType } from '@switchyard/shared-dto';
 
-import { LoadError } from '../../../components/ui/load-error';
+import { QueryView } from '../../../components/ui/query-view';
+import { SelectField } from '../../../components/ui/select-field';
+import { TextField } from '../../../components/ui/text-field';
 import { Link } from '../../../lib/router';
 import { useModels } from '../api/list-models';
 import {
@@ -17,6 +19,12 @@ import {
   TYPE_LABELS,
 } from '../lib/catalog';
 import type { ModelFilters, PlaygroundTask } from '../lib/catalog';
+
+const TYPE_OPTIONS: { value: ModelType | ''; label: string }[] = [{ value: '', label: 'Any type' }, ...MODEL_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] }))];
+const METHOD_OPTIONS: { value: ModelMethod | ''; label: string }[] = [
+  { value: '', label: 'Any method' },
+  ...MODEL_METHODS.map((method) => ({ value: method, label: METHOD_LABELS[method] })),
+];
 
 const TASK_LABELS: Record<PlaygroundTask, string> = { chat: 'chat', image: 'image generation', speech: 'speech', transcription: 'transcription' };
 
@@ -108,35 +116,8 @@ export function ModelCatalog({ apiKey }: { apiKey: string }) {
   const all = useModels(apiKey);
   const filtered = useModels(apiKey, filters);
   const capabilities = capabilitiesOf(all.data?.data ?? []);
-  const models = searchModels(filtered.data?.data ?? [], search);
+  const shownCount = searchModels(filtered.data?.data ?? [], search).length;
   const filtering = filters.type || filters.method || filters.capability || search.trim();
-
-  let body;
-  if (filtered.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading the catalog…
-      </p>
-    );
-  } else if (filtered.isError) {
-    body = (
-      <LoadError
-        message={`Could not load the models: ${filtered.error.message}`}
-        retrying={filtered.isFetching}
-        onRetry={() => void filtered.refetch()}
-      />
-    );
-  } else if (models.length === 0) {
-    body = <p className="muted">{filtering ? 'No model matches these filters.' : 'The catalog is empty: the operator has not configured any model.'}</p>;
-  } else {
-    body = (
-      <ul className="model-grid" aria-busy={filtered.isPlaceholderData || undefined}>
-        {models.map((model) => (
-          <ModelCard key={model.id} model={model} />
-        ))}
-      </ul>
-    );
-  }
 
   return (
     <section className="card stack" aria-labelledby={`${id}-heading`}>
@@ -144,78 +125,34 @@ export function ModelCatalog({ apiKey }: { apiKey: string }) {
         Catalog
       </h2>
       <div className="filter-row">
-        <div className="field filter-search">
-          <label className="field-label" htmlFor={`${id}-search`}>
-            Search
-          </label>
-          <input
-            id={`${id}-search`}
-            className="field-input"
-            type="search"
-            placeholder="Model id or owner"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-type`}>
-            Type
-          </label>
-          <select
-            id={`${id}-type`}
-            className="field-input"
-            value={filters.type}
-            onChange={(event) => setFilters({ ...filters, type: event.target.value as ModelType | '' })}
-          >
-            <option value="">Any type</option>
-            {MODEL_TYPES.map((type) => (
-              <option key={type} value={type}>
-                {TYPE_LABELS[type]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-method`}>
-            Method
-          </label>
-          <select
-            id={`${id}-method`}
-            className="field-input"
-            value={filters.method}
-            onChange={(event) => setFilters({ ...filters, method: event.target.value as ModelMethod | '' })}
-          >
-            <option value="">Any method</option>
-            {MODEL_METHODS.map((method) => (
-              <option key={method} value={method}>
-                {METHOD_LABELS[method]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-capability`}>
-            Capability
-          </label>
-          <select
-            id={`${id}-capability`}
-            className="field-input"
-            value={filters.capability}
-            onChange={(event) => setFilters({ ...filters, capability: event.target.value })}
-          >
-            <option value="">Any capability</option>
-            {capabilities.map((capability) => (
-              <option key={capability} value={capability}>
-                {capabilityLabel(capability)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <TextField label="Search" type="search" placeholder="Model id or owner" value={search} onChange={(event) => setSearch(event.target.value)} />
+        <SelectField label="Type" value={filters.type} options={TYPE_OPTIONS} onChange={(type) => setFilters({ ...filters, type })} />
+        <SelectField label="Method" value={filters.method} options={METHOD_OPTIONS} onChange={(method) => setFilters({ ...filters, method })} />
+        <SelectField
+          label="Capability"
+          value={filters.capability}
+          options={[{ value: '', label: 'Any capability' }, ...capabilities.map((capability) => ({ value: capability, label: capabilityLabel(capability) }))]}
+          onChange={(capability) => setFilters({ ...filters, capability })}
+        />
       </div>
       <p className="muted small" role="status">
-        {filtered.data ? `${models.length} of ${all.data?.data.length ?? filtered.data.data.length} models` : ''}
+        {filtered.data ? `${shownCount} of ${all.data?.data.length ?? filtered.data.data.length} models` : ''}
       </p>
-      {body}
+      <QueryView query={filtered} what="the catalog">
+        {(list) => {
+          const models = searchModels(list.data, search);
+          if (models.length === 0) {
+            return <p className="muted">{filtering ? 'No model matches these filters.' : 'The catalog is empty: the operator has not configured any model.'}</p>;
+          }
+          return (
+            <ul className="model-grid" aria-busy={filtered.isPlaceholderData || undefined}>
+              {models.map((model) => (
+                <ModelCard key={model.id} model={model} />
+              ))}
+            </ul>
+          );
+        }}
+      </QueryView>
     </section>
   );
 }

@@ -1,6 +1,5 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ChangeEvent, FormEvent, KeyboardEvent } from 'react';
-import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
@@ -12,6 +11,7 @@ import type { ChatRequestBody, PlaygroundRequest } from '../lib/snippets';
 import type { ChatUsage } from '../lib/sse';
 import { CallCost, CallError } from './call-result';
 import { ModelSelect, pickModel } from './model-select';
+import type { PlaygroundPanelProps } from './model-select';
 import { RequestCode } from './request-code';
 
 interface Turn {
@@ -57,16 +57,8 @@ function chatBody(options: ChatOptions, turns: readonly Turn[], next: Turn): Cha
   return body;
 }
 
-interface ChatPanelProps {
-  apiKey: string;
-  models: readonly ModelEntry[];
-  initialModel: string;
-  onCallFinished: () => void;
-}
-
 /** A conversation streamed token by token, with an optional picture in each message. */
-export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: ChatPanelProps) {
-  const id = useId();
+export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: PlaygroundPanelProps) {
   const [options, setOptions] = useState<ChatOptions>({ model: pickModel(models, initialModel), system: '', temperature: '', maxTokens: '' });
   const [turns, setTurns] = useState<Turn[]>([]);
   const [input, setInput] = useState('');
@@ -207,30 +199,16 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Chat
             onKeyDown={handleKeyDown}
             placeholder={EXAMPLE_PROMPT}
           />
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-image`}>
-              Image (optional)
-            </label>
-            <input
-              id={`${id}-image`}
-              className="field-input"
+          <div>
+            <TextField
+              label="Image (optional)"
               type="file"
               accept="image/*"
-              aria-describedby={`${id}-image-hint`}
+              hint={`JPEG, PNG, GIF or WebP. Pictures over ${formatBytes(IMAGE_TARGET_BYTES)} are made smaller here before they are sent. The model must list the vision capability.`}
+              errors={imageError}
               onChange={(event) => void chooseImage(event)}
             />
-            <p id={`${id}-image-hint`} className="field-hint">
-              JPEG, PNG, GIF or WebP. Pictures over {formatBytes(IMAGE_TARGET_BYTES)} are made smaller here before they
-              are sent. The model must list the vision capability.
-            </p>
             {preparing ? <p className="muted" role="status">Preparing the image…</p> : null}
-            {imageError.length > 0 ? (
-              <ul className="field-errors" role="alert">
-                {imageError.map((message) => (
-                  <li key={message}>{message}</li>
-                ))}
-              </ul>
-            ) : null}
             {image ? (
               <div className="attachment">
                 <img src={image.dataUrl} alt="" className="attachment-thumb" />

@@ -1,28 +1,21 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import type { FormEvent } from 'react';
-import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
+import { SelectField } from '../../../components/ui/select-field';
 import { TextField } from '../../../components/ui/text-field';
 import { useGenerateImages } from '../api/gateway-calls';
 import type { ImageRequestBody, PlaygroundRequest } from '../lib/snippets';
 import { CallCost, CallError } from './call-result';
 import { ModelSelect, pickModel } from './model-select';
+import type { PlaygroundPanelProps } from './model-select';
 import { RequestCode } from './request-code';
 
 const SIZES = ['256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const;
 const EXAMPLE_PROMPT = 'A lighthouse on a rocky coast at dawn, watercolor';
 
-interface ImagePanelProps {
-  apiKey: string;
-  models: readonly ModelEntry[];
-  initialModel: string;
-  onCallFinished: () => void;
-}
-
 /** Image generation; each result is shown whether it came as a URL or as base64. */
-export function ImagePanel({ apiKey, models, initialModel, onCallFinished }: ImagePanelProps) {
-  const id = useId();
+export function ImagePanel({ apiKey, models, initialModel, onCallFinished }: PlaygroundPanelProps) {
   const [modelChoice, setModelChoice] = useState(initialModel);
   const [prompt, setPrompt] = useState('');
   const [size, setSize] = useState<string>('512x512');
@@ -46,39 +39,17 @@ export function ImagePanel({ apiKey, models, initialModel, onCallFinished }: Ima
         <ModelSelect models={models} value={model} onChange={setModelChoice} task="image generation" />
         <TextField multiline label="Prompt" rows={3} placeholder={EXAMPLE_PROMPT} value={prompt} onChange={(event) => setPrompt(event.target.value)} />
         <div className="filter-row">
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-size`}>
-              Size
-            </label>
-            <select id={`${id}-size`} className="field-input" value={size} onChange={(event) => setSize(event.target.value)}>
-              {SIZES.map((option) => (
-                <option key={option} value={option}>
-                  {option.replace('x', ' × ')}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-count`}>
-              Images
-            </label>
-            <select id={`${id}-count`} className="field-input" value={count} onChange={(event) => setCount(Number(event.target.value))}>
-              {[1, 2, 3, 4].map((option) => (
-                <option key={option} value={option}>
-                  {option}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-format`}>
-              Answer as
-            </label>
-            <select id={`${id}-format`} className="field-input" value={format} onChange={(event) => setFormat(event.target.value as 'b64_json' | 'url')}>
-              <option value="b64_json">Base64 (b64_json)</option>
-              <option value="url">URL (url)</option>
-            </select>
-          </div>
+          <SelectField label="Size" value={size} options={SIZES.map((option) => ({ value: option, label: option.replace('x', ' × ') }))} onChange={setSize} />
+          <SelectField label="Images" value={count} options={[1, 2, 3, 4].map((option) => ({ value: option, label: String(option) }))} onChange={setCount} />
+          <SelectField
+            label="Answer as"
+            value={format}
+            options={[
+              { value: 'b64_json', label: 'Base64 (b64_json)' },
+              { value: 'url', label: 'URL (url)' },
+            ]}
+            onChange={setFormat}
+          />
         </div>
         <div>
           <Button type="submit" busy={generate.isPending} disabled={!prompt.trim() || !model}>

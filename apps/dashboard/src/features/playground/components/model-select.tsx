@@ -1,5 +1,17 @@
-import { useId } from 'react';
 import type { ModelEntry } from '@switchyard/shared-dto';
+
+import { SelectField } from '../../../components/ui/select-field';
+
+/** What every playground tab gets. */
+export interface PlaygroundPanelProps {
+  apiKey: string;
+  /** The catalog's models for this tab's task. */
+  models: readonly ModelEntry[];
+  /** A model asked for in the address; used when the list has it. */
+  initialModel: string;
+  /** After every call, whatever its outcome. */
+  onCallFinished: () => void;
+}
 
 interface ModelSelectProps {
   models: readonly ModelEntry[];
@@ -11,24 +23,10 @@ interface ModelSelectProps {
 
 /** The models of one task, by id, as the catalog lists them. */
 export function ModelSelect({ models, value, onChange, task }: ModelSelectProps) {
-  const id = useId();
   if (models.length === 0) {
     return <p className="muted">No model in the catalog does {task}. The operator can add one.</p>;
   }
-  return (
-    <div className="field">
-      <label className="field-label" htmlFor={id}>
-        Model
-      </label>
-      <select id={id} className="field-input" value={value} onChange={(event) => onChange(event.target.value)}>
-        {models.map((model) => (
-          <option key={model.id} value={model.id}>
-            {model.id}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
+  return <SelectField label="Model" value={value} options={models.map((model) => ({ value: model.id, label: model.id }))} onChange={onChange} />;
 }
 
 /** The chosen model when the list has it, else the first one; '' when there is none. */

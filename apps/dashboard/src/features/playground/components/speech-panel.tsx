@@ -1,13 +1,14 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
-import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
+import { SelectField } from '../../../components/ui/select-field';
 import { TextField } from '../../../components/ui/text-field';
 import { useCreateSpeech } from '../api/gateway-calls';
 import type { PlaygroundRequest, SpeechRequestBody } from '../lib/snippets';
 import { CallCost, CallError } from './call-result';
 import { ModelSelect, pickModel } from './model-select';
+import type { PlaygroundPanelProps } from './model-select';
 import { RequestCode } from './request-code';
 
 // OpenAI's voice names; models may accept others, so the field also takes free text.
@@ -15,15 +16,8 @@ const VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage'
 const FORMATS = ['mp3', 'wav', 'opus', 'aac', 'flac'];
 const EXAMPLE_TEXT = 'Welcome to Switchyard. Every model, one gateway.';
 
-interface SpeechPanelProps {
-  apiKey: string;
-  models: readonly ModelEntry[];
-  initialModel: string;
-  onCallFinished: () => void;
-}
-
 /** Text to speech: the answer plays in the page and can be downloaded. */
-export function SpeechPanel({ apiKey, models, initialModel, onCallFinished }: SpeechPanelProps) {
+export function SpeechPanel({ apiKey, models, initialModel, onCallFinished }: PlaygroundPanelProps) {
   const id = useId();
   const [modelChoice, setModelChoice] = useState(initialModel);
   const [input, setInput] = useState('');
@@ -49,29 +43,13 @@ export function SpeechPanel({ apiKey, models, initialModel, onCallFinished }: Sp
         <ModelSelect models={models} value={model} onChange={setModelChoice} task="speech" />
         <TextField multiline label="Text" rows={3} placeholder={EXAMPLE_TEXT} maxLength={4096} value={input} onChange={(event) => setInput(event.target.value)} />
         <div className="filter-row">
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-voice`}>
-              Voice
-            </label>
-            <input id={`${id}-voice`} className="field-input" list={`${id}-voices`} value={voice} onChange={(event) => setVoice(event.target.value)} />
-            <datalist id={`${id}-voices`}>
-              {VOICES.map((option) => (
-                <option key={option} value={option} />
-              ))}
-            </datalist>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor={`${id}-format`}>
-              Format
-            </label>
-            <select id={`${id}-format`} className="field-input" value={format} onChange={(event) => setFormat(event.target.value)}>
-              {FORMATS.map((option) => (
-                <option key={option} value={option}>
-                  {option}
-                </option>
-              ))}
-            </select>
-          </div>
+          <TextField label="Voice" list={`${id}-voices`} value={voice} onChange={(event) => setVoice(event.target.value)} />
+          <datalist id={`${id}-voices`}>
+            {VOICES.map((option) => (
+              <option key={option} value={option} />
+            ))}
+          </datalist>
+          <SelectField label="Format" value={format} options={FORMATS.map((option) => ({ value: option, label: option }))} onChange={setFormat} />
         </div>
         <div>
           <Button type="submit" busy={speech.isPending} disabled={!input.trim() || !model}>

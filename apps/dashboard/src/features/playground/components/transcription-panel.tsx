@@ -1,6 +1,5 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import type { FormEvent } from 'react';
-import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
@@ -8,18 +7,11 @@ import { useTranscribe } from '../api/gateway-calls';
 import type { PlaygroundRequest } from '../lib/snippets';
 import { CallCost, CallError } from './call-result';
 import { ModelSelect, pickModel } from './model-select';
+import type { PlaygroundPanelProps } from './model-select';
 import { RequestCode } from './request-code';
 
-interface TranscriptionPanelProps {
-  apiKey: string;
-  models: readonly ModelEntry[];
-  initialModel: string;
-  onCallFinished: () => void;
-}
-
 /** Speech to text from an uploaded recording. */
-export function TranscriptionPanel({ apiKey, models, initialModel, onCallFinished }: TranscriptionPanelProps) {
-  const id = useId();
+export function TranscriptionPanel({ apiKey, models, initialModel, onCallFinished }: PlaygroundPanelProps) {
   const [modelChoice, setModelChoice] = useState(initialModel);
   const [file, setFile] = useState<File | null>(null);
   const [language, setLanguage] = useState('');
@@ -38,22 +30,13 @@ export function TranscriptionPanel({ apiKey, models, initialModel, onCallFinishe
     <div className="playground-panel">
       <form className="stack" onSubmit={handleSubmit} aria-label="Transcribe audio">
         <ModelSelect models={models} value={model} onChange={setModelChoice} task="transcription" />
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-file`}>
-            Audio file
-          </label>
-          <input
-            id={`${id}-file`}
-            className="field-input"
-            type="file"
-            accept="audio/*,video/mp4,video/webm"
-            aria-describedby={`${id}-file-hint`}
-            onChange={(event) => setFile(event.target.files?.[0] ?? null)}
-          />
-          <p id={`${id}-file-hint`} className="field-hint">
-            MP3, WAV, M4A, WebM and the like, up to 25 MB. A file made on the Speech tab works too.
-          </p>
-        </div>
+        <TextField
+          label="Audio file"
+          type="file"
+          accept="audio/*,video/mp4,video/webm"
+          hint="MP3, WAV, M4A, WebM and the like, up to 25 MB. A file made on the Speech tab works too."
+          onChange={(event) => setFile(event.target.files?.[0] ?? null)}
+        />
         <TextField
           label="Language (optional)"
           hint="An ISO 639-1 code such as en or fr; it helps the model."

@@ -50,13 +50,13 @@ export async function prepareImage(file: File, target = IMAGE_TARGET_BYTES): Pro
     if (canSendAsIs(file, target)) {
       return { dataUrl: await readAsDataUrl(file), name: file.name, bytes: file.size, width: bitmap.width, height: bitmap.height, originalBytes: file.size, downscaled: false };
     }
-    let attempt: ReturnType<typeof nextAttempt> = firstAttempt(bitmap.width, bitmap.height, file.size, target);
+    let attempt: ReturnType<typeof nextAttempt> = firstAttempt(bitmap.width, bitmap.height);
     while (attempt) {
       const blob = await encode(bitmap, attempt.width, attempt.height, attempt.quality);
       if (blob.size <= target) {
         return { dataUrl: await readAsDataUrl(blob), name: file.name, bytes: blob.size, width: attempt.width, height: attempt.height, originalBytes: file.size, downscaled: true };
       }
-      attempt = nextAttempt(attempt);
+      attempt = nextAttempt(attempt, blob.size, target);
     }
     throw new Error(`${file.name} could not be made small enough to send.`);
   } finally {

@@ -8,25 +8,19 @@ describe('image sizing for vision (about 800 KB)', () => {
     expect(canSendAsIs({ size: 10_000, type: 'image/bmp' })).toBe(false);
   });
 
-  it('shrinks the sides by the square root of the byte ratio, with a margin', () => {
-    // 4x the target: half the sides, less 10 %.
-    expect(firstAttempt(2000, 1000, IMAGE_TARGET_BYTES * 4)).toEqual({ width: 900, height: 450, quality: 0.85 });
+  it('tries the picture at its own size first, the long side capped at 2048', () => {
+    expect(firstAttempt(1600, 1200)).toEqual({ width: 1600, height: 1200, quality: 0.85 });
+    expect(firstAttempt(8000, 4000)).toEqual({ width: 2048, height: 1024, quality: 0.85 });
   });
 
-  it('caps the long side at 2048 and never enlarges', () => {
-    expect(firstAttempt(8000, 4000, 100_000)).toEqual({ width: 2048, height: 1024, quality: 0.85 });
-    const small = firstAttempt(300, 200, 100_000);
-    expect(small).toEqual({ width: 300, height: 200, quality: 0.85 });
+  it('then shrinks the sides by the square root of what the encoding measured, with a margin', () => {
+    // Four times the target: half the sides, less 5 %.
+    expect(nextAttempt({ width: 2000, height: 1000, quality: 0.85 }, IMAGE_TARGET_BYTES * 4)).toEqual({ width: 950, height: 475, quality: 0.85 });
   });
 
-  it('lowers the quality first, then the size, and gives up below 64 pixels', () => {
-    const first = { width: 1000, height: 500, quality: 0.85 };
-    const second = nextAttempt(first);
-    expect(second).toEqual({ width: 1000, height: 500, quality: 0.7 });
-    const third = nextAttempt(second!);
-    expect(third).toEqual({ width: 1000, height: 500, quality: 0.55 });
-    expect(nextAttempt(third!)).toEqual({ width: 750, height: 375, quality: 0.7 });
-    expect(nextAttempt({ width: 80, height: 40, quality: 0.55 })).toBeNull();
+  it('shrinks by at least 10 % a step, and gives up below 64 pixels', () => {
+    expect(nextAttempt({ width: 1000, height: 500, quality: 0.85 }, IMAGE_TARGET_BYTES + 1)).toEqual({ width: 900, height: 450, quality: 0.85 });
+    expect(nextAttempt({ width: 70, height: 40, quality: 0.85 }, IMAGE_TARGET_BYTES * 2)).toBeNull();
   });
 
   it('formats sizes for people', () => {

@@ -10,11 +10,12 @@ export const METRIC_LABELS: Record<ChartMetric, string> = { cost: 'Spend (USD)',
 
 const MAX_BARS = 12;
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
-const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 });
+const moneyCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 2 });
 const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 function formatValue(metric: ChartMetric, value: number): string {
-  if (metric === 'cost') return value === 0 ? '$0' : money.format(value);
+  // Calls cost fractions of a cent: two significant digits keep the axis short ($0.000014, $0.25, $1.2K).
+  if (metric === 'cost') return value === 0 ? '$0' : value >= 1 ? moneyCompact.format(value) : `$${Number(value.toPrecision(2))}`;
   return compact.format(value);
 }
 
@@ -46,7 +47,7 @@ export function AnalyticsChart({ rows, groupBy, metric }: AnalyticsChartProps) {
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid vertical={false} stroke="var(--border)" />
             <XAxis dataKey="label" tickFormatter={formatDay} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" minTickGap={16} />
-            <YAxis tickFormatter={(value: number) => formatValue(metric, value)} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" width={64} />
+            <YAxis tickFormatter={(value: number) => formatValue(metric, value)} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" width={84} />
             <Tooltip
               cursor={{ fill: 'var(--accent-soft)' }}
               contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}

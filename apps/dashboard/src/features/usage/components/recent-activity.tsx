@@ -2,86 +2,63 @@ import { useId } from 'react';
 
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
-import { LoadError } from '../../../components/ui/load-error';
+import { QueryView } from '../../../components/ui/query-view';
 import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 import { ACTIVITY_REFRESH_MS, useActivity } from '../api/get-activity';
 import { toActivityRow } from '../lib/activity-fields';
-import type { LooseActivityRecord } from '../lib/activity-fields';
+import type { ActivityRow, LooseActivityRecord } from '../lib/activity-fields';
 
 const ROWS = 10;
 const tokens = new Intl.NumberFormat('en-US');
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 
+function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: string }) {
+  return (
+    <div className="table-scroll">
+      <table className="data-table" aria-labelledby={labelledBy}>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Key or app</th>
+            <th scope="col">Model</th>
+            <th scope="col" className="numeric">
+              Tokens
+            </th>
+            <th scope="col" className="numeric">
+              Cost
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.id}>
+              <td>{row.time ? <FormattedDate iso={row.time} format="dateTime" /> : 'Unknown'}</td>
+              <th scope="row" className="data-table-name">
+                {row.name}
+              </th>
+              <td>
+                <code className="mono">{row.model}</code>
+                {row.problem ? (
+                  <span className="badge badge-revoked activity-problem" title="How the call ended">
+                    {row.problem.replace(/_/g, ' ')}
+                  </span>
+                ) : null}
+              </td>
+              <td className="numeric">{tokens.format(row.totalTokens)}</td>
+              <td className="numeric">{formatMoney(row.cost)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The latest calls (time, key or app, model, tokens, cost), refreshed every 30 seconds while shown. */
 export function RecentActivity() {
   const headingId = useId();
   const activity = useActivity(ROWS);
-
-  let body;
-  if (activity.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading recent activity…
-      </p>
-    );
-  } else if (activity.isError) {
-    body = (
-      <LoadError
-        message={`Could not load recent activity: ${activity.error.message}`}
-        retrying={activity.isFetching}
-        onRetry={() => void activity.refetch()}
-      />
-    );
-  } else if (activity.data.items.length === 0) {
-    body = (
-      <p className="muted">
-        No calls yet. Try a model in the <Link href="/playground">Playground</Link>, or call the gateway with one of{' '}
-        <Link href="/keys">your API keys</Link>.
-      </p>
-    );
-  } else {
-    const rows = activity.data.items.map((item, index) => toActivityRow(item as unknown as LooseActivityRecord, index));
-    body = (
-      <div className="table-scroll">
-        <table className="data-table" aria-labelledby={headingId}>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Key or app</th>
-              <th scope="col">Model</th>
-              <th scope="col" className="numeric">
-                Tokens
-              </th>
-              <th scope="col" className="numeric">
-                Cost
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.id}>
-                <td>{row.time ? <FormattedDate iso={row.time} format="dateTime" /> : 'Unknown'}</td>
-                <th scope="row" className="data-table-name">
-                  {row.name}
-                </th>
-                <td>
-                  <code className="mono">{row.model}</code>
-                  {row.problem ? (
-                    <span className="badge badge-revoked activity-problem" title="How the call ended">
-                      {row.problem.replace(/_/g, ' ')}
-                    </span>
-                  ) : null}
-                </td>
-                <td className="numeric">{tokens.format(row.totalTokens)}</td>
-                <td className="numeric">{formatMoney(row.cost)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  }
 
   return (
     <section className="card stack" aria-labelledby={headingId}>
@@ -98,7 +75,18 @@ export function RecentActivity() {
           </Button>
         </div>
       </div>
-      {body}
+      <QueryView query={activity} what="recent activity">
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted">
+              No calls yet. Try a model in the <Link href="/playground">Playground</Link>, or call the gateway with one of{' '}
+              <Link href="/keys">your API keys</Link>.
+            </p>
+          ) : (
+            <ActivityTable rows={page.items.map((item, index) => toActivityRow(item as unknown as LooseActivityRecord, index))} labelledBy={headingId} />
+          )
+        }
+      </QueryView>
       <p className="muted small">
         Refreshes every {ACTIVITY_REFRESH_MS / 1000} seconds. Totals over time are on the <Link href="/usage">Usage</Link>{' '}
         page.

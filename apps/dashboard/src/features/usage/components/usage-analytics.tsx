@@ -1,7 +1,10 @@
 import { lazy, Suspense, useId, useMemo, useState } from 'react';
+import type { AnalyticsResponse } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
-import { LoadError } from '../../../components/ui/load-error';
+import { QueryView } from '../../../components/ui/query-view';
+import { SelectField } from '../../../components/ui/select-field';
+import { TextField } from '../../../components/ui/text-field';
 import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 import { useAnalytics } from '../api/get-analytics';
@@ -21,6 +24,10 @@ const METRICS: { value: ChartMetric; label: string }[] = [
 ];
 
 const count = new Intl.NumberFormat('en-US');
+const PERIOD_OPTIONS: { value: RangePresetId | 'custom'; label: string }[] = [
+  ...RANGE_PRESETS.map((preset) => ({ value: preset.id, label: preset.label })),
+  { value: 'custom', label: 'Custom dates' },
+];
 
 function downloadCsv(text: string, fileName: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
@@ -55,6 +62,9 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
     [shown, range, groupBy, appNames],
   );
 
+  // The chart and the CSV file have every day; the table leaves out the days without calls.
+  const tableRows = groupBy === 'day' ? rows.filter((row) => row.requests > 0) : rows;
+
   const choosePreset = (value: RangePresetId | 'custom') => {
     setPreset(value);
     if (value !== 'custom') setRange(presetRange(value));
@@ -62,20 +72,7 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
 
   const exportCsv = () => downloadCsv(buildCsv(analyticsCsvColumns(groupBy), rows), csvFileName(groupBy, range));
 
-  let body;
-  if (problem) {
-    body = null;
-  } else if (analytics.isPending) {
-    body = (
-      <p className="muted" role="status">
-        Loading usage…
-      </p>
-    );
-  } else if (analytics.isError) {
-    body = <LoadError message={`Could not load usage: ${analytics.error.message}`} retrying={analytics.isFetching} onRetry={() => void analytics.refetch()} />;
-  } else {
-    const totals = analytics.data.totals;
-    body = (
+  const renderFigures = ({ totals }: AnalyticsResponse) => (
       <>
         <dl className="details" aria-live="polite">
           <div>
@@ -119,12 +116,13 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
         )}
         <div className="card-heading-row">
           <h3 id={`${id}-table`} className="subheading">
-            {groupColumn(groupBy)} by {groupBy === 'day' ? 'day' : 'spend'}
+            {GROUP_BY_OPTIONS.find((option) => option.value === groupBy)?.heading}
           </h3>
           <Button variant="secondary" onClick={exportCsv} disabled={analytics.isPlaceholderData}>
             Export CSV
           </Button>
         </div>
+        {groupBy === 'day' ? <p className="muted small">Days without calls are left out of the table; the CSV file has every day.</p> : null}
         <div className="table-scroll">
           <table className="data-table" aria-labelledby={`${id}-table`} aria-busy={analytics.isPlaceholderData || undefined}>
             <thead>
@@ -148,7 +146,7 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((row) => (
+              {tableRows.map((row) => (
                 <tr key={row.key}>
                   <th scope="row" className="data-table-name">
                     {groupBy === 'model' ? <code className="mono">{row.label}</code> : row.label}
@@ -174,76 +172,40 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
           </table>
         </div>
       </>
-    );
-  }
+  );
 
   return (
     <section className="card stack" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`} className="card-title">
-        Usage
+        Analytics
       </h2>
       <div className="filter-row">
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-preset`}>
-            Period
-          </label>
-          <select id={`${id}-preset`} className="field-input" value={preset} onChange={(event) => choosePreset(event.target.value as RangePresetId | 'custom')}>
-            {RANGE_PRESETS.map((option) => (
-              <option key={option.id} value={option.id}>
-                {option.label}
-              </option>
-            ))}
-            <option value="custom">Custom dates</option>
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-from`}>
-            From
-          </label>
-          <input
-            id={`${id}-from`}
-            className="field-input"
-            type="date"
-            value={range.from}
-            max={range.to}
-            aria-invalid={problem !== null || undefined}
-            aria-describedby={problem ? `${id}-problem` : undefined}
-            onChange={(event) => {
-              setPreset('custom');
-              setRange({ ...range, from: event.target.value });
-            }}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-to`}>
-            To
-          </label>
-          <input
-            id={`${id}-to`}
-            className="field-input"
-            type="date"
-            value={range.to}
-            min={range.from}
-            aria-invalid={problem !== null || undefined}
-            aria-describedby={problem ? `${id}-problem` : undefined}
-            onChange={(event) => {
-              setPreset('custom');
-              setRange({ ...range, to: event.target.value });
-            }}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${id}-group`}>
-            Group by
-          </label>
-          <select id={`${id}-group`} className="field-input" value={groupBy} onChange={(event) => setGroupBy(event.target.value as AnalyticsGroupBy)}>
-            {GROUP_BY_OPTIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField label="Period" value={preset} options={PERIOD_OPTIONS} onChange={choosePreset} />
+        <TextField
+          label="From"
+          type="date"
+          value={range.from}
+          max={range.to}
+          aria-invalid={problem !== null || undefined}
+          aria-describedby={problem ? `${id}-problem` : undefined}
+          onChange={(event) => {
+            setPreset('custom');
+            setRange({ ...range, from: event.target.value });
+          }}
+        />
+        <TextField
+          label="To"
+          type="date"
+          value={range.to}
+          min={range.from}
+          aria-invalid={problem !== null || undefined}
+          aria-describedby={problem ? `${id}-problem` : undefined}
+          onChange={(event) => {
+            setPreset('custom');
+            setRange({ ...range, to: event.target.value });
+          }}
+        />
+        <SelectField label="Group by" value={groupBy} options={GROUP_BY_OPTIONS} onChange={setGroupBy} />
       </div>
       <p className="field-hint">Days are UTC calendar days; both dates are included.</p>
       {problem ? (
@@ -251,7 +213,11 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
           {problem}
         </p>
       ) : null}
-      {body}
+      {problem ? null : (
+        <QueryView query={analytics} what="usage">
+          {renderFigures}
+        </QueryView>
+      )}
     </section>
   );
 }

@@ -11,11 +11,11 @@ export interface AnalyticsRow extends AnalyticsGroup {
   label: string;
 }
 
-export const GROUP_BY_OPTIONS: { value: AnalyticsGroupBy; label: string; column: string }[] = [
-  { value: 'day', label: 'Day', column: 'Day (UTC)' },
-  { value: 'model', label: 'Model', column: 'Model' },
-  { value: 'key', label: 'API key', column: 'API key' },
-  { value: 'app', label: 'OAuth app', column: 'OAuth app' },
+export const GROUP_BY_OPTIONS: { value: AnalyticsGroupBy; label: string; column: string; heading: string }[] = [
+  { value: 'day', label: 'Day', column: 'Day (UTC)', heading: 'By day' },
+  { value: 'model', label: 'Model', column: 'Model', heading: 'By model' },
+  { value: 'key', label: 'API key', column: 'API key', heading: 'By API key' },
+  { value: 'app', label: 'OAuth app', column: 'OAuth app', heading: 'By OAuth app' },
 ];
 
 export function groupColumn(groupBy: AnalyticsGroupBy): string {
