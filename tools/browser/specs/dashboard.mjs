@@ -177,6 +177,11 @@ export const tests = [
       // It is an ordinary key, listed masked on the API keys page.
       await nav(page).getByRole('link', { name: 'API keys' }).click();
       await expectText(page.locator('tbody tr', { hasText: PLAYGROUND_KEY }), `${state.key.slice(0, 12)}…${state.key.slice(-4)}`);
+
+      // Signing out forgets it, so the next person in this tab does not get it.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await expectPath(page, '/signin');
+      expectEqual(await page.evaluate(() => sessionStorage.getItem('switchyard.gatewayKey')), null, 'the stored gateway key after signing out');
     },
   },
   {
@@ -395,8 +400,15 @@ export const tests = [
       for (const [path, file, ready] of pages) {
         await page.goto(path);
         await expectText(main(page), ready);
+        await waitUntil(page, () => !document.querySelector('main')?.textContent?.includes('Loading'), undefined, `${path} to finish loading`);
         if (path === '/usage') await expectVisible(page.locator('.chart svg.recharts-surface'), { what: 'the chart' });
+        if (path === '/playground') {
+          await page.getByRole('textbox', { name: 'Message' }).fill('What can you do?');
+          await page.getByRole('button', { name: 'Send' }).click();
+          await expectText(page.locator('.chat-turn-assistant').last(), 'tokens ·');
+        }
         await noHorizontalScroll(page, `${path} at ${device.viewport.width} px`);
+        await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path: join(screenshotDir, `${file}-${label}.png`), fullPage: file !== 'docs' });
       }
       if (device.colorScheme === 'dark') {

@@ -5,6 +5,7 @@ import { Alert } from '../components/ui/alert';
 import { Button } from '../components/ui/button';
 import { Logo } from '../components/ui/logo';
 import { useLogout } from '../features/auth/api/logout';
+import { forgetGatewayKey } from '../features/gateway-key/lib/key-store';
 import { Link, navigate } from '../lib/router';
 import { canSee, SHELL_SECTIONS } from './sections';
 
@@ -15,7 +16,12 @@ interface AppShellProps {
 }
 
 export function AppShell({ user, activePath, children }: AppShellProps) {
-  const logoutMutation = useLogout({ onSignedOut: () => navigate('/signin', { replace: true }) });
+  const logoutMutation = useLogout({
+    onSignedOut: () => {
+      forgetGatewayKey();
+      navigate('/signin', { replace: true });
+    },
+  });
 
   return (
     <div className="shell">

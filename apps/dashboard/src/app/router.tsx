@@ -35,9 +35,9 @@ function renderSection(section: ShellSection, user: UserResponse) {
     case '/usage':
       return <UsageRoute />;
     case '/models':
-      return <ModelsRoute />;
+      return <ModelsRoute user={user} />;
     case '/playground':
-      return <PlaygroundRoute />;
+      return <PlaygroundRoute user={user} />;
     case '/billing':
       return <BillingRoute />;
     case '/docs':

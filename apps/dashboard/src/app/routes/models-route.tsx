@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import type { UserResponse } from '@switchyard/shared-dto';
 
 import { keyKeys } from '../../features/keys/api/key-keys';
 import { GatewayKeyPanel } from '../../features/gateway-key/components/gateway-key-panel';
@@ -6,10 +7,10 @@ import { useGatewayKey } from '../../features/gateway-key/lib/key-store';
 import { ModelCatalog } from '../../features/models/components/model-catalog';
 import { useDocumentTitle } from '../../lib/router';
 
-export function ModelsRoute() {
+export function ModelsRoute({ user }: { user: UserResponse }) {
   useDocumentTitle('Models');
   const queryClient = useQueryClient();
-  const [gatewayKey, setGatewayKey] = useGatewayKey();
+  const [gatewayKey, setGatewayKey] = useGatewayKey(user.id);
 
   return (
     <>
@@ -22,6 +23,7 @@ export function ModelsRoute() {
         </p>
       </div>
       <GatewayKeyPanel
+        userId={user.id}
         value={gatewayKey}
         onChange={setGatewayKey}
         onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })}

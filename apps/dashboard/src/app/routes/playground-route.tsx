@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import type { UserResponse } from '@switchyard/shared-dto';
 import { useMemo } from 'react';
 
 import { LoadError } from '../../components/ui/load-error';
@@ -15,11 +16,11 @@ import { navigate, useDocumentTitle, useLocation } from '../../lib/router';
 
 const USAGE_RECORD_DELAY_MS = 1_500;
 
-export function PlaygroundRoute() {
+export function PlaygroundRoute({ user }: { user: UserResponse }) {
   useDocumentTitle('Playground');
   const queryClient = useQueryClient();
   const { searchParams } = useLocation();
-  const [gatewayKey, setGatewayKey] = useGatewayKey();
+  const [gatewayKey, setGatewayKey] = useGatewayKey(user.id);
   const models = useModels(gatewayKey?.key ?? null);
   const requested = searchParams.get('task');
   const tab: PlaygroundTab = isPlaygroundTab(requested) ? requested : 'chat';
@@ -87,7 +88,7 @@ export function PlaygroundRoute() {
           are real and paid from your balance; each form also shows its request as curl and as SDK code.
         </p>
       </div>
-      <GatewayKeyPanel value={gatewayKey} onChange={setGatewayKey} onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })} />
+      <GatewayKeyPanel userId={user.id} value={gatewayKey} onChange={setGatewayKey} onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })} />
       {body}
     </>
   );

@@ -10,6 +10,8 @@ import { useCreatePlaygroundKey, useRevokePlaygroundKey } from '../api/playgroun
 import type { GatewayKey } from '../lib/key-store';
 
 interface GatewayKeyPanelProps {
+  /** The signed-in user, whose key this is. */
+  userId: string;
   value: GatewayKey | null;
   onChange: (value: GatewayKey | null) => void;
   /** After the dashboard created or revoked a key, so the API keys list can refresh. */
@@ -17,7 +19,7 @@ interface GatewayKeyPanelProps {
 }
 
 /** Which API key this page calls the gateway with: one made here with a click, or one pasted in. */
-export function GatewayKeyPanel({ value, onChange, onKeysChanged }: GatewayKeyPanelProps) {
+export function GatewayKeyPanel({ userId, value, onChange, onKeysChanged }: GatewayKeyPanelProps) {
   const headingId = useId();
   const [pasted, setPasted] = useState('');
   const [pasteError, setPasteError] = useState<string[]>([]);
@@ -27,7 +29,7 @@ export function GatewayKeyPanel({ value, onChange, onKeysChanged }: GatewayKeyPa
   const create = () => {
     createMutation.mutate(undefined, {
       onSuccess: (created) => {
-        onChange({ key: created.key, id: created.id, name: created.name });
+        onChange({ key: created.key, userId, id: created.id, name: created.name });
         createMutation.reset();
         onKeysChanged?.();
       },
@@ -43,7 +45,7 @@ export function GatewayKeyPanel({ value, onChange, onKeysChanged }: GatewayKeyPa
     }
     setPasteError([]);
     setPasted('');
-    onChange({ key, id: null, name: 'Your key' });
+    onChange({ key, userId, id: null, name: 'Your key' });
   };
 
   const forget = () => {

@@ -74,8 +74,13 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
   // Leaving the page stops a stream in progress.
   useEffect(() => () => abortRef.current?.abort(), []);
 
+  // The code shows what Send would send; with nothing typed, the request sent last (or an example to start).
+  const [lastBody, setLastBody] = useState<ChatRequestBody | null>(null);
   const nextUserTurn: Turn = { id: 0, role: 'user', text: input.trim() || EXAMPLE_PROMPT, image: image ?? undefined };
-  const request: PlaygroundRequest = { kind: 'chat', body: chatBody({ ...options, model }, turns, nextUserTurn) };
+  const request: PlaygroundRequest = {
+    kind: 'chat',
+    body: !input.trim() && !image && lastBody ? lastBody : chatBody({ ...options, model }, turns, nextUserTurn),
+  };
 
   const chooseImage = async (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
@@ -99,6 +104,7 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
     const userTurn: Turn = { id: nextId.current++, role: 'user', text, image: image ?? undefined };
     const assistantId = nextId.current++;
     const body = chatBody({ ...options, model }, turns, userTurn);
+    setLastBody(body);
     setTurns((current) => [...current, userTurn, { id: assistantId, role: 'assistant', text: '', streaming: true }]);
     setInput('');
     setImage(null);
@@ -232,7 +238,13 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
               </Button>
             ) : null}
             {turns.length > 0 && !streaming ? (
-              <Button variant="ghost" onClick={() => setTurns([])}>
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  setTurns([]);
+                  setLastBody(null);
+                }}
+              >
                 Clear conversation
               </Button>
             ) : null}

@@ -16,7 +16,7 @@ const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: string }) {
   return (
     <div className="table-scroll">
-      <table className="data-table" aria-labelledby={labelledBy}>
+      <table className="data-table stack-on-phone" aria-labelledby={labelledBy}>
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -33,11 +33,11 @@ function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: 
         <tbody>
           {rows.map((row) => (
             <tr key={row.id}>
-              <td>{row.time ? <FormattedDate iso={row.time} format="dateTime" /> : 'Unknown'}</td>
-              <th scope="row" className="data-table-name">
+              <td data-label="Time">{row.time ? <FormattedDate iso={row.time} format="dateTime" /> : 'Unknown'}</td>
+              <th scope="row" className="data-table-name" data-label="Key or app">
                 {row.name}
               </th>
-              <td>
+              <td data-label="Model">
                 <code className="mono">{row.model}</code>
                 {row.problem ? (
                   <span className="badge badge-revoked activity-problem" title="How the call ended">
@@ -45,8 +45,12 @@ function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: 
                   </span>
                 ) : null}
               </td>
-              <td className="numeric">{tokens.format(row.totalTokens)}</td>
-              <td className="numeric">{formatMoney(row.cost)}</td>
+              <td className="numeric" data-label="Tokens">
+                {tokens.format(row.totalTokens)}
+              </td>
+              <td className="numeric" data-label="Cost">
+                {formatMoney(row.cost)}
+              </td>
             </tr>
           ))}
         </tbody>
