@@ -1,6 +1,8 @@
 import { useId } from 'react';
 
+import { CodeBlock } from '../../../components/ui/code-block';
 import { env } from '../../../config/env';
+import { Link } from '../../../lib/router';
 
 // The demo catalog's chat model: present on every installation, so the snippets run as they are.
 const EXAMPLE_MODEL = 'demo-chat';
@@ -40,18 +42,12 @@ console.log(completion.choices[0].message.content);`;
         <code className="mono">GET /v1/models</code>; <code className="mono">{EXAMPLE_MODEL}</code> is the demo
         catalog&apos;s chat model.
       </p>
-      <figure className="code-figure">
-        <figcaption className="code-caption">OpenAI SDK for JavaScript</figcaption>
-        <pre className="code-block">
-          <code>{sdkSnippet}</code>
-        </pre>
-      </figure>
-      <figure className="code-figure">
-        <figcaption className="code-caption">curl</figcaption>
-        <pre className="code-block">
-          <code>{curlSnippet}</code>
-        </pre>
-      </figure>
+      <CodeBlock caption="OpenAI SDK for JavaScript" code={sdkSnippet} />
+      <CodeBlock caption="curl" code={curlSnippet} />
+      <p className="muted small">
+        More languages, streaming, images and audio: the <Link href="/playground">Playground</Link> shows any request as
+        code, and the <Link href="/docs">Docs</Link> have the rest.
+      </p>
     </section>
   );
 }
