@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { GiftCardIssueDto } from '@switchyard/shared-dto/validation';
+import { MetricsModule } from '../common/metrics/metrics';
 import { RateLimitModule } from '../common/rate-limit/rate-limiter.service';
 import { RedisModule } from '../common/redis/redis.module';
 import { ConfigError, loadConfig } from '../config/config';
@@ -28,7 +29,8 @@ class AdminCliModule {
   static forRoot(config: AppConfig, database: Database): DynamicModule {
     return {
       module: AdminCliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), RedisModule, RateLimitModule, GiftcardsModule],
+      // MetricsModule: the usage recorder (through the budget) counts into it.
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), RedisModule, RateLimitModule, MetricsModule, GiftcardsModule],
     };
   }
 }
