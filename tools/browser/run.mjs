@@ -98,6 +98,10 @@ function startApi({ port, dataDir, log }) {
     DATA_DIR: dataDir,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
+    // Every spec signs in from 127.0.0.1: the per-address sign-in limit (tested in the API's own suites) would
+    // stop a long run. And counters of earlier runs in a shared Redis must not count against this one.
+    AUTH_RATE_LIMIT_PER_IP: '100000',
+    REDIS_PREFIX: `sy-browser-${process.pid}-${Date.now().toString(36)}:`,
   };
   const child = spawn(process.execPath, [apiEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk) => log.push(chunk));
