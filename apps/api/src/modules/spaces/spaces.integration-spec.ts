@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeOpenAI } from '../../../test/support/fake-openai';
+import { FAKE_PAGE, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
+import { CatalogService } from '../proxy/catalog/catalog.service';
 import { BudgetService } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 
@@ -210,8 +211,7 @@ describe('spaces with the demo provider', () => {
     const second = (await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt, models: ['demo-chat'] } })).body.data;
     expect([first.slug, second.slug]).toEqual(['todo-list-garden', 'todo-list-garden-2']);
     expect((await settled(app, alice, second.slug)).html).toContain('id="tasks"');
-    // Publishing before a page exists is refused; an app with a page can be published.
-    expect((await app.http(`/api/v1/spaces/${first.slug}/publish`, { method: 'PUT', token: alice.token, body: { published: true } })).status).toBeLessThan(500);
+    expect((await settled(app, alice, first.slug)).status).toBe('ready');
   });
 
   it('validates every field', async () => {
@@ -300,5 +300,162 @@ describe('spaces with the demo provider', () => {
     expect(mine).toMatchObject({ status: 'ready', published: false, version: 1 });
     expect((await app.http('/api/v1/spaces/me/apps', { token: bob.token })).body.data.map((a: { slug: string }) => a.slug)).not.toContain(generated.slug);
     expect((await app.http('/api/v1/spaces/no-such-handle-here')).status).toBe(404);
+  });
+});
+
+/** A catalog on the fake upstream; `writer` is a model whose upstream the tests switch (the catalog is live). */
+export function spacesCatalog(upstream: string, writerUpstream = 'html-page'): string {
+  const model = (id: string, upstreamModel = id, pricing = '{ inputPerMTok: 1, outputPerMTok: 2 }') =>
+    `  - { id: ${id}, provider: fake, upstreamModel: ${upstreamModel}, type: text, methods: [chat_completions], pricing: ${pricing} }\n`;
+  return (
+    `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: sk-fake-upstream-key }\n` +
+    `models:\n` +
+    model('html-page') +
+    model('html-slow') +
+    model('up-chat', 'gpt-upstream') +
+    model('fail-500') +
+    model('writer', writerUpstream) +
+    model('pricey', 'html-page', '{ inputPerMTok: 1000000, outputPerMTok: 1000000 }')
+  );
+}
+
+describe('spaces with a fake upstream', () => {
+  const fake = new FakeOpenAI();
+  let dir: string;
+  let catalogPath: string;
+  let app: TestApp;
+  let user: User;
+
+  beforeAll(async () => {
+    await fake.start();
+    fake.slowPageMs = 1_500;
+    dir = mkdtempSync(join(tmpdir(), 'sy-spaces-'));
+    catalogPath = join(dir, 'models.yaml');
+    writeFileSync(catalogPath, spacesCatalog(fake.url));
+    app = await startTestApp({ modelsConfig: catalogPath, signupCredit: 1 });
+    user = await register(app, 'fake');
+    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: user.token, body: { handle: uniqueHandle('fake') } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await fake.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const generate = async (models: string[], prompt = 'A page from the fake upstream') => {
+    const res = await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt, models } });
+    expect(res.status).toBe(202);
+    return res.body.data as { slug: string; url: string };
+  };
+
+  it('defaults to the catalog’s first chat model', async () => {
+    const res = await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Whatever the default writes' } });
+    expect(res.body.data.models).toEqual(['html-page']);
+    expect((await settled(app, user, res.body.data.slug)).status).toBe('ready');
+  });
+
+  it('tries the models in order and hosts the page the first good one wrote, taken out of its markdown fence', async () => {
+    const before = await money(app, user.userId);
+    const { slug, url } = await generate(['fail-500', 'html-page']);
+    const ready = await settled(app, user, slug);
+    expect(ready).toMatchObject({ status: 'ready', version: 1, title: 'Fake & Page', models: ['fail-500', 'html-page'] });
+    expect(ready.html).toBe(FAKE_PAGE);
+    expect(ready.versions[0].model).toBe('html-page');
+    // What went upstream: the builder's instructions and the prompt, with the gateway's key, never the caller's.
+    const sent = fake.last('/chat/completions')!;
+    const body = JSON.parse(sent.body.toString());
+    expect(body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('single self-contained HTML page') });
+    expect(body.messages[1]).toEqual({ role: 'user', content: 'A page from the fake upstream' });
+    expect(sent.headers.authorization).toBe('Bearer sk-fake-upstream-key');
+
+    const after = await money(app, user.userId);
+    const calls = after.records.slice(before.records.length);
+    expect(calls.map((call) => [call.model, call.status, call.cost])).toEqual([
+      ['fail-500', 'upstream_error', 0],
+      ['html-page', 'success', 120 * 1 + 80 * 2],
+    ]);
+    expect(after.debits - before.debits).toBe(280);
+    expect(after).toMatchObject({ reserved: 0, ledgerDebits: after.debits });
+
+    await app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: user.token, body: { published: true } });
+    expect(await (await hosted(app, url)).text()).toBe(FAKE_PAGE);
+  });
+
+  it('fails with the reason when the upstream fails, and charges nothing', async () => {
+    const before = await money(app, user.userId);
+    const { slug } = await generate(['fail-500']);
+    const failed = await settled(app, user, slug);
+    expect(failed).toMatchObject({ status: 'failed', version: null, html: null, canUndo: false });
+    expect(failed.error).toBe('fail-500: The model provider failed (status 500)');
+    expect(failed.error).not.toContain('internal.upstream.example');
+    const after = await money(app, user.userId);
+    expect(after.debits).toBe(before.debits);
+    expect(after.records.slice(before.records.length).map((call) => [call.status, call.cost])).toEqual([['upstream_error', 0]]);
+    expect((await app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: user.token, body: { published: true } })).body.error.code).toBe('SPACE_APP_NOT_READY');
+    expect((await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Try again' } })).body.error.code).toBe('SPACE_APP_NOT_READY');
+  });
+
+  it('fails when the model writes no page, and charges exactly what the upstream used', async () => {
+    const before = await money(app, user.userId);
+    const { slug } = await generate(['up-chat']);
+    const failed = await settled(app, user, slug);
+    expect(failed).toMatchObject({ status: 'failed', error: 'up-chat: The model did not write an HTML page (no <html> with a <body>)' });
+    const after = await money(app, user.userId);
+    const calls = after.records.slice(before.records.length);
+    // The fake reports 11 prompt and 4 completion tokens at 1 and 2 per million.
+    expect(calls.map((call) => [call.status, call.cost])).toEqual([['success', 11 + 8]]);
+    expect(after.debits - before.debits).toBe(19);
+    expect(after).toMatchObject({ reserved: 0, ledgerDebits: after.debits });
+  });
+
+  it('fails at once when the budget cannot cover the call, and charges nothing', async () => {
+    const before = await money(app, user.userId);
+    const { slug } = await generate(['pricey', 'html-page']);
+    const failed = await settled(app, user, slug);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^Your budget does not cover a page from pricey: /);
+    const after = await money(app, user.userId);
+    expect(after.debits).toBe(before.debits);
+    expect(after.records.slice(before.records.length).map((call) => [call.model, call.status])).toEqual([['pricey', 'rejected']]);
+  });
+
+  it('runs one job per app: edits and undo wait while a model writes, and deleting abandons the job', async () => {
+    const { slug } = await generate(['html-slow']);
+    const busyEdit = await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Another change' } });
+    expect([busyEdit.status, busyEdit.body.error.code]).toEqual([409, 'SPACE_APP_BUSY']);
+    expect((await settled(app, user, slug)).status).toBe('ready');
+    expect((await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'First change' } })).status).toBe(202);
+    for (const [method, path, body] of [['PUT', 'edit', { prompt: 'Second change' }], ['POST', 'undo', undefined]] as const) {
+      const res = await app.http(`/api/v1/spaces/${slug}/${path}`, { method, token: user.token, body });
+      expect([path, res.status, res.body.error.code]).toEqual([path, 409, 'SPACE_APP_BUSY']);
+    }
+    expect((await settled(app, user, slug)).version).toBe(2);
+
+    const doomed = await generate(['html-slow'], 'An app deleted while it is written');
+    expect((await app.http(`/api/v1/spaces/${doomed.slug}`, { method: 'DELETE', token: user.token })).status).toBe(200);
+    const [{ n }] = await app.database.dataSource.query(`SELECT count(*)::int AS n FROM space_jobs j JOIN space_apps a ON a.id = j.app_id WHERE a.slug = $1`, [doomed.slug]);
+    expect(n).toBe(0);
+    expect((await app.http(`/api/v1/spaces/me/apps/${doomed.slug}`, { token: user.token })).status).toBe(404);
+  });
+
+  it('keeps the page when an edit fails, and says why', async () => {
+    const { slug } = await generate(['writer']);
+    const ready = await settled(app, user, slug);
+    writeFileSync(catalogPath, spacesCatalog(fake.url, 'fail-500'));
+    expect(app.app.get(CatalogService).reload()).toBe(true);
+    try {
+      await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Break it' } });
+      const after = await settled(app, user, slug);
+      expect(after).toMatchObject({ status: 'ready', version: 1, error: 'writer: The model provider failed (status 500)', html: ready.html });
+      expect(after.versions).toHaveLength(1);
+    } finally {
+      writeFileSync(catalogPath, spacesCatalog(fake.url));
+      app.app.get(CatalogService).reload();
+    }
+    // The next edit that works clears the error.
+    await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Fix it' } });
+    const fixed = await settled(app, user, slug);
+    expect(fixed).toMatchObject({ status: 'ready', version: 2, canUndo: true });
+    expect(fixed.error).toBeUndefined();
   });
 });
