@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { SPACE_HANDLE_RANGE, spaceHandleProblem } from '@switchyard/shared-dto';
+import { SPACE_HANDLE_RANGE, SPACE_RESERVED_HANDLES, spaceHandleProblem } from '@switchyard/shared-dto';
 import type { SpaceHandleResponse } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
@@ -41,7 +41,7 @@ export function HandleForm({ current, onSaved }: HandleFormProps) {
 
   let status = '';
   if (mine && current) status = saved ? `Saved. Your handle is ${current}.` : `This is your handle.`;
-  else if (problem) status = `A handle ${problem}.`;
+  else if (problem) status = SPACE_RESERVED_HANDLES.includes(value) ? `${value} is a reserved word.` : `A handle ${problem}.`;
   else if (value && (settled !== value || check.isFetching)) status = 'Checking…';
   else if (check.data?.available) status = `${value} is available.`;
   else if (check.data?.reason === 'reserved') status = `${value} is a reserved word.`;
