@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BudgetService } from '../src/modules/usage/ledger/budget.service';
-import { FakeOpenAI } from './support/fake-openai';
+import { fakeChatCatalog, FakeOpenAI } from './support/fake-openai';
 import { startServiceProcess } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { createRestartableDatabase, TestDatabase } from './support/test-database';
 
 describe('an instance killed with SIGKILL in the middle of a call', () => {
   const fake = new FakeOpenAI();
@@ -18,13 +18,9 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
   beforeAll(async () => {
     await fake.start();
     dir = mkdtempSync(join(tmpdir(), 'sy-crash-'));
-    writeFileSync(
-      join(dir, 'models.yaml'),
-      `providers:\n  - { id: fake, type: openai, baseUrl: "${fake.url}", apiKey: x }\n` +
-        `models:\n  - { id: slow-stream, provider: fake, type: text, methods: [chat_completions], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n`,
-    );
+    writeFileSync(join(dir, 'models.yaml'), fakeChatCatalog(fake.url, ['slow-stream']));
     // On a server both processes share a fresh database; embedded, the survivor takes over the dead one's DATA_DIR.
-    database = process.env.DATABASE_URL ? await createTestDatabase() : { databaseUrl: null, dataDir: join(dir, 'data'), drop: async () => undefined };
+    database = await createRestartableDatabase(dir);
   });
   afterAll(async () => {
     child?.kill('SIGKILL');

@@ -7,6 +7,7 @@
 import { createServer } from 'node:http';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
+import { registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'spaces';
 
@@ -28,14 +29,6 @@ const state = { counterUrl: null, probeUrl: null };
 
 function appCard(page, title) {
   return page.locator('article.app-card').filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) });
-}
-
-async function signIn(page) {
-  await page.goto('/signin?next=%2Fspaces');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expectPath(page, '/spaces');
 }
 
 /** Generates an app from the Spaces page and waits (bounded) until it is ready. */
@@ -82,13 +75,7 @@ export const tests = [
     name: 'a new user claims a handle, generates an app, sees it run in the sandboxed preview and publishes it',
     async run({ newPage }) {
       const page = await newPage();
-      await page.goto('/register');
-      await page.getByLabel('Name').fill(user.name);
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await expectPath(page, '/');
-
+      await registerThroughForm(page, user);
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Spaces' }).click();
       await expectPath(page, '/spaces');
       await expectVisible(page.getByRole('heading', { name: 'Spaces', level: 1 }));
@@ -166,7 +153,7 @@ export const tests = [
     name: 'a generated page cannot read the dashboard’s cookies, storage or session, nor be framed by another site',
     async run({ newPage, baseUrl }) {
       const page = await newPage();
-      await signIn(page);
+      await signInThrough(page, user, '/spaces');
       // What there is to steal, seen from the dashboard itself: a readable cookie, storage, the account.
       await page.evaluate(() => {
         localStorage.setItem('sy-secret', 'dashboard storage');

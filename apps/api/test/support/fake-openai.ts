@@ -196,3 +196,20 @@ export const FAKE_PAGE = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Fake &amp; Page</title></head>
 <body><h1>From the fake upstream</h1><p id="out">static</p>
 <script>document.getElementById('out').textContent = 'scripted';</script></body></html>`;
+
+export interface FakeCatalogModel {
+  id: string;
+  /** The model name the fake upstream sees (it picks its behaviour by it); default: the id. */
+  upstreamModel?: string;
+  pricing?: string;
+}
+
+/** A MODELS_CONFIG catalog of chat models served by the fake upstream at `upstream`, priced 1 and 2 per million. */
+export function fakeChatCatalog(upstream: string, models: Array<string | FakeCatalogModel>, apiKey = 'x'): string {
+  const lines = models.map((entry) => {
+    const model = typeof entry === 'string' ? { id: entry } : entry;
+    const pricing = model.pricing ?? '{ inputPerMTok: 1, outputPerMTok: 2 }';
+    return `  - { id: ${model.id}, provider: fake, upstreamModel: ${model.upstreamModel ?? model.id}, type: text, methods: [chat_completions], pricing: ${pricing} }\n`;
+  });
+  return `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: ${apiKey} }\nmodels:\n${lines.join('')}`;
+}

@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeOpenAI } from '../../../test/support/fake-openai';
+import { fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startServiceProcess } from '../../../test/support/service-process';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
+import { createRestartableDatabase, TestDatabase } from '../../../test/support/test-database';
 import { UsageRecorder } from '../usage/usage-recorder';
 import { SpaceJobsRunner } from './space-jobs.runner';
 
@@ -26,13 +26,8 @@ describe('space jobs across restarts', () => {
     fake.slowPageMs = 2_500;
     dir = mkdtempSync(join(tmpdir(), 'sy-space-jobs-'));
     catalogPath = join(dir, 'models.yaml');
-    writeFileSync(
-      catalogPath,
-      `providers:\n  - { id: fake, type: openai, baseUrl: "${fake.url}", apiKey: x }\n` +
-        `models:\n  - { id: html-slow, provider: fake, type: text, methods: [chat_completions], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n`,
-    );
-    // Restarts need data that outlives a process: a server database, or embedded data on disk.
-    database = process.env.DATABASE_URL ? await createTestDatabase() : { databaseUrl: null, dataDir: join(dir, 'data'), drop: async () => undefined };
+    writeFileSync(catalogPath, fakeChatCatalog(fake.url, ['html-slow']));
+    database = await createRestartableDatabase(dir);
   });
   afterAll(async () => {
     child?.kill('SIGKILL');

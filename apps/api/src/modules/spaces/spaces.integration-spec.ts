@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAKE_PAGE, FakeOpenAI } from '../../../test/support/fake-openai';
+import { FAKE_PAGE, fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { CatalogService } from '../proxy/catalog/catalog.service';
 import { BudgetService } from '../usage/ledger/budget.service';
@@ -304,18 +304,18 @@ describe('spaces with the demo provider', () => {
 });
 
 /** A catalog on the fake upstream; `writer` is a model whose upstream the tests switch (the catalog is live). */
-export function spacesCatalog(upstream: string, writerUpstream = 'html-page'): string {
-  const model = (id: string, upstreamModel = id, pricing = '{ inputPerMTok: 1, outputPerMTok: 2 }') =>
-    `  - { id: ${id}, provider: fake, upstreamModel: ${upstreamModel}, type: text, methods: [chat_completions], pricing: ${pricing} }\n`;
-  return (
-    `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: sk-fake-upstream-key }\n` +
-    `models:\n` +
-    model('html-page') +
-    model('html-slow') +
-    model('up-chat', 'gpt-upstream') +
-    model('fail-500') +
-    model('writer', writerUpstream) +
-    model('pricey', 'html-page', '{ inputPerMTok: 1000000, outputPerMTok: 1000000 }')
+function spacesCatalog(upstream: string, writerUpstream = 'html-page'): string {
+  return fakeChatCatalog(
+    upstream,
+    [
+      'html-page',
+      'html-slow',
+      { id: 'up-chat', upstreamModel: 'gpt-upstream' },
+      'fail-500',
+      { id: 'writer', upstreamModel: writerUpstream },
+      { id: 'pricey', upstreamModel: 'html-page', pricing: '{ inputPerMTok: 1000000, outputPerMTok: 1000000 }' },
+    ],
+    'sk-fake-upstream-key',
   );
 }
 
