@@ -128,7 +128,7 @@ describe('space jobs across restarts', () => {
     await app!.database.dataSource.query(
       `UPDATE space_jobs SET attempts = 3, claimed_by = 'dead-instance', lease_until = now() - interval '1 second' WHERE status = 'running'`,
     );
-    app!.app.get(SpaceJobsRunner).kick();
+    app!.app.get(SpaceJobsRunner).kick({ recover: true });
     const failed = await settled(app!, token, slug);
     expect(failed).toMatchObject({ status: 'failed', error: 'The job was interrupted 3 times (the server restarted while it ran); try again' });
     expect(await job(app!, slug)).toEqual({ status: 'failed', attempts: 3 });

@@ -10,6 +10,8 @@ import { ClaimedJob, SpacesRepository } from './spaces.repository';
 export const SPACE_JOB_LEASE_SECONDS = 60;
 const RENEW_MS = 15_000;
 const POLL_MS = 2_000;
+/** How often an instance looks for jobs that died with their instance too often (and fails them). */
+const RECOVER_MS = 10_000;
 /** A job interrupted this many times (its instance died or shut down while it ran) fails instead of running again. */
 export const SPACE_JOB_MAX_ATTEMPTS = 3;
 const CONCURRENCY = 4;
@@ -34,6 +36,7 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
   private stopping = false;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+  private recoveredAt = 0;
 
   constructor(
     private readonly repository: SpacesRepository,
@@ -60,8 +63,9 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
     await Promise.allSettled([...this.running.values()]);
   }
 
-  /** Looks for work now (after a job was queued, or one ended); never throws. */
-  kick(): void {
+  /** Looks for work now (after a job was queued, or one ended; `recover` also fails jobs that died too often). */
+  kick(options: { recover?: boolean } = {}): void {
+    if (options.recover) this.recoveredAt = 0;
     if (this.stopping) return;
     if (this.pumping) {
       this.pumpAgain = true;
@@ -85,7 +89,10 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
 
   private async pump(): Promise<void> {
     if (!this.gateway.listening()) return;
-    await this.repository.recover(false, SPACE_JOB_MAX_ATTEMPTS, INTERRUPTED);
+    if (Date.now() - this.recoveredAt >= RECOVER_MS) {
+      await this.repository.recover(false, SPACE_JOB_MAX_ATTEMPTS, INTERRUPTED);
+      this.recoveredAt = Date.now();
+    }
     for (let claims = 0; claims < CONCURRENCY && !this.stopping && this.running.size < CONCURRENCY; claims++) {
       const job = await this.repository.claim(this.instance, SPACE_JOB_LEASE_SECONDS, SPACE_JOB_MAX_ATTEMPTS);
       if (!job) return;

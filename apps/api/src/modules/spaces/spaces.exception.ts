@@ -11,6 +11,7 @@ export enum SpacesErrorCode {
   SPACE_MODEL_UNSUPPORTED = 'SPACE_MODEL_UNSUPPORTED',
   SPACE_NO_MODEL = 'SPACE_NO_MODEL',
   SPACE_APP_LIMIT_REACHED = 'SPACE_APP_LIMIT_REACHED',
+  SPACE_TOO_MANY_JOBS = 'SPACE_TOO_MANY_JOBS',
 }
 
 const STATUS: Record<SpacesErrorCode, number> = {
@@ -24,6 +25,7 @@ const STATUS: Record<SpacesErrorCode, number> = {
   [SpacesErrorCode.SPACE_MODEL_UNSUPPORTED]: 400,
   [SpacesErrorCode.SPACE_NO_MODEL]: 422,
   [SpacesErrorCode.SPACE_APP_LIMIT_REACHED]: 422,
+  [SpacesErrorCode.SPACE_TOO_MANY_JOBS]: 429,
 };
 
 export class SpacesException extends AppException {

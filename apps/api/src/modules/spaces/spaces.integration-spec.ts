@@ -438,6 +438,15 @@ describe('spaces with a fake upstream', () => {
     expect((await app.http(`/api/v1/spaces/me/apps/${doomed.slug}`, { token: user.token })).status).toBe(404);
   });
 
+  it('writes at most three apps of one user at once (429 beyond)', async () => {
+    const slugs = [];
+    for (let n = 1; n <= 3; n++) slugs.push((await generate(['html-slow'], `Slow app number ${n} of three`)).slug);
+    const fourth = await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'One app too many for now', models: ['html-slow'] } });
+    expect([fourth.status, fourth.body.error.code]).toEqual([429, 'SPACE_TOO_MANY_JOBS']);
+    for (const slug of slugs) expect((await settled(app, user, slug)).status).toBe('ready');
+    expect((await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Now there is room again', models: ['html-page'] } })).status).toBe(202);
+  });
+
   it('keeps the page when an edit fails, and says why', async () => {
     const { slug } = await generate(['writer']);
     const ready = await settled(app, user, slug);

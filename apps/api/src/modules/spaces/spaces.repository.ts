@@ -49,6 +49,10 @@ export class SpacesRepository {
     return this.apps.countBy({ userId });
   }
 
+  countGenerating(userId: string): Promise<number> {
+    return this.apps.countBy({ userId, status: 'generating' });
+  }
+
   /**
    * Creates the app (status generating) and its generation job in one statement, under the first free slug of
    * `slugBase`, `slugBase-2`, … (a random suffix after that).

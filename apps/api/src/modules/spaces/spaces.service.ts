@@ -21,6 +21,8 @@ import { SpacesErrorCode, SpacesException } from './spaces.exception';
 import { SpacesRepository } from './spaces.repository';
 
 const MAX_APPS_PER_USER = 100;
+/** Jobs one user may have queued or running at once, so one user cannot fill every instance's runner. */
+const MAX_JOBS_PER_USER = 3;
 
 /** What the hosting route serves for `/s/{handle}/{slug}`. */
 export type HostedPage = { kind: 'page'; html: string } | { kind: 'moved'; location: string } | { kind: 'none' };
@@ -99,6 +101,7 @@ export class SpacesService implements OwnedResources {
     const models = this.modelsFor(body.models);
     if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER)
       throw new SpacesException(SpacesErrorCode.SPACE_APP_LIMIT_REACHED, `At most ${MAX_APPS_PER_USER} apps; delete one first`);
+    await this.checkJobLimit(userId);
     const app = await this.repository.insertAppWithJob({ userId, title: titleFromPrompt(body.prompt), prompt: body.prompt, models }, slugFromPrompt(body.prompt));
     this.runner.kick();
     return this.toResponse(app, handle, null);
@@ -106,6 +109,7 @@ export class SpacesService implements OwnedResources {
 
   /** Queues an edit of the current page; the app is `generating` until the model's revision is in. */
   async edit(userId: string, slug: string, prompt: string): Promise<SpaceAppResponse> {
+    await this.checkJobLimit(userId);
     const started = await this.repository.startEdit(userId, slug, prompt);
     if (!started.started) {
       if (started.reason === 'missing') throw this.notFound();
@@ -162,6 +166,11 @@ export class SpacesService implements OwnedResources {
   }
 
   // ---- helpers -------------------------------------------------------------------------------------------
+
+  private async checkJobLimit(userId: string): Promise<void> {
+    if ((await this.repository.countGenerating(userId)) >= MAX_JOBS_PER_USER)
+      throw new SpacesException(SpacesErrorCode.SPACE_TOO_MANY_JOBS, `At most ${MAX_JOBS_PER_USER} apps are written at once; wait until one is ready`);
+  }
 
   private busy(): SpacesException {
     return new SpacesException(SpacesErrorCode.SPACE_APP_BUSY, 'A model is still writing this app; wait until it is ready');
