@@ -57,7 +57,17 @@ export class SpacesGatewayClient implements CredentialStrategy, OnModuleInit, On
     // Single use: a credential that leaked (it never leaves this process) could not be replayed.
     this.grants.delete(key);
     if (!grant || grant.expiresAt < Date.now()) throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'Invalid or expired access token');
-    return { kind: 'internal', userId: grant.userId, apiKeyId: null, oauthClientId: null, credentialName: SPACES_CREDENTIAL_NAME, scopes: null };
+    return {
+      kind: 'internal',
+      userId: grant.userId,
+      apiKeyId: null,
+      oauthClientId: null,
+      credentialName: SPACES_CREDENTIAL_NAME,
+      scopes: null,
+      // GATEWAY_RPM applies to a user's spaces calls together, as to one key.
+      rateLimitRpm: null,
+      rateLimitSubject: `spaces:${grant.userId}`,
+    };
   }
 
   /** Whether the server listens yet (jobs wait for it: they call it). */

@@ -19,8 +19,9 @@ export interface Caller {
 
 /**
  * One way to present a credential on the gateway (the seam other modules plug into: API keys here, OAuth
- * access tokens from the OAuth module, one-time internal credentials from the spaces module). `claims` says whether a bearer token looks like this kind; `resolve`
- * checks it and throws a GatewayException with the kind's documented status when it is not good.
+ * access tokens from the OAuth module, one-time internal credentials from the spaces module). `claims` says
+ * whether a bearer token looks like this kind; `resolve` checks it and throws a GatewayException with the
+ * kind's documented status when it is not good.
  */
 export interface CredentialStrategy {
   readonly kind: Caller['kind'];
