@@ -9,7 +9,13 @@ import { ClaimedJob, SpacesRepository } from './spaces.repository';
 /** A claim is good this long unless renewed; an instance that dies loses its jobs to another after it. */
 export const SPACE_JOB_LEASE_SECONDS = 60;
 const RENEW_MS = 15_000;
-const POLL_MS = 2_000;
+/**
+ * How often an instance looks for jobs nobody runs (an expired lease, or one another instance queued while it was
+ * busy). A job queued here is started at once without waiting for it. The embedded database has one process and
+ * every statement goes through one session (its socket server interleaves concurrent statements: docs/database.md),
+ * so there the look is only a rare safety net.
+ */
+const POLL_MS = { postgres: 3_000, embedded: 15_000 } as const;
 /** How often an instance looks for jobs that died with their instance too often (and fails them). */
 const RECOVER_MS = 10_000;
 /** A job interrupted this many times (its instance died or shut down while it ran) fails instead of running again. */
@@ -47,7 +53,7 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
 
   async onApplicationBootstrap(): Promise<void> {
     await this.repository.recover(this.database.kind === 'embedded', SPACE_JOB_MAX_ATTEMPTS, INTERRUPTED);
-    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer = setInterval(() => this.kick(), POLL_MS[this.database.kind]);
     this.timer.unref();
     this.gateway.whenListening(() => this.kick());
   }
