@@ -16,6 +16,7 @@ import { KeysModule } from './modules/keys/keys.module';
 import { OAuthModule } from './modules/oauth/oauth.module';
 import { PaymentsModule } from './modules/payments/payments.module';
 import { ProxyModule } from './modules/proxy/proxy.module';
+import { SpacesModule } from './modules/spaces/spaces.module';
 import { UsageModule } from './modules/usage/usage.module';
 
 @Module({})
@@ -40,6 +41,7 @@ export class AppModule {
         OAuthModule,
         PaymentsModule,
         GiftcardsModule,
+        SpacesModule,
       ],
     };
   }

@@ -91,6 +91,7 @@ describe('the app', () => {
   "DELETE /api/v1/keys/:id user",
   "DELETE /api/v1/oauth2/clients/:id user",
   "DELETE /api/v1/oauth2/consents/:clientId user",
+  "DELETE /api/v1/spaces/:slug user",
   "GET /.well-known/oauth-authorization-server public",
   "GET /.well-known/openid-configuration public",
   "GET /api/v1/auth/me user",
@@ -102,6 +103,10 @@ describe('the app', () => {
   "GET /api/v1/oauth2/consents user",
   "GET /api/v1/oauth2/consents/count user",
   "GET /api/v1/payment/sandbox/:sessionId public",
+  "GET /api/v1/spaces/:handle public",
+  "GET /api/v1/spaces/handle/check public",
+  "GET /api/v1/spaces/me/apps user",
+  "GET /api/v1/spaces/me/apps/:slug user",
   "GET /api/v1/usage/me/activity user",
   "GET /api/v1/usage/me/analytics user",
   "GET /api/v1/usage/me/ledger user",
@@ -111,6 +116,7 @@ describe('the app', () => {
   "GET /oauth2/authorize public",
   "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",
+  "GET /s/:handle/:slug public",
   "POST /api/v1/admin/giftcards roles:admin",
   "POST /api/v1/auth/login public",
   "POST /api/v1/auth/logout user",
@@ -124,6 +130,8 @@ describe('the app', () => {
   "POST /api/v1/payment/sandbox/:sessionId/pay public",
   "POST /api/v1/payment/verify-and-capture user",
   "POST /api/v1/payment/webhook public",
+  "POST /api/v1/spaces/:slug/undo user",
+  "POST /api/v1/spaces/generate user",
   "POST /oauth2/introspect public",
   "POST /oauth2/register public",
   "POST /oauth2/revoke public",
@@ -131,6 +139,9 @@ describe('the app', () => {
   "PUT /api/v1/keys/:id/limits user",
   "PUT /api/v1/oauth2/clients/:id user",
   "PUT /api/v1/oauth2/consents/:clientId/limits user",
+  "PUT /api/v1/spaces/:slug/edit user",
+  "PUT /api/v1/spaces/:slug/publish user",
+  "PUT /api/v1/spaces/handle user",
 ]
 `);
   });
@@ -171,7 +182,7 @@ describe('serving the built dashboard', () => {
   });
 
   it('leaves API paths to the API, even when they ask for HTML', async () => {
-    for (const path of ['/api/v1/auth/me', '/v1/models', '/oauth2/authorize', '/openapi.json', '/healthz']) {
+    for (const path of ['/api/v1/auth/me', '/v1/models', '/oauth2/authorize', '/openapi.json', '/healthz', '/s/alice/todo-list']) {
       const res = await fetch(base + path, { headers: { accept: 'text/html' } });
       expect(await res.text()).toBe('fell through to the API');
     }

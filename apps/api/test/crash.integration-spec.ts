@@ -1,37 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BudgetService } from '../src/modules/usage/ledger/budget.service';
-import { FakeOpenAI } from './support/fake-openai';
+import { fakeChatCatalog, FakeOpenAI } from './support/fake-openai';
+import { startServiceProcess } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-
-const ROOT = join(__dirname, '..', '..', '..');
-
-/** Starts the real service (its main.ts) as a separate process and resolves with its address. */
-function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--conditions=development', '-r', '@swc-node/register', join(ROOT, 'apps/api/src/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1', SWC_NODE_PROJECT: join(ROOT, 'apps/api/tsconfig.spec.json'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'log', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 45_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[0-9.:]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-  });
-}
+import { createRestartableDatabase, TestDatabase } from './support/test-database';
 
 describe('an instance killed with SIGKILL in the middle of a call', () => {
   const fake = new FakeOpenAI();
@@ -43,13 +18,9 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
   beforeAll(async () => {
     await fake.start();
     dir = mkdtempSync(join(tmpdir(), 'sy-crash-'));
-    writeFileSync(
-      join(dir, 'models.yaml'),
-      `providers:\n  - { id: fake, type: openai, baseUrl: "${fake.url}", apiKey: x }\n` +
-        `models:\n  - { id: slow-stream, provider: fake, type: text, methods: [chat_completions], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n`,
-    );
+    writeFileSync(join(dir, 'models.yaml'), fakeChatCatalog(fake.url, ['slow-stream']));
     // On a server both processes share a fresh database; embedded, the survivor takes over the dead one's DATA_DIR.
-    database = process.env.DATABASE_URL ? await createTestDatabase() : { databaseUrl: null, dataDir: join(dir, 'data'), drop: async () => undefined };
+    database = await createRestartableDatabase(dir);
   });
   afterAll(async () => {
     child?.kill('SIGKILL');

@@ -5,3 +5,4 @@ export * from './auth';
 export * from './resources';
 export * from './health';
 export * from './oauth';
+export * from './spaces';

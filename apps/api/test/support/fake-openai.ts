@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
  * A fake upstream that speaks OpenAI's wire format, for the gateway's integration tests: it answers every
  * endpoint of the allowlist and records what it received (so tests can check what the gateway forwards).
  * Special model names: `fail-500`, `fail-401` (an upstream that leaks its key in the message), `slow-stream`
- * (a chunk every 150 ms for a long time), `hang` (never answers), `paced` (two chunks 300 ms apart).
+ * (a chunk every 150 ms for a long time), `hang` (never answers), `paced` (two chunks 300 ms apart),
+ * `html-page` (a web page inside a markdown fence, with prose around it), `html-slow` (the same after
+ * FakeOpenAI.slowPageMs).
  */
 export interface Received {
   method: string;
@@ -21,6 +23,8 @@ export class FakeOpenAI {
   url = '';
   /** When the second chunk of a `paced` stream was written (ms since epoch). */
   pacedSecondChunkAt = 0;
+  /** How long `html-slow` takes to answer. */
+  slowPageMs = 2_000;
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -95,6 +99,7 @@ export class FakeOpenAI {
 
   private chat(res: ServerResponse, body: Record<string, any>, legacy: boolean): void { // eslint-disable-line @typescript-eslint/no-explicit-any
     const model = body.model;
+    if (!body.stream && (model === 'html-page' || model === 'html-slow')) return this.page(res, model === 'html-slow' ? this.slowPageMs : 0);
     const usage = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
     const pieces = ['Hello', ' from', ' the', ' fake'];
     if (!body.stream) {
@@ -147,6 +152,22 @@ export class FakeOpenAI {
     finish();
   }
 
+  /** A model that wraps its page in a markdown fence and talks around it, as chat models do. */
+  private page(res: ServerResponse, delayMs: number): void {
+    const html = FAKE_PAGE;
+    const timer = setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-page', object: 'chat.completion', created: 1, model: 'page-model',
+          choices: [{ index: 0, message: { role: 'assistant', content: `Here is your app:\n\n\`\`\`html\n${html}\n\`\`\`\n\nEnjoy!` }, finish_reason: 'stop', logprobs: null }],
+          usage: { prompt_tokens: 120, completion_tokens: 80, total_tokens: 200 },
+        }),
+      );
+    }, delayMs);
+    res.on('close', () => clearTimeout(timer));
+  }
+
   private responses(res: ServerResponse, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any
     const response = {
       id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: body.model, error: null,
@@ -168,4 +189,27 @@ export class FakeOpenAI {
     event('response.completed', { response }, 3);
     res.end();
   }
+}
+
+/** The page `html-page` writes: its script shows that it runs. */
+export const FAKE_PAGE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Fake &amp; Page</title></head>
+<body><h1>From the fake upstream</h1><p id="out">static</p>
+<script>document.getElementById('out').textContent = 'scripted';</script></body></html>`;
+
+export interface FakeCatalogModel {
+  id: string;
+  /** The model name the fake upstream sees (it picks its behaviour by it); default: the id. */
+  upstreamModel?: string;
+  pricing?: string;
+}
+
+/** A MODELS_CONFIG catalog of chat models served by the fake upstream at `upstream`, priced 1 and 2 per million. */
+export function fakeChatCatalog(upstream: string, models: Array<string | FakeCatalogModel>, apiKey = 'x'): string {
+  const lines = models.map((entry) => {
+    const model = typeof entry === 'string' ? { id: entry } : entry;
+    const pricing = model.pricing ?? '{ inputPerMTok: 1, outputPerMTok: 2 }';
+    return `  - { id: ${model.id}, provider: fake, upstreamModel: ${model.upstreamModel ?? model.id}, type: text, methods: [chat_completions], pricing: ${pricing} }\n`;
+  });
+  return `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: ${apiKey} }\nmodels:\n${lines.join('')}`;
 }

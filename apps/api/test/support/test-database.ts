@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 /**
@@ -24,6 +25,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     dataDir: 'memory://',
     drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/**
+ * A database that outlives the processes using it, for restart and crash tests: a fresh database on the server,
+ * or embedded data on disk under `dir` (the next process takes over the DATA_DIR of one that died).
+ */
+export async function createRestartableDatabase(dir: string): Promise<TestDatabase> {
+  if (process.env.DATABASE_URL) return createTestDatabase();
+  return { databaseUrl: null, dataDir: join(dir, 'data'), drop: async () => undefined };
 }
 
 async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {

@@ -14,9 +14,11 @@ import { NotFoundRoute } from './routes/not-found-route';
 import { OAuthAppsRoute } from './routes/oauth-apps-route';
 import { OverviewRoute } from './routes/overview-route';
 import { PlaygroundRoute } from './routes/playground-route';
+import { ProfileRoute } from './routes/profile-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
 import { SignInRoute } from './routes/sign-in-route';
+import { SpacesRoute } from './routes/spaces-route';
 import { UsageRoute } from './routes/usage-route';
 import { canSee, findSection } from './sections';
 import type { ShellSection } from './sections';
@@ -44,6 +46,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <DocsRoute />;
     case '/admin/gift-cards':
       return <AdminGiftCardsRoute />;
+    case '/spaces':
+      return <SpacesRoute user={user} />;
     default:
       return <SectionPlaceholderRoute title={section.label} />;
   }
@@ -71,6 +75,10 @@ export function AppRouter() {
   if (pathname === '/consent') {
     return <RequireAuth>{(user) => <ConsentRoute user={user} />}</RequireAuth>;
   }
+
+  // A public profile: outside the shell, and nobody needs to sign in to see it.
+  const profile = /^\/u\/([^/]+)\/?$/.exec(pathname);
+  if (profile) return <ProfileRoute handle={profile[1]} />;
 
   const section = findSection(pathname);
   if (!section) return <NotFoundRoute />;

@@ -6,3 +6,4 @@ export * from './usage.dto';
 export * from './oauth.dto';
 export * from './payments.dto';
 export * from './giftcards.dto';
+export * from './spaces.dto';

@@ -8,8 +8,11 @@ const OWNS_KEY = 'switchyard:owns';
 
 /** A service that can say who owns one of its resources, by the path parameter's value. */
 export interface OwnedResources {
-  /** The owner's user id, or null when there is no such resource. */
-  ownerOf(ref: string): Promise<string | null>;
+  /**
+   * The owner's user id, or null when there is no such resource. `callerId` is for resources named per owner
+   * (a space app's slug is unique only among its owner's apps): look the ref up among the caller's own.
+   */
+  ownerOf(ref: string, callerId: string): Promise<string | null>;
   /** The error for "not yours or not there": the same, so ids cannot be probed (decisions.md section 6). */
   notFound(): AppException;
 }
@@ -31,7 +34,7 @@ export class OwnershipGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const service = this.modules.get(rule.service, { strict: false });
     const ref = req.params[rule.param];
-    const owner = typeof ref === 'string' ? await service.ownerOf(ref) : null;
+    const owner = typeof ref === 'string' && req.principal ? await service.ownerOf(ref, req.principal.userId) : null;
     if (!req.principal || owner === null || owner !== req.principal.userId) throw service.notFound();
     return true;
   }

@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { Logger } from '@nestjs/common';
 
-/** Paths the API owns; everything else that asks for a page gets the dashboard. */
-const API_PREFIXES = ['/api/', '/v1/', '/apikey/', '/oauth2/', '/.well-known/', '/openapi.json', '/healthz', '/readyz'];
+/** Paths the API owns (`/s/`: hosted space apps); everything else that asks for a page gets the dashboard. */
+const API_PREFIXES = ['/api/', '/v1/', '/apikey/', '/oauth2/', '/.well-known/', '/openapi.json', '/healthz', '/readyz', '/s/'];
 
 export function defaultDashboardDir(): string {
   // apps/api/src (tests) and apps/api/dist (the build) both sit two levels below apps/.

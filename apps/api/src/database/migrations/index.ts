@@ -4,6 +4,7 @@ import { Budgets1763800002000 } from './1763800002000-budgets';
 import { KeyLimits1763800003000 } from './1763800003000-key-limits';
 import { OAuth1763800004000 } from './1763800004000-oauth';
 import { Payments1763800005000 } from './1763800005000-payments';
+import { Spaces1763800006000 } from './1763800006000-spaces';
 import { RateLimits1763800007000 } from './1763800007000-rate-limits';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   KeyLimits1763800003000,
   OAuth1763800004000,
   Payments1763800005000,
+  Spaces1763800006000,
   RateLimits1763800007000,
 ];

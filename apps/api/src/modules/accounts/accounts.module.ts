@@ -7,12 +7,13 @@ import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { SessionEntity } from './entities/session.entity';
+import { UserHandleEntity } from './entities/user-handle.entity';
 import { UserEntity } from './entities/user.entity';
 import { SessionAuthGuard } from './session-auth.guard';
 import { SessionBearerStrategy } from './session-bearer.strategy';
 
 @Module({
-  imports: [PassportModule, UsageModule, TypeOrmModule.forFeature([UserEntity, SessionEntity])],
+  imports: [PassportModule, UsageModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, UserHandleEntity])],
   controllers: [AccountsController],
   providers: [
     AccountsRepository,

@@ -4,6 +4,14 @@ import { IsNull, QueryFailedError, Repository } from 'typeorm';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
 
+/** The account behind a handle it holds now or held before (handles are never handed to another user). */
+export interface HandleHolder {
+  userId: string;
+  /** The account's handle now (differs from the one looked up when that one was released). */
+  handle: string | null;
+  name: string | null;
+}
+
 export interface ActiveSession {
   sessionId: string;
   expiresAt: Date;
@@ -54,6 +62,37 @@ export class AccountsRepository {
        ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', updated_at = now()`,
       [email, passwordHash],
     );
+  }
+
+  /**
+   * Makes `handle` the user's, in one statement: it joins the user's handle history unless another account holds
+   * or once held it (the primary key decides between racing claims), and only then becomes users.handle.
+   * Returns false when it belongs to someone else.
+   */
+  async claimHandle(userId: string, handle: string): Promise<boolean> {
+    try {
+      // TypeORM answers an UPDATE with [rows, affected].
+      const [rows]: [Array<{ id: string }>, number] = await this.users.query(
+        `WITH claim AS (
+           INSERT INTO user_handles (handle, user_id) VALUES ($2, $1)
+           ON CONFLICT (handle) DO UPDATE SET user_id = user_handles.user_id WHERE user_handles.user_id = $1
+           RETURNING handle)
+         UPDATE users SET handle = $2, updated_at = now() WHERE id = $1 AND EXISTS (SELECT 1 FROM claim) RETURNING id`,
+        [userId, handle],
+      );
+      return rows.length > 0;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async findHandleHolder(handle: string): Promise<HandleHolder | null> {
+    const rows: Array<{ id: string; handle: string | null; name: string | null }> = await this.users.query(
+      `SELECT u.id, u.handle, u.name FROM user_handles h JOIN users u ON u.id = h.user_id WHERE h.handle = $1`,
+      [handle],
+    );
+    return rows[0] ? { userId: rows[0].id, handle: rows[0].handle, name: rows[0].name } : null;
   }
 
   async insertSession(session: Pick<SessionEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'userAgent'>): Promise<SessionEntity> {

@@ -9,7 +9,7 @@ import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service
 import { BudgetService } from '../usage/ledger/budget.service';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
-import { AccountsRepository } from './accounts.repository';
+import { AccountsRepository, type HandleHolder } from './accounts.repository';
 import type { UserEntity } from './entities/user.entity';
 
 export const SESSION_TOKEN_PREFIX = 'sys_';
@@ -110,6 +110,19 @@ export class AccountsService implements OnApplicationBootstrap {
     const user = await this.repository.findUserById(userId);
     if (!user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The account no longer exists');
     return toUserResponse(user);
+  }
+
+  /**
+   * Sets the user's handle (the spaces module checks its form first). An account may move to a new handle and
+   * back; a handle another account holds or once held is refused: returns false.
+   */
+  setHandle(userId: string, handle: string): Promise<boolean> {
+    return this.repository.claimHandle(userId, handle);
+  }
+
+  /** Who holds, or once held, this handle; null when nobody ever did. */
+  handleHolder(handle: string): Promise<HandleHolder | null> {
+    return this.repository.findHandleHolder(handle);
   }
 
   private async startSession(user: UserEntity, client: ClientInfo): Promise<IssuedSession> {

@@ -3,7 +3,8 @@ import type { PrefixKind } from '../allowlist';
 
 /** Who is calling the gateway, as a credential strategy resolved it. */
 export interface Caller {
-  kind: 'api_key' | 'oauth';
+  /** `internal`: Switchyard calling for a user, server-side (spaces generation), with a one-time credential. */
+  kind: 'api_key' | 'oauth' | 'internal';
   userId: string;
   apiKeyId: string | null;
   oauthClientId: string | null;
@@ -18,8 +19,9 @@ export interface Caller {
 
 /**
  * One way to present a credential on the gateway (the seam other modules plug into: API keys here, OAuth
- * access tokens from the OAuth module). `claims` says whether a bearer token looks like this kind; `resolve`
- * checks it and throws a GatewayException with the kind's documented status when it is not good.
+ * access tokens from the OAuth module, one-time internal credentials from the spaces module). `claims` says
+ * whether a bearer token looks like this kind; `resolve` checks it and throws a GatewayException with the
+ * kind's documented status when it is not good.
  */
 export interface CredentialStrategy {
   readonly kind: Caller['kind'];

@@ -1,6 +1,7 @@
 import { invalid } from './errors';
 import { isObject, truncateChars, type JsonObject } from './fields';
 import { sha256Hex } from './hash';
+import { demoHtmlPage, wantsHtmlPage } from './demo-page';
 import { countTokens, truncateToTokens } from './tokenizer';
 
 /**
@@ -84,6 +85,8 @@ export function replyText(turns: Turn[], variant: number): string {
     text =
       `${tool} returned: "${truncateChars(last.text, QUOTE_CHARS)}". ` +
       `That is the result, as reported by Switchyard's demo model.`;
+  } else if (wantsHtmlPage(turns)) {
+    text = demoHtmlPage(turns);
   } else {
     const user = lastOf(turns, (turn) => turn.role === 'user');
     const said = truncateChars((user?.text ?? '').trim(), QUOTE_CHARS);

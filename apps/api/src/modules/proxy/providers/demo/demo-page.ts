@@ -1,0 +1,193 @@
+import type { Turn } from './demo-text';
+import { truncateChars } from './fields';
+
+/**
+ * The demo model as a web-page writer (docs/demo-provider.md): when a system or developer message asks for "a
+ * single self-contained HTML page" (the spaces app builder does), the answer is a small, deterministic, working
+ * page that reflects the request. A request that carries a page in an ```html fence is a revision: the change is
+ * applied to that page. Everything from the prompt is HTML-escaped; nothing from it reaches a script.
+ */
+
+const ASKS_FOR_PAGE = /single\s+self-contained\s+html\s+page/i;
+const REVISIONS_MARKER = '<!-- demo-revisions -->';
+const ACCENT = /--accent: #[0-9a-f]{6};/;
+
+const COLORS: Record<string, string> = {
+  red: '#dc2626', orange: '#ea580c', yellow: '#ca8a04', green: '#16a34a', teal: '#0d9488', blue: '#2563eb',
+  purple: '#9333ea', pink: '#db2777', black: '#111827', gray: '#4b5563', grey: '#4b5563',
+};
+
+export function wantsHtmlPage(turns: Turn[]): boolean {
+  return turns.some((turn) => (turn.role === 'system' || turn.role === 'developer') && ASKS_FOR_PAGE.test(turn.text));
+}
+
+/** The page for the last user message: a revision of the page it quotes, or a new page. */
+export function demoHtmlPage(turns: Turn[]): string {
+  const request = [...turns].reverse().find((turn) => turn.role === 'user')?.text ?? '';
+  const quoted = /```html[^\n]*\n([\s\S]*?)```([\s\S]*)$/i.exec(request);
+  if (quoted) return revisePage(quoted[1].trim(), quoted[2].replace(/^\s*(the change:)?\s*/i, '').trim());
+  return newPage(request.trim());
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function titleFor(prompt: string): string {
+  const words = prompt
+    .replace(/^\s*(please\s+)?((make|build|create|write|give)\s+(me\s+)?)?(an?|the)?\s*/i, '')
+    .split(/[.!?\n]/)[0]
+    .trim();
+  const title = truncateChars(words || 'Demo app', 60);
+  return title.charAt(0).toUpperCase() + title.slice(1);
+}
+
+function colorIn(text: string): string | undefined {
+  const word = text.toLowerCase().match(/\b(red|orange|yellow|green|teal|blue|purple|pink|black|gr[ae]y)\b/)?.[1];
+  return word ? COLORS[word] : undefined;
+}
+
+interface Widget {
+  html: string;
+  script: string;
+}
+
+/** What the page does, by what the prompt mentions (the first rule that matches). */
+function widgetFor(prompt: string): Widget {
+  if (/\b(cookies?|storage|sandbox|inspect\w*|probe)\b/i.test(prompt)) return INSPECTOR;
+  if (/\b(todo|to-do|tasks?|checklist)\b/i.test(prompt)) return TODO;
+  if (/\b(clock|time|stopwatch)\b/i.test(prompt)) return CLOCK;
+  return COUNTER;
+}
+
+function newPage(prompt: string): string {
+  const title = escapeHtml(titleFor(prompt));
+  const widget = widgetFor(prompt);
+  const accent = colorIn(prompt) ?? COLORS.blue;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>
+:root { --accent: ${accent}; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 2rem 1rem; font-family: system-ui, sans-serif; background: #f8fafc; color: #0f172a; }
+main { max-width: 40rem; margin: 0 auto; padding: 1.5rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 3px rgba(15, 23, 42, 0.15); }
+h1 { margin-top: 0; color: var(--accent); }
+button { padding: 0.5rem 1rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; font: inherit; cursor: pointer; }
+input { padding: 0.45rem; border: 1px solid #94a3b8; border-radius: 8px; font: inherit; }
+.output { font-size: 2rem; font-weight: 700; }
+.prompt, footer { color: #475569; }
+dt { font-family: ui-monospace, monospace; margin-top: 0.5rem; }
+</style>
+</head>
+<body>
+<main>
+<h1>${title}</h1>
+<p class="prompt">You asked for: “${escapeHtml(truncateChars(prompt, 300))}”</p>
+${widget.html}
+<p id="status" role="status">Loading…</p>
+<section id="revisions-section" hidden>
+<h2>Revisions</h2>
+<ol id="revisions">${REVISIONS_MARKER}</ol>
+</section>
+<footer><small>Written offline by Switchyard's demo model: the same request always gets the same page.</small></footer>
+</main>
+<script>
+${widget.script}
+document.getElementById('status').textContent = 'JavaScript is running.';
+document.body.dataset.ready = 'true';
+</script>
+</body>
+</html>`;
+}
+
+/** Applies a change to a page: a colour it names becomes the accent, and the change is listed as a revision. */
+function revisePage(page: string, change: string): string {
+  let revised = page;
+  const accent = colorIn(change);
+  if (accent && ACCENT.test(revised)) revised = revised.replace(ACCENT, `--accent: ${accent};`);
+  const item = `<li>${escapeHtml(truncateChars(change || 'A revision', 300))}</li>`;
+  if (revised.includes(REVISIONS_MARKER)) {
+    return revised.replace('<section id="revisions-section" hidden>', '<section id="revisions-section">').replace(REVISIONS_MARKER, `${item}${REVISIONS_MARKER}`);
+  }
+  // Not a page the demo wrote: add the revision at the end of its body.
+  const section = `<section><h2>Revisions</h2><ol>${item}${REVISIONS_MARKER}</ol></section>\n`;
+  const end = revised.toLowerCase().lastIndexOf('</body>');
+  return end < 0 ? revised : revised.slice(0, end) + section + revised.slice(end);
+}
+
+const COUNTER: Widget = {
+  html: `<p class="output" id="count" aria-live="polite">0</p>
+<p><button type="button" id="add">Add one</button> <button type="button" id="reset">Reset</button></p>`,
+  script: `let count = 0;
+const shown = document.getElementById('count');
+document.getElementById('add').addEventListener('click', () => { count += 1; shown.textContent = String(count); });
+document.getElementById('reset').addEventListener('click', () => { count = 0; shown.textContent = '0'; });`,
+};
+
+const TODO: Widget = {
+  html: `<form id="add-form"><label for="task">New task</label> <input id="task" autocomplete="off" required> <button type="submit">Add</button></form>
+<ul id="tasks"></ul>
+<p id="left">Nothing to do.</p>`,
+  script: `const tasks = [];
+const list = document.getElementById('tasks');
+function render() {
+  list.replaceChildren(...tasks.map((task, index) => {
+    const item = document.createElement('li');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = task.done;
+    box.id = 'task-' + index;
+    box.addEventListener('change', () => { task.done = box.checked; render(); });
+    const label = document.createElement('label');
+    label.htmlFor = box.id;
+    label.textContent = task.text;
+    item.append(box, ' ', label);
+    return item;
+  }));
+  const left = tasks.filter((task) => !task.done).length;
+  document.getElementById('left').textContent = left ? left + ' left to do.' : 'Nothing to do.';
+}
+document.getElementById('add-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = document.getElementById('task');
+  if (input.value.trim()) tasks.push({ text: input.value.trim(), done: false });
+  input.value = '';
+  render();
+});`,
+};
+
+const CLOCK: Widget = {
+  html: `<p class="output" id="clock" aria-live="off">--:--:--</p>`,
+  script: `const clock = document.getElementById('clock');
+function tick() { clock.textContent = new Date().toLocaleTimeString(); }
+tick();
+setInterval(tick, 1000);`,
+};
+
+/** Shows what this page can reach of the site that hosts it; in a Switchyard space: nothing. */
+const INSPECTOR: Widget = {
+  html: `<p>What this page could read of the site that hosts it:</p>
+<dl>
+<dt>document.cookie</dt><dd id="probe-cookie">…</dd>
+<dt>localStorage</dt><dd id="probe-local">…</dd>
+<dt>sessionStorage</dt><dd id="probe-session">…</dd>
+<dt>fetch('/api/v1/auth/me', { credentials: 'include' })</dt><dd id="probe-account">…</dd>
+<dt>the page around this one</dt><dd id="probe-parent">…</dd>
+</dl>`,
+  script: `function show(id, text) { document.getElementById(id).textContent = text; }
+function storage(name) {
+  const store = window[name];
+  return store.length ? 'read: ' + Object.keys(store).join(', ') : 'empty';
+}
+try { show('probe-cookie', document.cookie ? 'read: ' + document.cookie : 'empty'); } catch (error) { show('probe-cookie', 'blocked (' + error.name + ')'); }
+try { show('probe-local', storage('localStorage')); } catch (error) { show('probe-local', 'blocked (' + error.name + ')'); }
+try { show('probe-session', storage('sessionStorage')); } catch (error) { show('probe-session', 'blocked (' + error.name + ')'); }
+try { show('probe-parent', window.parent === window ? 'none (not in a frame)' : 'read: ' + window.parent.location.href); } catch (error) { show('probe-parent', 'blocked (' + error.name + ')'); }
+fetch('/api/v1/auth/me', { credentials: 'include' })
+  .then((response) => response.text().then((text) => show('probe-account', 'read (HTTP ' + response.status + '): ' + text.slice(0, 200))))
+  .catch((error) => show('probe-account', 'blocked (' + error.name + ')'));`,
+};

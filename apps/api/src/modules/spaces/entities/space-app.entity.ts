@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { SpaceAppStatus } from '@switchyard/shared-dto';
+
+/** A space app: what its owner asked for, its state, and which kept version is served. */
+@Entity({ name: 'space_apps' })
+export class SpaceAppEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId: string;
+
+  /** Unique among the owner's apps; part of the app's public URL. */
+  @Column({ type: 'text' })
+  slug: string;
+
+  @Column({ type: 'text' })
+  title: string;
+
+  @Column({ type: 'text' })
+  prompt: string;
+
+  @Column({ type: 'text', array: true })
+  models: string[];
+
+  @Column({ type: 'text' })
+  status: SpaceAppStatus;
+
+  /** Why the last job failed (the app keeps its previous page when an edit fails). */
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @Column({ type: 'boolean', default: false })
+  published: boolean;
+
+  @Column({ name: 'current_version', type: 'integer', nullable: true })
+  currentVersion: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

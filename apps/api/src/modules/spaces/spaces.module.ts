@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ProxyModule } from '../proxy/proxy.module';
+import { SpaceAppVersionEntity } from './entities/space-app-version.entity';
+import { SpaceAppEntity } from './entities/space-app.entity';
+import { SpaceJobEntity } from './entities/space-job.entity';
+import { SpaceJobsRunner } from './space-jobs.runner';
+import { SpacePageWriter } from './space-page.writer';
+import { SpacesGatewayClient } from './spaces-gateway.client';
+import { SpacesHostingController } from './spaces-hosting.controller';
+import { SpacesController } from './spaces.controller';
+import { SpacesRepository } from './spaces.repository';
+import { SpacesService } from './spaces.service';
+
+/**
+ * Spaces: AI-written web apps under a user's handle, hosted sandboxed (docs/spaces.md). Pages are written by
+ * jobs that call models through the gateway on the owner's budget (SpacesGatewayClient plugs a one-time
+ * credential kind into the gateway's CredentialRegistry).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([SpaceAppEntity, SpaceAppVersionEntity, SpaceJobEntity]), AccountsModule, ProxyModule],
+  controllers: [SpacesController, SpacesHostingController],
+  providers: [SpacesRepository, SpacesGatewayClient, SpacePageWriter, SpaceJobsRunner, SpacesService],
+  exports: [SpacesService],
+})
+export class SpacesModule {}

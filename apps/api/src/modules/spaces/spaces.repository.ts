@@ -1,0 +1,290 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { isUniqueViolation } from '../accounts/accounts.repository';
+import { SpaceAppVersionEntity } from './entities/space-app-version.entity';
+import { SpaceAppEntity } from './entities/space-app.entity';
+import { SpaceJobEntity } from './entities/space-job.entity';
+import { slugCandidate } from './page-check';
+
+/** A job as the runner holds it: `attempts` identifies this claim of it (a later claim counts one more). */
+export interface ClaimedJob {
+  id: string;
+  appId: string;
+  userId: string;
+  kind: 'generate' | 'edit';
+  prompt: string;
+  models: string[];
+  baseVersion: number | null;
+  attempts: number;
+}
+
+export interface FinishedPage {
+  html: string;
+  /** The page's own title; null keeps the app's. */
+  title: string | null;
+  model: string;
+  requestId: string | null;
+}
+
+export type EditStart = { started: true; appId: string } | { started: false; reason: 'missing' | 'busy' | 'no_page' };
+
+const SLUG_TRIES = 20;
+
+/**
+ * The only code that touches the spaces tables (TypeORM answers a top-level UPDATE with [rows, affected]). Every lookup of an app also takes its owner. The embedded
+ * database breaks explicit transactions that run beside other traffic (docs/database.md), so each change here
+ * is one statement (CTEs where several rows move together), guarded by the state it expects.
+ */
+@Injectable()
+export class SpacesRepository {
+  constructor(
+    @InjectRepository(SpaceAppEntity) private readonly apps: Repository<SpaceAppEntity>,
+    @InjectRepository(SpaceAppVersionEntity) private readonly versions: Repository<SpaceAppVersionEntity>,
+    @InjectRepository(SpaceJobEntity) private readonly jobs: Repository<SpaceJobEntity>,
+  ) {}
+
+  countApps(userId: string): Promise<number> {
+    return this.apps.countBy({ userId });
+  }
+
+  countGenerating(userId: string): Promise<number> {
+    return this.apps.countBy({ userId, status: 'generating' });
+  }
+
+  /**
+   * Creates the app (status generating) and its generation job in one statement, under the first free slug of
+   * `slugBase`, `slugBase-2`, … (a random suffix after that).
+   */
+  async insertAppWithJob(app: Pick<SpaceAppEntity, 'userId' | 'title' | 'prompt' | 'models'>, slugBase: string): Promise<SpaceAppEntity> {
+    for (let n = 1; n <= SLUG_TRIES + 1; n++) {
+      const slug = n <= SLUG_TRIES ? slugCandidate(slugBase, n) : slugCandidate(slugBase, 0).slice(0, 31) + '-' + randomBytes(4).toString('hex');
+      const rows: Array<{ id: string }> = await this.apps.query(
+        `WITH app AS (
+           INSERT INTO space_apps (user_id, slug, title, prompt, models, status) VALUES ($1, $2, $3, $4, $5, 'generating')
+           ON CONFLICT ON CONSTRAINT space_apps_user_slug_key DO NOTHING
+           RETURNING id, user_id, prompt, models),
+         job AS (
+           INSERT INTO space_jobs (app_id, user_id, kind, prompt, models) SELECT id, user_id, 'generate', prompt, models FROM app RETURNING id)
+         SELECT app.id FROM app, job`,
+        [app.userId, slug, app.title, app.prompt, app.models],
+      );
+      if (rows[0]) return (await this.apps.findOneBy({ id: rows[0].id }))!;
+    }
+    throw new Error(`no free slug for ${slugBase}`);
+  }
+
+  listApps(userId: string): Promise<SpaceAppEntity[]> {
+    return this.apps.find({ where: { userId }, order: { createdAt: 'DESC' } });
+  }
+
+  listPublished(userId: string): Promise<SpaceAppEntity[]> {
+    return this.apps.find({ where: { userId, published: true }, order: { createdAt: 'DESC' } });
+  }
+
+  findApp(userId: string, slug: string): Promise<SpaceAppEntity | null> {
+    return this.apps.findOneBy({ userId, slug });
+  }
+
+  /** The app's versions, newest first, without their pages. */
+  listVersions(appId: string): Promise<SpaceAppVersionEntity[]> {
+    return this.versions.find({
+      where: { appId },
+      order: { version: 'DESC' },
+      select: { appId: true, version: true, parentVersion: true, kind: true, prompt: true, model: true, title: true, requestId: true, createdAt: true },
+    });
+  }
+
+  /** For each app, the version its current page revised (absent: no page, or the first one). */
+  async parentsOfCurrent(appIds: string[]): Promise<Map<string, number>> {
+    if (!appIds.length) return new Map();
+    const rows: Array<{ app_id: string; parent_version: number }> = await this.versions.query(
+      `SELECT v.app_id, v.parent_version FROM space_apps a
+         JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
+        WHERE a.id = ANY($1::uuid[]) AND v.parent_version IS NOT NULL`,
+      [appIds],
+    );
+    return new Map(rows.map((row) => [row.app_id, Number(row.parent_version)]));
+  }
+
+  findVersion(appId: string, version: number): Promise<SpaceAppVersionEntity | null> {
+    return this.versions.findOneBy({ appId, version });
+  }
+
+  /** The page a published app serves; null when there is none (unpublished, no page yet, no such app). */
+  async publishedPage(userId: string, slug: string): Promise<string | null> {
+    const rows: Array<{ html: string }> = await this.apps.query(
+      `SELECT v.html FROM space_apps a JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
+        WHERE a.user_id = $1 AND a.slug = $2 AND a.published`,
+      [userId, slug],
+    );
+    return rows[0]?.html ?? null;
+  }
+
+  /**
+   * Starts an edit: the app turns `generating` and an edit job of its current version is queued, in one
+   * statement, only when the app has a page and no job is running (the row's status is re-checked under its
+   * lock, and the one-active-job index backs that up).
+   */
+  async startEdit(userId: string, slug: string, prompt: string): Promise<EditStart> {
+    let rows: Array<{ id: string }> = [];
+    try {
+      rows = await this.apps.query(
+        `WITH app AS (
+           UPDATE space_apps SET status = 'generating', error = NULL, updated_at = now()
+            WHERE user_id = $1 AND slug = $2 AND status <> 'generating' AND current_version IS NOT NULL
+            RETURNING id, user_id, models, current_version),
+         job AS (
+           INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, base_version)
+           SELECT id, user_id, 'edit', $3, models, current_version FROM app RETURNING id)
+         SELECT app.id FROM app, job`,
+        [userId, slug, prompt],
+      );
+    } catch (error) {
+      if (!isUniqueViolation(error, 'space_jobs_active_app_key')) throw error;
+    }
+    if (rows[0]) return { started: true, appId: rows[0].id };
+    const app = await this.findApp(userId, slug);
+    return { started: false, reason: !app ? 'missing' : app.status === 'generating' ? 'busy' : 'no_page' };
+  }
+
+  /** Publishes or unpublishes; an app is published only once it has a page. False when nothing matched. */
+  async setPublished(userId: string, slug: string, published: boolean): Promise<boolean> {
+    const result = await this.apps
+      .createQueryBuilder()
+      .update()
+      .set({ published, updatedAt: () => 'now()' })
+      .where('user_id = :userId AND slug = :slug', { userId, slug })
+      .andWhere(published ? 'current_version IS NOT NULL' : 'true')
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Serves the current version's parent again (its title too); false when there is none or a job runs. */
+  async undo(userId: string, slug: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.apps.query(
+      `UPDATE space_apps a SET current_version = p.version, title = p.title, error = NULL, updated_at = now()
+         FROM space_app_versions v JOIN space_app_versions p ON p.app_id = v.app_id AND p.version = v.parent_version
+        WHERE a.user_id = $1 AND a.slug = $2 AND a.status <> 'generating' AND v.app_id = a.id AND v.version = a.current_version
+        RETURNING a.id`,
+      [userId, slug],
+    );
+    return rows.length > 0;
+  }
+
+  /** Deletes the app with its versions and jobs (a running job notices at its next lease renewal). */
+  async deleteApp(userId: string, slug: string): Promise<boolean> {
+    const result = await this.apps.delete({ userId, slug });
+    return (result.affected ?? 0) > 0;
+  }
+
+  // ---- jobs ----------------------------------------------------------------------------------------------
+
+  /**
+   * Claims the oldest job that is queued, or running on an instance whose lease ran out (it died), in one
+   * conditional UPDATE: instances racing for it skip each other's locked rows, so exactly one gets it.
+   */
+  async claim(instance: string, leaseSeconds: number, maxAttempts: number): Promise<ClaimedJob | null> {
+    const [rows]: [Array<Record<string, unknown>>, number] = await this.jobs.query(
+      `UPDATE space_jobs j
+          SET status = 'running', claimed_by = $1, attempts = j.attempts + 1,
+              lease_until = now() + make_interval(secs => $2), updated_at = now()
+        WHERE j.id = (
+          SELECT id FROM space_jobs
+           WHERE (status = 'queued' OR (status = 'running' AND lease_until < now())) AND attempts < $3
+           ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING j.id, j.app_id, j.user_id, j.kind, j.prompt, j.models, j.base_version, j.attempts`,
+      [instance, leaseSeconds, maxAttempts],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: String(row.id),
+      appId: String(row.app_id),
+      userId: String(row.user_id),
+      kind: row.kind as ClaimedJob['kind'],
+      prompt: String(row.prompt),
+      models: row.models as string[],
+      baseVersion: row.base_version === null ? null : Number(row.base_version),
+      attempts: Number(row.attempts),
+    };
+  }
+
+  /** Extends this claim's lease; false when the job is no longer this claim's (deleted, or taken over). */
+  async renewLease(job: ClaimedJob, instance: string, leaseSeconds: number): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.jobs.query(
+      `UPDATE space_jobs SET lease_until = now() + make_interval(secs => $4), updated_at = now()
+        WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3 RETURNING id`,
+      [job.id, instance, job.attempts, leaseSeconds],
+    );
+    return rows.length > 0;
+  }
+
+  /** Keeps the page as a new version and makes it current, if this claim still holds the job. */
+  async complete(job: ClaimedJob, instance: string, page: FinishedPage): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.jobs.query(
+      `WITH job AS (
+         UPDATE space_jobs SET status = 'done', lease_until = NULL, error = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
+          RETURNING app_id, kind, prompt, base_version),
+       ver AS (
+         INSERT INTO space_app_versions (app_id, version, parent_version, kind, prompt, model, title, html, request_id)
+         SELECT job.app_id, COALESCE((SELECT max(v.version) FROM space_app_versions v WHERE v.app_id = job.app_id), 0) + 1,
+                job.base_version, job.kind, job.prompt, $4, COALESCE($5, a.title), $6, $7
+           FROM job JOIN space_apps a ON a.id = job.app_id
+         RETURNING app_id, version, title)
+       UPDATE space_apps a SET status = 'ready', error = NULL, current_version = ver.version, title = ver.title, updated_at = now()
+         FROM ver WHERE a.id = ver.app_id RETURNING a.id`,
+      [job.id, instance, job.attempts, page.model, page.title, page.html, page.requestId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Ends the job as failed with the reason; the app is `failed` if it has no page yet, else stays `ready`. */
+  async fail(job: ClaimedJob, instance: string, reason: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.jobs.query(
+      `WITH job AS (
+         UPDATE space_jobs SET status = 'failed', error = $4, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3 RETURNING app_id)
+       UPDATE space_apps a SET status = CASE WHEN a.current_version IS NULL THEN 'failed' ELSE 'ready' END, error = $4, updated_at = now()
+         FROM job WHERE a.id = job.app_id RETURNING a.id`,
+      [job.id, instance, job.attempts, reason],
+    );
+    return rows.length > 0;
+  }
+
+  /** Gives the job back (this instance is shutting down): another instance, or this one restarted, runs it. */
+  async release(job: ClaimedJob, instance: string): Promise<void> {
+    await this.jobs.query(
+      `UPDATE space_jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3`,
+      [job.id, instance, job.attempts],
+    );
+  }
+
+  /**
+   * Jobs whose instance died: with `all` (the embedded database, which only one process can open, so every
+   * running job at start belongs to a dead one) all running jobs, else those whose lease ran out. Those that
+   * were already tried `maxAttempts` times fail with `reason`; the others go back to the queue. Two statements,
+   * each on its own correct whatever runs between them.
+   */
+  async recover(all: boolean, maxAttempts: number, reason: string): Promise<void> {
+    await this.jobs.query(
+      `WITH dead AS (
+         UPDATE space_jobs SET status = 'failed', error = $3, claimed_by = NULL, lease_until = NULL, updated_at = now()
+          WHERE status IN ('running', 'queued') AND attempts >= $2 AND (status = 'queued' OR $1 OR lease_until < now())
+          RETURNING app_id)
+       UPDATE space_apps a SET status = CASE WHEN a.current_version IS NULL THEN 'failed' ELSE 'ready' END, error = $3, updated_at = now()
+         FROM dead WHERE a.id = dead.app_id`,
+      [all, maxAttempts, reason],
+    );
+    if (all)
+      await this.jobs.query(`UPDATE space_jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL, updated_at = now() WHERE status = 'running'`);
+  }
+
+  /** The page an edit revises. */
+  async pageOf(appId: string, version: number): Promise<string | null> {
+    return (await this.versions.findOne({ where: { appId, version }, select: { html: true } }))?.html ?? null;
+  }
+}

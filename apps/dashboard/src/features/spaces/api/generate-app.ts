@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { SpaceAppResponse } from '@switchyard/shared-dto';
+
+import { http } from '../../../lib/http';
+import { spaceKeys } from './space-keys';
+
+/** POST /api/v1/spaces/generate (the fields of SpaceGenerateDto). */
+export interface SpaceGenerateRequest {
+  prompt: string;
+  models?: string[];
+}
+
+/** Answers at once with the app `generating`; the list then polls until a model has written it. */
+export function generateSpaceApp(body: SpaceGenerateRequest): Promise<SpaceAppResponse> {
+  return http.post<SpaceAppResponse>('/api/v1/spaces/generate', body);
+}
+
+export function useGenerateSpaceApp() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: generateSpaceApp,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: spaceKeys.apps() }),
+  });
+}

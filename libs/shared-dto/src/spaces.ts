@@ -1,0 +1,38 @@
+/** Spaces (interface.md sections 4.4 and 8): handles, prompts and the models a generation may use. */
+
+/** interface.md section 4.4: 3-40 characters, lowercase letters, digits, '_' and '-', not at either end. */
+export const SPACE_HANDLE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,38}[a-z0-9]$/;
+export const SPACE_HANDLE_RANGE = [3, 40] as const;
+
+/**
+ * Words no user may take as a handle: they name parts of Switchyard (paths, hosts, roles) or could pass for it
+ * on a public profile. Slugs of apps avoid the words that name routes beside them.
+ */
+export const SPACE_RESERVED_HANDLES: readonly string[] = [
+  'about', 'account', 'admin', 'administrator', 'api', 'apikey', 'app', 'apps', 'assets', 'auth', 'billing',
+  'blog', 'dashboard', 'docs', 'generate', 'handle', 'help', 'home', 'login', 'logout', 'me', 'mail', 'models',
+  'new', 'null', 'oauth', 'oauth2', 'official', 'openapi', 'playground', 'register', 'root', 'security',
+  'settings', 'signin', 'signup', 'spaces', 'static', 'status', 'support', 'switchyard', 'system', 'undefined',
+  'usage', 'user', 'users', 'v1', 'www',
+];
+
+export const SPACE_GENERATE_PROMPT_RANGE = [10, 2000] as const;
+export const SPACE_EDIT_PROMPT_RANGE = [5, 2000] as const;
+/** At most this many models per generation; they are tried in order until one writes a page. */
+export const SPACE_MAX_MODELS = 5;
+/** The largest page Switchyard hosts (UTF-8 bytes). */
+export const SPACE_PAGE_MAX_BYTES = 512 * 1024;
+/** Where hosted apps live on the service's own host: `/s/{handle}/{slug}`. */
+export const SPACE_HOSTING_PREFIX = '/s';
+/** What a sandboxed hosted page may do (decisions.md section 9): scripts, forms, popups; never same-origin. */
+export const SPACE_SANDBOX = 'allow-scripts allow-forms allow-popups';
+
+/** Why a handle cannot be claimed as typed, or null when its form is fine (availability is the server's call). */
+export function spaceHandleProblem(handle: string): string | null {
+  if (handle.length < SPACE_HANDLE_RANGE[0] || handle.length > SPACE_HANDLE_RANGE[1])
+    return `must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters`;
+  if (!SPACE_HANDLE_PATTERN.test(handle))
+    return 'may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit';
+  if (SPACE_RESERVED_HANDLES.includes(handle)) return 'is a reserved word';
+  return null;
+}

@@ -1,0 +1,82 @@
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsNotIn,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+} from 'class-validator';
+import {
+  SPACE_EDIT_PROMPT_RANGE,
+  SPACE_GENERATE_PROMPT_RANGE,
+  SPACE_HANDLE_PATTERN,
+  SPACE_HANDLE_RANGE,
+  SPACE_MAX_MODELS,
+  SPACE_RESERVED_HANDLES,
+} from '../spaces';
+
+const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+const handleForm = () => (target: object, property: string) => {
+  IsString()(target, property);
+  Length(SPACE_HANDLE_RANGE[0], SPACE_HANDLE_RANGE[1], { message: `handle must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters` })(target, property);
+  Matches(SPACE_HANDLE_PATTERN, {
+    message: 'handle may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit',
+  })(target, property);
+};
+
+/** PUT /api/v1/spaces/handle */
+export class SpaceHandleSetDto {
+  @handleForm()
+  @IsNotIn(SPACE_RESERVED_HANDLES, { message: 'handle is a reserved word; choose another' })
+  handle: string;
+}
+
+/** GET /api/v1/spaces/handle/check?handle= (a reserved word is a well-formed handle that is not available). */
+export class SpaceHandleCheckQueryDto {
+  @handleForm()
+  handle: string;
+}
+
+/** POST /api/v1/spaces/generate */
+export class SpaceGenerateDto {
+  @trim()
+  @IsString()
+  @Length(SPACE_GENERATE_PROMPT_RANGE[0], SPACE_GENERATE_PROMPT_RANGE[1], {
+    message: `prompt must be ${SPACE_GENERATE_PROMPT_RANGE[0]}-${SPACE_GENERATE_PROMPT_RANGE[1]} characters`,
+  })
+  prompt: string;
+
+  /** Model ids to try in order until one writes a page; the default is the catalog's first chat model. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SPACE_MAX_MODELS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Length(1, 200, { each: true, message: 'each model id must be 1-200 characters' })
+  models?: string[];
+}
+
+/** PUT /api/v1/spaces/{slug}/edit */
+export class SpaceEditDto {
+  @trim()
+  @IsString()
+  @Length(SPACE_EDIT_PROMPT_RANGE[0], SPACE_EDIT_PROMPT_RANGE[1], {
+    message: `prompt must be ${SPACE_EDIT_PROMPT_RANGE[0]}-${SPACE_EDIT_PROMPT_RANGE[1]} characters`,
+  })
+  prompt: string;
+}
+
+/** PUT /api/v1/spaces/{slug}/publish */
+export class SpacePublishDto {
+  @IsDefined()
+  @IsBoolean()
+  published: boolean;
+}
