@@ -220,9 +220,12 @@ export const tests = [
       const page = await newPage();
       const consentUrl = await reachConsent(page, baseUrl, authorize);
 
-      // Refuses to be framed: the answer says so, and a page on another origin cannot show it.
-      const reloaded = await page.reload();
-      const headers = reloaded?.headers() ?? {};
+      // Refuses to be framed: the answer says so, and a page on another origin cannot show it. (Asked with the
+      // page's own cookies rather than by reloading it: a reload racing the sign-in's last navigation can find
+      // the page detached.)
+      await page.waitForLoadState('load');
+      const consentAnswer = await page.request.get(consentUrl.href);
+      const headers = consentAnswer.headers();
       const xfo = (headers['x-frame-options'] ?? '').toUpperCase();
       const csp = headers['content-security-policy'] ?? '';
       if (xfo !== 'DENY' && !/frame-ancestors\s+'none'/.test(csp)) {
