@@ -80,6 +80,9 @@ const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length']
  * router, so the hot path pays for no framework machinery: allowlist → credential → catalog → provider →
  * relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
  */
+/** 503 while this instance drains: a load balancer retries the call on another one. */
+const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } });
+
 @Injectable()
 export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private readonly upstream = new UpstreamClient();
@@ -111,7 +114,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
       if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
       if (this.lifecycle.draining) {
-        sendError(req, res, new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } }));
+        sendError(req, res, shuttingDown());
         return;
       }
       const cut = new AbortController();
@@ -160,7 +163,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     cut.addEventListener('abort', () => {
       abort.abort(cut.reason);
       // The client hears that the answer was cut (a stream simply ends; see below).
-      if (!res.headersSent) sendError(req, res, new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } }));
+      if (!res.headersSent) sendError(req, res, shuttingDown());
       else res.end();
     }, { once: true });
     let json: Record<string, unknown> | null = null;
