@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { ConsentLimits, ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
+import type { ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
 import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
@@ -73,10 +73,6 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     await this.repository.setLimits(userId, consent.clientPk, limitChanges(limits));
     const spend = await this.budgets.appSpendThisMonth(userId);
     return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
-  }
-
-  limitsOf(consent: ConsentEntity): ConsentLimits {
-    return limitsOf(consent);
   }
 
   /** Notes that an app acted for a user; last_used_at is written in batches, off the hot path. */

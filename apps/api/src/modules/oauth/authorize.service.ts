@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationRequestInfo, OAUTH_SCOPES, type OAuthScope, redirectHost, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
 import type { AuthorizationParamsDto, ConsentLimitsDto } from '@switchyard/shared-dto/validation';
+import { limitsOf } from '../../common/spend-limits';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { ClientsService } from '../clients/clients.service';
@@ -98,7 +99,7 @@ export class AuthorizeService {
       },
       scopes: request.scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] })),
       alreadyGranted: consent?.scopes ?? [],
-      limits: consent ? this.consents.limitsOf(consent) : null,
+      limits: consent ? limitsOf(consent) : null,
     };
   }
 

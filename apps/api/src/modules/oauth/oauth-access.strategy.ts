@@ -8,7 +8,6 @@ import type { PrefixKind } from '../proxy/allowlist';
 import type { Caller, CredentialStrategy } from '../proxy/credentials/caller';
 import { CredentialRegistry } from '../proxy/credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from '../proxy/gateway.exception';
-import { ConsentsService } from '../consents/consents.service';
 import { OAuthTokensService } from './oauth-tokens.service';
 
 /**
@@ -22,7 +21,6 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
 
   constructor(
     private readonly tokens: OAuthTokensService,
-    private readonly consents: ConsentsService,
     private readonly registry: CredentialRegistry,
   ) {}
 
@@ -35,7 +33,7 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
   }
 
   async resolve(token: string, req: Request, prefix: PrefixKind): Promise<Caller> {
-    const access = await this.tokens.resolveAccess(token);
+    const access = await this.tokens.authenticate(token);
     if (!access) throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'The access token is invalid, expired or revoked: refresh it once, then sign in again');
     checkClientIdHeader(req.headers[OAUTH_CLIENT_ID_HEADER], access.clientId, prefix === 'oauth', (code, message) =>
       code === CommonErrorCode.INVALID_REQUEST
@@ -46,7 +44,6 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
       throw new GatewayException(GatewayErrorCode.INSUFFICIENT_SCOPE, 'The access token lacks the scope api:access', {
         headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="api:access"' },
       });
-    this.consents.markUsed(access.userId, access.clientPk);
     return {
       kind: 'oauth',
       userId: access.userId,

@@ -6,6 +6,7 @@ import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
 import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
+import { ConsentsService } from '../consents/consents.service';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
 import { AccessTokenRow, IssuedTokenHashes, OAuthRepository } from './oauth.repository';
 import { isValidVerifier, verifierMatches } from './pkce';
@@ -43,6 +44,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repository: OAuthRepository,
     private readonly bus: InvalidationBus,
+    private readonly consents: ConsentsService,
   ) {}
 
   onModuleInit(): void {
@@ -117,8 +119,18 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     if (revoked) await this.invalidate(`grant:${revoked.grantId}`);
   }
 
+  /**
+   * A live access token presented by an app, or null; notes that the app acted for its user (the consent's
+   * last use). Both ways an app's token is taken (the gateway and `oauth: true` routes) come through here.
+   */
+  async authenticate(token: string): Promise<AccessTokenRow | null> {
+    const access = await this.resolveAccess(token);
+    if (access) this.consents.markUsed(access.userId, access.clientPk);
+    return access;
+  }
+
   /** A live access token's meaning, or null. Cached; revocations empty the cache on every instance. */
-  async resolveAccess(token: string): Promise<AccessTokenRow | null> {
+  private async resolveAccess(token: string): Promise<AccessTokenRow | null> {
     if (!token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) || token.length !== TOKEN_LENGTH) return null;
     const hash = sha256(token);
     const cached = this.cache.get(hash);
