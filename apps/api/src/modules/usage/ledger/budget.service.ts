@@ -5,17 +5,10 @@ import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchy
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
-import { CreditKind, LedgerRepository } from './ledger.repository';
+import { CreditKind, LedgerRepository, ReserveInput } from './ledger.repository';
 
-export interface ReservationRequest {
-  requestId: string;
-  userId: string;
-  apiKeyId: string | null;
-  oauthClientId: string | null;
-  worstMicros: number;
-  minimumMicros: number;
-  inputEstimateMicros: number;
-}
+/** What a caller asks to hold; the service adds the reservation's id and lifetime. */
+export type ReservationRequest = Omit<ReserveInput, 'id' | 'ttlSeconds'>;
 
 export interface Reservation {
   id: string;
