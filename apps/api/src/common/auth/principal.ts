@@ -41,3 +41,6 @@ declare module 'express-serve-static-core' {
  * stop being good before they expire (revocation, consent revoked, client deactivated, updated or deleted).
  */
 export const OAUTH_TOKENS_TOPIC = 'oauth-tokens';
+
+/** The invalidation-bus topic for API keys (created, revoked, limits changed): its id is the key's hash. */
+export const API_KEYS_TOPIC = 'api-key';

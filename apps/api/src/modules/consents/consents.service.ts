@@ -71,6 +71,8 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
   async setLimits(userId: string, clientId: string, limits: ConsentLimitsDto): Promise<ConsentResponse> {
     const consent = await this.owned(userId, clientId);
     await this.repository.setLimits(userId, consent.clientPk, limitChanges(limits));
+    // Every instance gives back the budget it leased for this app's calls, so the new caps hold from the next call.
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent-limits:${userId}:${consent.clientPk}`);
     const spend = await this.budgets.appSpendThisMonth(userId);
     return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
   }

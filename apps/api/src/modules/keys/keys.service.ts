@@ -5,6 +5,7 @@ import type { KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { sha256 } from '../../common/crypto';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
+import { API_KEYS_TOPIC } from '../../common/auth/principal';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
@@ -19,7 +20,6 @@ const MAX_ACTIVE_KEYS = 100;
 const POSITIVE_TTL_MS = 60_000;
 const NEGATIVE_TTL_MS = 5_000;
 const TOUCH_INTERVAL_MS = 5_000;
-const INVALIDATE_TOPIC = 'api-key';
 
 export function maskKey(start: string, end: string): string {
   return `${start}…${end}`;
@@ -53,7 +53,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.bus.on(INVALIDATE_TOPIC, (keyHash) => this.cache.delete(keyHash));
+    this.bus.on(API_KEYS_TOPIC, (keyHash) => this.cache.delete(keyHash));
     this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -70,7 +70,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     const keyHash = sha256(key);
     const row = await this.repository.insert({ userId, name, keyHash, keyStart: key.slice(0, 12), keyEnd: key.slice(-4) });
     // A lookup of this key may have been cached as unknown a moment ago (vanishingly unlikely, but cheap to rule out).
-    await this.bus.publish(INVALIDATE_TOPIC, keyHash);
+    await this.bus.publish(API_KEYS_TOPIC, keyHash);
     return { id: row.id, name: row.name, key, createdAt: row.createdAt.toISOString(), status: 'Active' };
   }
 
@@ -82,7 +82,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   async revoke(userId: string, id: string): Promise<ApiKeyResponse> {
     const key = await this.owned(userId, id);
     await this.repository.revoke(userId, id);
-    await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
+    await this.bus.publish(API_KEYS_TOPIC, key.keyHash);
     return toResponse((await this.repository.findOwned(userId, id))!);
   }
 
@@ -92,8 +92,9 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     const { requestsPerMinute, ...money } = limits;
     const changes = { ...limitChanges(money), ...(requestsPerMinute !== undefined ? { rateLimitRpm: requestsPerMinute } : {}) };
     await this.repository.setLimits(userId, id, changes);
-    // The hot path caches the key with its rate limit: every instance must read it again.
-    if (requestsPerMinute !== undefined) await this.bus.publish(INVALIDATE_TOPIC, key.keyHash);
+    // Every instance reads the key again (the hot path caches it with its rate limit) and gives back the budget
+    // it leased for calls of it, so the new limits hold from the next call.
+    await this.bus.publish(API_KEYS_TOPIC, key.keyHash);
     return toResponse((await this.repository.findOwned(userId, id))!);
   }
 

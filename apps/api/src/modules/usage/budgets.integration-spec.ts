@@ -188,7 +188,8 @@ describe('money safety under concurrency', () => {
     const first = await startTestApp({ signupCredit: 0 });
     apps = [first];
     // Two instances share one PostgreSQL when there is a server; the embedded database has one owner.
-    if (twoInstances) apps.push(await startTestApp({ signupCredit: 0 }, first.testDatabase));
+    // They share Redis too (CI sets REDIS_URL with DATABASE_URL): changed limits reach both at once.
+    if (twoInstances) apps.push(await startTestApp({ signupCredit: 0, redisPrefix: first.config.redisPrefix }, first.testDatabase));
   });
   afterAll(async () => {
     for (const app of apps.slice(1)) await app.close();
@@ -222,5 +223,50 @@ describe('money safety under concurrency', () => {
       figures.push(`round ${round + 1}: 100 calls, budget ${budgetMicros} µ, ${ok.length} served, spent ${state.debits} µ, overspend ${Math.max(0, state.debits - budgetMicros)} µ`);
     }
     console.log(`money safety (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`);
+  });
+
+  it(`bills a busy key's calls drawn on leases exactly once (${twoInstances ? 'two instances' : 'one instance'}), gives the leases back, and a limit change stops them at once`, async () => {
+    const { key, userId, session } = await newUser(apps[0], 50_000_000);
+    const keyId = (await apps[0].http('/api/v1/keys', { token: session })).body.data[0].id as string;
+    const costs: number[] = [];
+    // Bursts of 40 concurrent calls: the first reserve in the database, and that demand gets each instance a lease.
+    for (let burst = 0; burst < 8; burst += 1) {
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30, messages: [{ role: 'user', content: `lease call ${burst}-${i}` }] } }),
+        ),
+      );
+      expect(results.map((r) => r.status).filter((status) => status !== 200)).toEqual([]);
+      costs.push(...results.map((r) => Math.round(r.body.usage.cost * 1e6)));
+    }
+    const db = apps[0].database.dataSource;
+    const [leases] = await db.query(`SELECT count(*)::int AS n FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    expect(leases.n).toBeGreaterThanOrEqual(1);
+    // Leases idle for two seconds are given back: nothing stays reserved, and every call was debited once.
+    const deadline = Date.now() + 10_000;
+    while ((await readLedger(apps[0], userId)).reserved !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const spent = costs.reduce((sum, cost) => sum + cost, 0);
+    const state = await readLedger(apps[0], userId);
+    expect(state).toMatchObject({ reserved: 0, debits: spent, ledgerDebits: spent });
+    const [calls] = await db.query(
+      `SELECT count(*)::int AS n, COALESCE(sum(settled_micros), 0)::bigint AS settled, count(*) FILTER (WHERE status = 'open')::int AS open
+         FROM reservations WHERE user_id = $1 AND request_id NOT LIKE 'lease:%'`,
+      [userId],
+    );
+    expect({ n: calls.n, settled: Number(calls.settled), open: calls.open }).toEqual({ n: costs.length, settled: spent, open: 0 });
+    const [returned] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open, COALESCE(sum(settled_micros), 0)::bigint AS billed FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    expect({ open: returned.open, billed: Number(returned.billed) }).toEqual({ open: 0, billed: 0 });
+
+    // A busy key again, then a daily limit at what it spent today: the very next call is refused on every instance.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } })));
+    const [again] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    expect(again.open).toBeGreaterThanOrEqual(1);
+    expect((await apps[0].http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.000001 } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const app of apps) {
+      const refused = await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
+    }
   });
 });

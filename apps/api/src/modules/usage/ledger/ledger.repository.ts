@@ -27,6 +27,16 @@ export interface ReserveResult {
   tripped: string | null;
 }
 
+/** One call that drew on a lease; `costMicros` is already capped at `holdMicros`. */
+export interface LeasedSettlement {
+  leaseId: string;
+  id: string;
+  requestId: string;
+  holdMicros: number;
+  costMicros: number;
+  reason: string;
+}
+
 export interface BalanceRow {
   creditsMicros: number;
   debitsMicros: number;
@@ -42,6 +52,20 @@ export interface LedgerEntryRow {
 }
 
 const num = (value: unknown) => Number(value ?? 0);
+
+/**
+ * The tail of a batched settlement: `agg` (user_id, held, settled) moves each balance's held amount out of
+ * reserved and its settled amount into debits; `calls` (user_id, request_id, settled_micros) gets one ledger
+ * debit per charged call. Yields the CTEs `b` and `l`.
+ */
+const debitCtes = (calls: string) => `b AS (
+         UPDATE balances SET reserved_micros = balances.reserved_micros - agg.held,
+                debits_micros = balances.debits_micros + agg.settled, updated_at = now()
+           FROM agg WHERE balances.user_id = agg.user_id RETURNING 1),
+       l AS (
+         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+         SELECT user_id, -settled_micros, 'usage', request_id, 'usage:' || request_id FROM ${calls} WHERE settled_micros > 0
+         RETURNING 1)`;
 
 /**
  * The only code touching ledger_entries, balances and reservations. Every money movement is one SQL statement
@@ -166,16 +190,45 @@ export class LedgerRepository {
            FROM input WHERE res.id = input.id AND res.status = 'open'
            RETURNING res.id, res.user_id, res.request_id, res.amount_micros, res.settled_micros),
        agg AS (SELECT user_id, sum(amount_micros) AS held, sum(settled_micros) AS settled FROM r GROUP BY user_id),
-       b AS (
-         UPDATE balances SET reserved_micros = balances.reserved_micros - agg.held,
-                debits_micros = balances.debits_micros + agg.settled, updated_at = now()
-           FROM agg WHERE balances.user_id = agg.user_id RETURNING 1),
-       l AS (
-         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
-         SELECT user_id, -settled_micros, 'usage', request_id, 'usage:' || request_id FROM r WHERE settled_micros > 0
-         RETURNING 1)
+       ${debitCtes('r')}
        SELECT id, settled_micros, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries FROM r`,
       [items.map((i) => i.id), items.map((i) => Math.max(0, Math.round(i.costMicros))), items.map((i) => i.reason)],
+    );
+    return new Map(rows.map((row) => [String(row.id), num(row.settled_micros)]));
+  }
+
+  /**
+   * Settles calls that drew on a lease (a reservation this instance holds for many calls of one credential; see
+   * BudgetService) in one statement: each call gets its own settled reservation row (so key and app spend
+   * windows, activity and the ledger see every call), the lease shrinks by what they cost, and the balance moves
+   * that amount from reserved to debited. request_id is unique, so a batch can never be counted twice: a retry
+   * of a batch that did commit fails as a whole. Calls of a lease no longer open (its instance was presumed
+   * dead and the sweeper released it) are not billed: their ids are missing from the result.
+   */
+  async settleLeased(items: LeasedSettlement[]): Promise<Map<string, number>> {
+    const rows = await hotQuery(
+      this.dataSource,
+      'sy_settle_leased',
+      `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS t(lease, id, request, hold, cost, reason)),
+       spent AS (SELECT lease, sum(cost) AS total FROM input GROUP BY lease),
+       lease AS (
+         UPDATE reservations res SET amount_micros = res.amount_micros - spent.total
+           FROM spent WHERE res.id = spent.lease AND res.status = 'open'
+           RETURNING res.id, res.user_id, res.api_key_id, res.oauth_client_id, spent.total),
+       calls AS (
+         INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros,
+                                   status, settled_micros, reason, expires_at, settled_at)
+         SELECT input.id, input.request, lease.user_id, lease.api_key_id, lease.oauth_client_id, input.hold, 0,
+                CASE WHEN input.cost > 0 THEN 'settled' ELSE 'released' END, input.cost, input.reason, now(), now()
+           FROM input JOIN lease ON lease.id = input.lease
+         RETURNING id, user_id, request_id, settled_micros),
+       agg AS (SELECT user_id, sum(total) AS held, sum(total) AS settled FROM lease GROUP BY user_id),
+       ${debitCtes('calls')}
+       SELECT id, settled_micros, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries FROM calls`,
+      [
+        items.map((i) => i.leaseId), items.map((i) => i.id), items.map((i) => i.requestId),
+        items.map((i) => i.holdMicros), items.map((i) => i.costMicros), items.map((i) => i.reason),
+      ],
     );
     return new Map(rows.map((row) => [String(row.id), num(row.settled_micros)]));
   }
@@ -189,13 +242,13 @@ export class LedgerRepository {
       );
   }
 
-  /** Open reservations past their expiry (their instance died): id and what was recorded at reservation. */
   /** Reservations held right now, on every instance (the metrics' gauge). */
   async countOpen(): Promise<number> {
     const [row] = await this.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
     return Number(row.n);
   }
 
+  /** Open reservations past their expiry (their instance died): id and what was recorded at reservation. */
   async expired(limit: number): Promise<{ id: string; inputEstimateMicros: number }[]> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `SELECT id, input_estimate_micros FROM reservations WHERE status = 'open' AND expires_at < now() ORDER BY expires_at LIMIT $1`,
