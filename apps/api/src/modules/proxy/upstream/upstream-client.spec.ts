@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { GatewayException } from '../gateway.exception';
-import { readText, UpstreamClient } from './upstream-client';
+import { ClientGoneError, readText, UpstreamClient, UpstreamTimeoutError, upstreamFailure } from './upstream-client';
 
 /** A provider whose first `failures` connections are reset before any answer. */
 async function flakyServer(failures: number): Promise<{ server: Server; url: string; requests: () => number }> {
@@ -25,7 +25,10 @@ describe('UpstreamClient', () => {
   const servers: Server[] = [];
   afterAll(async () => {
     await client.close();
-    for (const server of servers) server.close();
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
   });
   const send = (url: string, body: string | Readable) =>
     client.send({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: new AbortController().signal, timeoutMs: 5000 });
@@ -47,6 +50,41 @@ describe('UpstreamClient', () => {
     expect((failure as GatewayException).status).toBe(502);
     expect((failure as GatewayException).message).not.toContain('127.0.0.1');
     expect(flaky.requests()).toBe(2);
+  });
+
+  /** A provider that sends its headers and one chunk, then falls silent. */
+  async function stallingServer(): Promise<string> {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"first":true}\n\n');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
+  }
+
+  it('ends a body that falls silent longer than the timeout, as a 504', async () => {
+    const url = await stallingServer();
+    const response = await client.send({ url, method: 'POST', headers: {}, body: '{}', signal: new AbortController().signal, timeoutMs: 300 });
+    const chunks: string[] = [];
+    const failure = await (async () => {
+      for await (const chunk of response.body) chunks.push(Buffer.from(chunk).toString());
+    })().catch((error: unknown) => error);
+    expect(chunks.join('')).toContain('first');
+    expect(failure).toBeInstanceOf(UpstreamTimeoutError);
+    expect((upstreamFailure(failure) as GatewayException).status).toBe(504);
+  });
+
+  it('ends the upstream exchange when the caller goes away', async () => {
+    const url = await stallingServer();
+    const caller = new AbortController();
+    const response = await client.send({ url, method: 'POST', headers: {}, body: '{}', signal: caller.signal, timeoutMs: 60_000 });
+    setTimeout(() => caller.abort(), 50);
+    const failure = await (async () => {
+      for await (const chunk of response.body) void chunk;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ClientGoneError);
   });
 
   it('does not retry a streamed body it could not send again', async () => {

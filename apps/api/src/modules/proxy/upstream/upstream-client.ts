@@ -1,5 +1,6 @@
-import { Agent, errors, request } from 'undici';
-import type { Readable } from 'node:stream';
+import http from 'node:http';
+import https from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 
 export interface UpstreamResponse {
@@ -20,18 +21,21 @@ export interface UpstreamRequest {
 /** Thrown when the caller went away: not an upstream failure, and never billed as one. */
 export class ClientGoneError extends Error {}
 
+/** The provider was silent too long: while connecting, before its headers, or between two chunks. */
+export class UpstreamTimeoutError extends Error {}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /**
- * Keep-alive connection pools to the providers (one undici Agent, a pool per origin). Connecting is bounded
- * (10 s); headers must arrive within the provider's timeout; a stream may stay silent that long between chunks.
+ * Keep-alive connection pools to the providers: node's own http(s) Agents, a pool per origin (they cost a
+ * fraction of undici's per-request CPU on the hot path; see docs/benchmarks.md). Connecting is bounded (10 s);
+ * the provider may then be silent for its timeout at most — before its headers or between two chunks.
  */
 export class UpstreamClient {
-  private readonly agent = new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 600_000,
-    connections: 256,
-    pipelining: 1,
-    connect: { timeout: 10_000 },
-  });
+  private readonly agents: Record<string, http.Agent> = {
+    'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' }),
+  };
 
   /**
    * One request. A connection that fails before any answer came (refused, reset, a kept-alive socket the
@@ -41,16 +45,7 @@ export class UpstreamClient {
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const response = await request(req.url, {
-          method: req.method,
-          headers: req.headers,
-          body: req.body as never,
-          signal: req.signal,
-          dispatcher: this.agent,
-          headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
-        });
-        return { status: response.statusCode, headers: response.headers, body: response.body as unknown as Readable & AsyncIterable<Uint8Array> };
+        return await this.once(req);
       } catch (error) {
         const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
         if (attempt < 2 && replayable && !req.signal.aborted && isConnectionFailure(error)) continue;
@@ -59,24 +54,59 @@ export class UpstreamClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  private once(req: UpstreamRequest): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      if (req.signal.aborted) return reject(new ClientGoneError('client closed the request'));
+      const url = new URL(req.url);
+      const agent = this.agents[url.protocol];
+      if (!agent) return reject(new Error('unsupported protocol'));
+      const headers: Record<string, string | number> = { ...req.headers };
+      if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) headers['content-length'] = Buffer.byteLength(req.body);
+      const outgoing = (url.protocol === 'https:' ? https : http).request(url, { method: req.method, headers, agent });
+      let response: http.IncomingMessage | null = null;
+      // Whatever ends the exchange ends the response too, so a reader of the body sees the error.
+      const fail = (error: Error) => (response ? response.destroy(error) : outgoing.destroy(error));
+      const onAbort = () => fail(new ClientGoneError('client closed the request'));
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      const done = () => req.signal.removeEventListener('abort', onAbort);
+      outgoing.setTimeout(req.timeoutMs, () => fail(new UpstreamTimeoutError('the provider was silent too long')));
+      outgoing.once('socket', (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => fail(new UpstreamTimeoutError('connecting took too long')), CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
+      outgoing.once('error', (error) => {
+        done();
+        reject(error);
+      });
+      outgoing.once('response', (incoming) => {
+        response = incoming;
+        incoming.once('close', done);
+        resolve({ status: incoming.statusCode ?? 502, headers: incoming.headers, body: incoming });
+      });
+      if (req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body)) outgoing.end(req.body);
+      else pipeline(req.body, outgoing, () => undefined);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const agent of Object.values(this.agents)) agent.destroy();
   }
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 
 /** A failure of the connection itself (not a timeout, not an answer): worth one more try. */
 function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
-  return error instanceof errors.SocketError || (code !== undefined && CONNECTION_CODES.has(code));
+  const code = (error as { code?: string })?.code;
+  return code !== undefined && CONNECTION_CODES.has(code);
 }
 
 /** Maps a network failure to the caller's error, without the upstream URL or key (decisions.md section 6). */
 export function upstreamFailure(error: unknown, signal?: AbortSignal): Error {
-  if (signal?.aborted) return new ClientGoneError('client closed the request');
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError)
-    return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');
+  if (signal?.aborted || error instanceof ClientGoneError) return new ClientGoneError('client closed the request');
+  if (error instanceof UpstreamTimeoutError) return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');
   return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider could not be reached');
 }
 
