@@ -1,4 +1,4 @@
-import { INestApplication, LogLevel as NestLogLevel } from '@nestjs/common';
+import { INestApplication, Logger, LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
@@ -6,6 +6,7 @@ import cookieParser from 'cookie-parser';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import type { AppConfig, LogLevel } from './config/config.schema';
+import { AppLogger } from './common/logging/app-logger';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParsers } from './common/http/body-parsers';
 import { dashboardStatic } from './common/http/dashboard-static';
@@ -36,17 +37,28 @@ export function logLevels(level: LogLevel): NestLogLevel[] {
 export interface CreateAppOptions {
   /** Serve the built dashboard (default true). */
   dashboard?: boolean;
+  /** Levels to print (default: LOG_LEVEL's), or false for none. */
   logger?: NestLogLevel[] | false;
+  /** Where log lines go (tests capture them); default stdout and stderr. */
+  logWrite?: (line: string, level: NestLogLevel) => void;
+}
+
+/** The app's logger (LOG_FORMAT, LOG_LEVEL, secrets masked), for Nest and for anything logging before Nest runs. */
+export function createLogger(config: AppConfig, levels: NestLogLevel[] = logLevels(config.logLevel), write?: CreateAppOptions['logWrite']): AppLogger {
+  return new AppLogger({ format: config.logFormat, levels, apiKeyPrefix: config.apiKeyPrefix, write });
 }
 
 /** Opens the database (migrating it), builds the Nest app with every middleware, and listens. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  const logger = options.logger === false ? false : createLogger(config, options.logger, options.logWrite);
+  // Lines written while the database opens and migrates go through it too, not through Nest's default logger.
+  if (logger) Logger.overrideLogger(logger);
   const database = await Database.open(config);
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
       bodyParser: false,
-      logger: options.logger ?? logLevels(config.logLevel),
+      logger,
     });
     app.set('trust proxy', config.trustProxy);
     app.disable('x-powered-by');

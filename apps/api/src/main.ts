@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { createApp } from './app';
+import { createApp, createLogger } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import { DataDirInUseError } from './database/embedded-postgres';
 import { CatalogError } from './modules/proxy/catalog/catalog-loader';
@@ -16,18 +16,20 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // From here on, every line (start-up failures included) has LOG_FORMAT's shape.
+  Logger.overrideLogger(createLogger(config));
+  const logger = new Logger('Switchyard');
   const running = await createApp(config).catch((error: unknown) => {
     if (error instanceof CatalogError) {
-      for (const problem of error.problems) console.error(problem);
+      for (const problem of error.problems) logger.fatal(problem);
       process.exit(1);
     }
     if (error instanceof DataDirInUseError) {
-      console.error(error.message);
+      logger.fatal(error.message);
       process.exit(1);
     }
     throw error;
   });
-  const logger = new Logger('Switchyard');
   logger.log(`listening on ${running.url} (public URL ${config.publicUrl}, ${running.database.kind} database)`);
 
   let closing = false;
@@ -51,6 +53,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`Switchyard failed to start: ${(error as Error).message}`);
+  new Logger('Switchyard').fatal(`Switchyard failed to start: ${(error as Error).message}`);
   process.exit(1);
 });

@@ -22,6 +22,7 @@ export interface AppConfig {
   spacesOrigin: string | null;
   apiKeyPrefix: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   trustProxy: boolean;
   oauthDynamicRegistration: boolean;
   shutdownGraceSeconds: number;
@@ -38,6 +39,8 @@ export interface AppConfig {
 
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface ConfigVariable<K extends keyof AppConfig = keyof AppConfig> {
   env: string;
@@ -241,6 +244,14 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     defaultValue: 'log',
     parse: (raw) =>
       (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : bad(`must be one of ${LOG_LEVELS.join(', ')}`),
+  },
+  {
+    env: 'LOG_FORMAT',
+    key: 'logFormat',
+    description: 'Log lines as readable `text` or one JSON object per line (`json`: time, level, context, msg, requestId; the Docker image sets json)',
+    defaultValue: 'text',
+    parse: (raw) =>
+      (LOG_FORMATS as readonly string[]).includes(raw) ? (raw as LogFormat) : bad(`must be one of ${LOG_FORMATS.join(', ')}`),
   },
   {
     env: 'TRUST_PROXY',

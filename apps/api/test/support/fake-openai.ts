@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * Special model names: `fail-500`, `fail-401` (an upstream that leaks its key in the message), `slow-stream`
  * (a chunk every 150 ms for a long time), `hang` (never answers), `paced` (two chunks 300 ms apart),
  * `html-page` (a web page inside a markdown fence, with prose around it), `html-slow` (the same after
- * FakeOpenAI.slowPageMs).
+ * FakeOpenAI.slowPageMs), `stream-2s` (20 chunks 100 ms apart, then the end).
  */
 export interface Received {
   method: string;
@@ -124,17 +124,19 @@ export class FakeOpenAI {
       if (body.stream_options?.include_usage) send({ ...chunk({}), choices: [], usage });
       res.end('data: [DONE]\n\n');
     };
-    if (model === 'slow-stream') {
+    // slow-stream: a chunk every 150 ms for 30 s; stream-2s: 20 chunks 100 ms apart; both then end normally.
+    const drip = ({ 'slow-stream': [150, 201], 'stream-2s': [100, 20] } as Record<string, [number, number]>)[model];
+    if (drip) {
+      const [everyMs, count] = drip;
       let n = 0;
       const timer = setInterval(() => {
         if (res.destroyed) return clearInterval(timer);
         send(chunk({ content: ` word${n}` }));
         n += 1;
-        if (n > 200) {
-          clearInterval(timer);
-          finish();
-        }
-      }, 150);
+        if (n < count) return;
+        clearInterval(timer);
+        finish();
+      }, everyMs);
       res.on('close', () => clearInterval(timer));
       return;
     }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../src/config/config.schema';
 import { testConfig } from '../../src/config/config';
-import { createApp, RunningApp } from '../../src/app';
+import { createApp, CreateAppOptions, RunningApp } from '../../src/app';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface TestApp extends RunningApp {
@@ -31,7 +31,11 @@ export interface TestResponse {
  * DATABASE_URL in CI) and Redis when REDIS_URL is set. The auth limits are raised so suites can register many
  * users from 127.0.0.1; suites that test the limits lower them.
  */
-export async function startTestApp(overrides: Partial<AppConfig> = {}, database?: TestDatabase): Promise<TestApp & { testDatabase: TestDatabase }> {
+export async function startTestApp(
+  overrides: Partial<AppConfig> = {},
+  database?: TestDatabase,
+  appOptions: CreateAppOptions = {},
+): Promise<TestApp & { testDatabase: TestDatabase }> {
   const testDatabase = database ?? (await createTestDatabase());
   const config = testConfig({
     port: 0,
@@ -46,7 +50,7 @@ export async function startTestApp(overrides: Partial<AppConfig> = {}, database?
     dbPoolSize: 5,
     ...overrides,
   });
-  const running = await createApp(config, { dashboard: false, logger: ['fatal', 'error'] });
+  const running = await createApp(config, { dashboard: false, logger: ['fatal', 'error'], ...appOptions });
   const http = async (path: string, init: TestRequest = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from '@nestjs/common';
@@ -11,11 +12,28 @@ declare module 'express-serve-static-core' {
 
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/**
- * Gives every request an id (the caller's X-Request-Id when it is sane, else a new one), echoes it in the
- * response and logs one line per request when it ends. Only the path is logged: query strings can carry
- * secrets (a revoke token, a checkout session id), and bodies and headers are never logged.
- */
+/** What the logger knows about the request being handled (AsyncLocalStorage: no parameter threading). */
+export interface RequestStore {
+  requestId: string;
+  /** What kind of credential authenticated the call, once one did: session, oauth, api_key, internal. */
+  principal?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestStore>();
+
+/** The request being handled by the code that calls this, if any (for log lines). */
+export function currentRequest(): RequestStore | undefined {
+  return storage.getStore();
+}
+
+/** Notes, for the request's access log line, what kind of credential authenticated it (never the credential). */
+export function notePrincipal(req: Request, kind: string): void {
+  const store = storeOf.get(req);
+  if (store) store.principal = kind;
+}
+
+const storeOf = new WeakMap<Request, RequestStore>();
+
 /**
  * Request ids: a random per-process prefix and a counter, unique across instances and restarts without a call
  * into the random generator per request (ids are correlation handles, not secrets).
@@ -31,18 +49,36 @@ export function newRequestId(): string {
   return `req_${prefix}${counter.toString(16).padStart(8, '0')}`;
 }
 
+/**
+ * Gives every request an id (the caller's X-Request-Id when it is sane, else a new one), echoes it in the
+ * response, runs the rest of the request inside its RequestStore (so every log line emitted while handling it
+ * carries the id) and logs one access line when it ends. Only the path is logged: query strings can carry
+ * secrets (a revoke token, a checkout session id), and bodies and headers are never logged.
+ */
 export function requestContext(logger = new Logger('HTTP'), logRequests = true) {
   return (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers[REQUEST_ID_HEADER] as string | undefined;
     req.requestId = given && CALLER_ID.test(given) ? given : newRequestId();
     res.setHeader(REQUEST_ID_HEADER, req.requestId);
+    const store: RequestStore = { requestId: req.requestId };
+    storeOf.set(req, store);
     if (logRequests) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.log(`[${req.requestId}] ${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms`);
+        const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+        // Session and OAuth principals are attached by the Nest guards; the gateway notes its caller's kind.
+        const principal = store.principal ?? req.principal?.kind;
+        logger.log({
+          msg: `${req.method} ${req.path} ${res.statusCode} ${durationMs.toFixed(1)}ms`,
+          requestId: store.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs,
+          ...(principal ? { principal } : {}),
+        });
       });
     }
-    next();
+    storage.run(store, next);
   };
 }

@@ -1,90 +1,19 @@
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import OpenAI from 'openai';
-import { CSRF_COOKIE, SESSION_COOKIE } from '@switchyard/shared-dto';
-import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
+import { CALLBACK, freePort, insecure, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
+import { startTestApp, TestApp } from '../../../test/support/test-app';
 import { BudgetService } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 
-const CALLBACK = 'http://127.0.0.1:8765/callback';
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
-const insecure = { [oauth.allowInsecureRequests]: true };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface User {
-  id: string;
-  session: string;
-  csrf: string;
-  cookie: string;
-}
 
 describe('OAuth2 for third-party apps', () => {
   let app: TestApp;
+  let kit: OAuthTestKit;
   let as: oauth.AuthorizationServer;
   let owner: User;
   let alice: User;
-
-  async function newUser(credit = 5_000_000): Promise<User> {
-    const res = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('oauth'), password: 'oauth password' } });
-    const id = res.body.data.user.id as string;
-    if (credit) await app.app.get(BudgetService).credit(id, credit, 'admin_adjustment', 'test', `oauth-test:${id}`);
-    return { id, session: res.body.data.token, csrf: res.cookies[CSRF_COOKIE], cookie: `${SESSION_COOKIE}=${res.cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${res.cookies[CSRF_COOKIE]}` };
-  }
-
-  async function createClient(body: Record<string, unknown> = {}, by: User = owner) {
-    const res = await app.http('/api/v1/oauth2/clients', {
-      token: by.session,
-      body: { clientName: 'Test App', redirectUris: [CALLBACK], requestedScopes: ['api:access', 'profile:read'], ...body },
-    });
-    expect(res.status).toBe(201);
-    return res.body.data as { id: number; clientId: string; clientSecret?: string; clientType: string; requestsPerMinute: number | null };
-  }
-
-  function pkce() {
-    const verifier = oauth.generateRandomCodeVerifier();
-    return { verifier, challengePromise: oauth.calculatePKCECodeChallenge(verifier) };
-  }
-
-  /** GET /oauth2/authorize as the user's browser would, without following the redirect. */
-  async function authorize(params: Record<string, string>, user: User | null = alice) {
-    const res = await fetch(`${app.url}/oauth2/authorize?${new URLSearchParams(params)}`, { redirect: 'manual', headers: user ? { cookie: user.cookie } : {} });
-    return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
-  }
-
-  /** The whole browser side: authorize, consent if asked (Allow), back at the callback with a code. */
-  async function codeFor(clientId: string, options: { scope?: string; user?: User; state?: string; limits?: unknown } = {}) {
-    const { verifier, challengePromise } = pkce();
-    const state = options.state ?? oauth.generateRandomState();
-    const params = { client_id: clientId, response_type: 'code', redirect_uri: CALLBACK, scope: options.scope ?? 'api:access profile:read', state, code_challenge: await challengePromise, code_challenge_method: 'S256' };
-    const user = options.user ?? alice;
-    let { location } = await authorize(params, user);
-    if (location?.startsWith('/consent?')) {
-      const decision = await app.http('/api/v1/oauth2/authorize/decision', { token: user.session, body: { ...params, approve: true, ...(options.limits ? { limits: options.limits } : {}) } });
-      expect(decision.status).toBe(200);
-      location = decision.body.data.redirectTo;
-    }
-    const callback = new URL(location!);
-    expect(callback.origin + callback.pathname).toBe(CALLBACK);
-    return { callback, verifier, state, params };
-  }
-
-  async function tokensFor(client: { clientId: string; clientSecret?: string }, options: Parameters<typeof codeFor>[1] = {}) {
-    const { callback, verifier, state } = await codeFor(client.clientId, options);
-    const oauthClient: oauth.Client = { client_id: client.clientId };
-    const auth = client.clientSecret ? oauth.ClientSecretBasic(client.clientSecret) : oauth.None();
-    const params = oauth.validateAuthResponse(as, oauthClient, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, oauthClient, auth, params, CALLBACK, verifier, insecure);
-    if (response.status !== 200) throw new Error(`token endpoint: ${response.status} ${await response.clone().text()}`);
-    return oauth.processAuthorizationCodeResponse(as, oauthClient, response);
-  }
 
   const v1 = (token: string, clientId: string | null, path = '/v1/models', init: { body?: unknown } = {}) =>
     app.http(path, { token, headers: clientId ? { 'x-service-oauth-client-id': clientId } : {}, ...init });
@@ -99,10 +28,8 @@ describe('OAuth2 for third-party apps', () => {
   beforeAll(async () => {
     const port = await freePort();
     app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, signupCredit: 0 });
-    const issuer = new URL(app.url);
-    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-    owner = await newUser(0);
-    alice = await newUser();
+    kit = await OAuthTestKit.start(app);
+    ({ as, owner, alice } = kit);
   });
   afterAll(() => app?.close());
 
@@ -131,11 +58,11 @@ describe('OAuth2 for third-party apps', () => {
 
   describe('the whole flow, as an app maker writes it with oauth4webapi', () => {
     it('public client, form body: code + PKCE, then streaming chat completions with the openai SDK, billed to the app', async () => {
-      const client = await createClient({ clientName: 'Streaming App' });
+      const client = await kit.createClient({ clientName: 'Streaming App' });
       expect(client.clientSecret).toBeUndefined();
       expect(client.clientType).toBe('PUBLIC');
       const state = `s-${randomBytes(8).toString('hex')} &=?/`; // echoed exactly, odd characters included
-      const tokens = await tokensFor(client, { state });
+      const tokens = await kit.tokensFor(client, { state });
       expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'api:access profile:read' });
       expect(tokens.access_token).toMatch(/^sya_/);
       expect(tokens.refresh_token).toMatch(/^syr_/);
@@ -171,8 +98,8 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('the interface’s JSON body works the same', async () => {
-      const client = await createClient();
-      const { callback, verifier } = await codeFor(client.clientId);
+      const client = await kit.createClient();
+      const { callback, verifier } = await kit.codeFor(client.clientId);
       const res = await app.http('/oauth2/token', {
         body: { grantType: 'authorization_code', code: callback.searchParams.get('code'), codeVerifier: verifier, clientId: client.clientId, redirectUri: CALLBACK },
       });
@@ -185,14 +112,14 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('confidential client: Basic auth, refresh rotation, userinfo, introspection and revocation', async () => {
-      const client = await createClient({ generateSecret: true, clientName: 'Server App' });
+      const client = await kit.createClient({ generateSecret: true, clientName: 'Server App' });
       expect(client.clientType).toBe('CONFIDENTIAL');
       expect(client.clientSecret).toMatch(/^sycs_/);
       const listed = await app.http(`/api/v1/oauth2/clients/${client.id}`, { token: owner.session });
       expect(listed.body.data.clientSecret).toBeUndefined();
       const oauthClient: oauth.Client = { client_id: client.clientId };
       const auth = oauth.ClientSecretBasic(client.clientSecret!);
-      const first = await tokensFor(client);
+      const first = await kit.tokensFor(client);
 
       const refreshed = await oauth.processRefreshTokenResponse(as, oauthClient, await oauth.refreshTokenGrantRequest(as, oauthClient, auth, first.refresh_token!, insecure));
       expect(refreshed.access_token).not.toBe(first.access_token);
@@ -216,24 +143,24 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('skips the consent page once the scopes are granted, and for apps that do not ask', async () => {
-      const client = await createClient();
-      await codeFor(client.clientId); // consents
-      const { verifier, challengePromise } = pkce();
+      const client = await kit.createClient();
+      await kit.codeFor(client.clientId); // consents
+      const { verifier, challengePromise } = kit.pkce();
       void verifier;
-      const again = await authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'x', code_challenge: await challengePromise, code_challenge_method: 'S256' });
+      const again = await kit.authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'x', code_challenge: await challengePromise, code_challenge_method: 'S256' });
       expect(again.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
 
-      const trusted = await createClient({ requireConsent: false });
-      const direct = await authorize({ client_id: trusted.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'y', code_challenge: await challengePromise, code_challenge_method: 'S256' });
+      const trusted = await kit.createClient({ requireConsent: false });
+      const direct = await kit.authorize({ client_id: trusted.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'y', code_challenge: await challengePromise, code_challenge_method: 'S256' });
       expect(direct.location).toMatch(/code=/);
       const consents = await app.http('/api/v1/oauth2/consents', { token: alice.session });
       expect(consents.body.data.map((consent: { clientId: string }) => consent.clientId)).toContain(trusted.clientId);
     });
 
     it('sends a signed-out browser to sign in, then back to the same authorization', async () => {
-      const client = await createClient();
-      const { challengePromise } = pkce();
-      const res = await authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'z', code_challenge: await challengePromise, code_challenge_method: 'S256' }, null);
+      const client = await kit.createClient();
+      const { challengePromise } = kit.pkce();
+      const res = await kit.authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'z', code_challenge: await challengePromise, code_challenge_method: 'S256' }, null);
       expect(res.status).toBe(302);
       const next = new URL(res.location!, app.url).searchParams.get('next')!;
       expect(new URL(res.location!, app.url).pathname).toBe('/signin');
@@ -242,16 +169,16 @@ describe('OAuth2 for third-party apps', () => {
   });
 
   describe('refused as the RFCs require', () => {
-    let client: Awaited<ReturnType<typeof createClient>>;
+    let client: Awaited<ReturnType<OAuthTestKit['createClient']>>;
     beforeAll(async () => {
-      client = await createClient({ clientName: 'Refusals App' });
+      client = await kit.createClient({ clientName: 'Refusals App' });
     });
 
     const exchange = (code: string, verifier: string | undefined, clientId = client.clientId, redirectUri = CALLBACK) =>
       tokenRequest({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirectUri, ...(verifier !== undefined ? { code_verifier: verifier } : {}) });
 
     it('a reused code, and the tokens of its first use die with it', async () => {
-      const { callback, verifier } = await codeFor(client.clientId);
+      const { callback, verifier } = await kit.codeFor(client.clientId);
       const code = callback.searchParams.get('code')!;
       const first = await exchange(code, verifier);
       expect(first.status).toBe(200);
@@ -263,23 +190,23 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('a code sent by another client', async () => {
-      const other = await createClient();
-      const { callback, verifier } = await codeFor(client.clientId);
+      const other = await kit.createClient();
+      const { callback, verifier } = await kit.codeFor(client.clientId);
       const res = await exchange(callback.searchParams.get('code')!, verifier, other.clientId);
       expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     });
 
     it('a wrong or missing code_verifier', async () => {
-      const wrong = await codeFor(client.clientId);
+      const wrong = await kit.codeFor(client.clientId);
       expect(await exchange(wrong.callback.searchParams.get('code')!, oauth.generateRandomCodeVerifier())).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-      const missing = await codeFor(client.clientId);
+      const missing = await kit.codeFor(client.clientId);
       expect(await exchange(missing.callback.searchParams.get('code')!, undefined)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     });
 
     it('a plain or missing code_challenge, answered on the redirect URI with the state', async () => {
       const base = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'keep-me' };
       for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}] as Record<string, string>[]) {
-        const res = await authorize({ ...base, ...extra });
+        const res = await kit.authorize({ ...base, ...extra });
         expect(res.status).toBe(302);
         const location = new URL(res.location!);
         expect(location.searchParams.get('error')).toBe('invalid_request');
@@ -290,14 +217,14 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('a redirect_uri other than the registered one, or an unknown client: an error page, never a redirect', async () => {
-      const { challengePromise } = pkce();
+      const { challengePromise } = kit.pkce();
       const challenge = await challengePromise;
       for (const params of [
         { client_id: client.clientId, redirect_uri: 'http://127.0.0.1:8765/callback/evil' },
         { client_id: client.clientId, redirect_uri: 'https://attacker.example/callback' },
         { client_id: 'syc_unknown', redirect_uri: CALLBACK },
       ]) {
-        const res = await authorize({ ...params, response_type: 'code', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+        const res = await kit.authorize({ ...params, response_type: 'code', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
         expect(res.status).toBe(400);
         expect(res.location).toBeNull();
         expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -307,19 +234,19 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('a redirect_uri at the token endpoint that differs from the authorization request', async () => {
-      const { callback, verifier } = await codeFor(client.clientId);
+      const { callback, verifier } = await kit.codeFor(client.clientId);
       expect(await exchange(callback.searchParams.get('code')!, verifier, client.clientId, 'http://127.0.0.1:8765/other')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     });
 
     it('a token in the query string', async () => {
-      const tokens = await tokensFor(client);
+      const tokens = await kit.tokensFor(client);
       const res = await app.http(`/v1/models?access_token=${tokens.access_token}`, { headers: { 'x-service-oauth-client-id': client.clientId } });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
     });
 
     it('scope escalation on refresh; narrowing is allowed and holds', async () => {
-      const narrow = await tokensFor(client, { scope: 'profile:read' });
+      const narrow = await kit.tokensFor(client, { scope: 'profile:read' });
       expect(narrow.scope).toBe('profile:read');
       const escalate = await tokenRequest({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token!, client_id: client.clientId, scope: 'profile:read api:access' });
       expect(escalate).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
@@ -330,14 +257,14 @@ describe('OAuth2 for third-party apps', () => {
       expect(denied.status).toBe(403);
       expect(denied.body.error.code).toBe('insufficient_scope');
 
-      const full = await tokensFor(client);
+      const full = await kit.tokensFor(client);
       const narrowed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: full.refresh_token!, client_id: client.clientId, scope: 'profile:read' });
       expect(narrowed.body.scope).toBe('profile:read');
       expect((await v1(narrowed.body.access_token, client.clientId)).status).toBe(403);
     });
 
     it('a reused refresh token kills the whole grant', async () => {
-      const tokens = await tokensFor(client);
+      const tokens = await kit.tokensFor(client);
       const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
       expect(rotated.status).toBe(200);
       expect((await v1(rotated.body.access_token, client.clientId)).status).toBe(200);
@@ -348,7 +275,7 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('two refreshes racing with one token: at most one wins, and then the grant is dead', async () => {
-      const tokens = await tokensFor(client);
+      const tokens = await kit.tokensFor(client);
       const results = await Promise.all([1, 2].map(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId })));
       expect(results.filter((result) => result.status === 200).length).toBeLessThanOrEqual(1);
       expect(results.filter((result) => result.status === 400).length).toBeGreaterThanOrEqual(1);
@@ -356,7 +283,7 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('refreshes alongside chat traffic: every statement stands alone, so none breaks the other', async () => {
-      const grants = await Promise.all(Array.from({ length: 8 }, () => tokensFor(client)));
+      const grants = await Promise.all(Array.from({ length: 8 }, () => kit.tokensFor(client)));
       const [refreshes, chats] = await Promise.all([
         Promise.all(grants.map((grant) => tokenRequest({ grant_type: 'refresh_token', refresh_token: grant.refresh_token!, client_id: client.clientId }))),
         Promise.all(grants.flatMap((grant) => [1, 2, 3].map(() => v1(grant.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })))),
@@ -366,19 +293,19 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('a revoked, an expired, and a deactivated client’s token', async () => {
-      const revoked = await tokensFor(client);
+      const revoked = await kit.tokensFor(client);
       const revoke = await fetch(`${app.url}/oauth2/revoke?token=${encodeURIComponent(revoked.access_token)}`, { method: 'POST' });
       expect(revoke.status).toBe(200);
       expect((await v1(revoked.access_token, client.clientId)).status).toBe(401);
 
-      const expired = await tokensFor(client);
+      const expired = await kit.tokensFor(client);
       await app.database.dataSource.query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'access' AND expires_at > now()`);
       const res = await v1(expired.access_token, client.clientId);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
 
-      const doomed = await createClient();
-      const live = await tokensFor(doomed);
+      const doomed = await kit.createClient();
+      const live = await kit.tokensFor(doomed);
       expect((await v1(live.access_token, doomed.clientId)).status).toBe(200);
       const deactivated = await app.http(`/api/v1/oauth2/clients/${doomed.clientId}/deactivate`, { method: 'POST', token: owner.session });
       expect(deactivated.body.data.isActive).toBe(false);
@@ -387,7 +314,7 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('a missing or foreign client-id header; optional on /oauth2/v1; OAuth tokens never on /apikey/v1', async () => {
-      const tokens = await tokensFor(client);
+      const tokens = await kit.tokensFor(client);
       const missing = await v1(tokens.access_token, null);
       expect(missing.status).toBe(400);
       expect(missing.body.error.code).toBe('invalid_request');
@@ -403,7 +330,7 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('consent revoked mid-session: the app’s tokens stop at once', async () => {
-      const tokens = await tokensFor(client);
+      const tokens = await kit.tokensFor(client);
       expect((await v1(tokens.access_token, client.clientId)).status).toBe(200);
       const count = (await app.http('/api/v1/oauth2/consents/count', { token: alice.session })).body.data;
       const revoked = await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { method: 'DELETE', token: alice.session });
@@ -414,7 +341,7 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('CSRF on the consent decision, and a consent page that refuses to be framed', async () => {
-      const { challengePromise } = pkce();
+      const { challengePromise } = kit.pkce();
       const params = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'csrf', code_challenge: await challengePromise, code_challenge_method: 'S256' };
       const post = (headers: Record<string, string>) =>
         fetch(`${app.url}/api/v1/oauth2/authorize/decision`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: alice.cookie, ...headers }, body: JSON.stringify({ ...params, approve: true }) });
@@ -423,18 +350,18 @@ describe('OAuth2 for third-party apps', () => {
       expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('CSRF_INVALID');
       const genuine = await post({ 'x-csrf-token': alice.csrf });
       expect(genuine.status).toBe(200);
-      const page = await authorize(params);
+      const page = await kit.authorize(params);
       expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     });
 
     it('Deny sends access_denied back to the app with the state', async () => {
-      const fresh = await createClient();
-      const { challengePromise } = pkce();
+      const fresh = await kit.createClient();
+      const { challengePromise } = kit.pkce();
       const params = { client_id: fresh.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'deny-me', code_challenge: await challengePromise, code_challenge_method: 'S256' };
-      expect((await authorize(params)).location).toMatch(/^\/consent\?/);
+      expect((await kit.authorize(params)).location).toMatch(/^\/consent\?/);
       // Parameters it does not know (an MCP client's `resource`, OIDC's `nonce`) are ignored, not refused.
-      const consentUrl = (await authorize({ ...params, resource: 'https://mcp.example/', nonce: 'n' })).location!;
+      const consentUrl = (await kit.authorize({ ...params, resource: 'https://mcp.example/', nonce: 'n' })).location!;
       expect(consentUrl).not.toContain('resource');
       const info = await app.http(`/api/v1/oauth2/authorize/request?${consentUrl.split('?')[1]}`, { token: alice.session });
       expect(info.body.data).toMatchObject({ client: { clientName: 'Test App', redirectHost: '127.0.0.1:8765' }, scopes: [{ scope: 'api:access' }] });
@@ -447,9 +374,9 @@ describe('OAuth2 for third-party apps', () => {
 
   describe('what an app may spend', () => {
     it('enforces the per-request maximum and the monthly cap set on the consent page, and lets the user change them', async () => {
-      const user = await newUser();
-      const client = await createClient({ clientName: 'Capped App' });
-      const tokens = await tokensFor(client, { user, limits: { perRequest: 0.000001, monthly: null } });
+      const user = await kit.newUser();
+      const client = await kit.createClient({ clientName: 'Capped App' });
+      const tokens = await kit.tokensFor(client, { user, limits: { perRequest: 0.000001, monthly: null } });
       const refused = await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT });
       expect(refused.status).toBe(403);
       expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'app_per_request' });
@@ -477,15 +404,15 @@ describe('OAuth2 for third-party apps', () => {
 
   describe('requests per minute per app', () => {
     it('limits each user of an app to the app’s rate, with 429 and Retry-After', async () => {
-      const client = await createClient({ clientName: 'Busy App', requestsPerMinute: 2 });
+      const client = await kit.createClient({ clientName: 'Busy App', requestsPerMinute: 2 });
       expect(client).toMatchObject({ requestsPerMinute: 2 });
-      const first = await tokensFor(client);
+      const first = await kit.tokensFor(client);
       const statuses = [];
       for (let i = 0; i < 3; i += 1) statuses.push((await v1(first.access_token, client.clientId)).status);
       expect(statuses).toEqual([200, 200, 429]);
       // Another user of the same app has a rate of their own.
-      const bob = await newUser();
-      const second = await tokensFor(client, { user: bob });
+      const bob = await kit.newUser();
+      const second = await kit.tokensFor(client, { user: bob });
       expect((await v1(second.access_token, client.clientId)).status).toBe(200);
     });
   });
@@ -510,14 +437,14 @@ describe('OAuth2 for third-party apps', () => {
     });
 
     it('lists with authorizedUserCount, updates, and keeps other users out (404)', async () => {
-      const client = await createClient({ clientName: 'Counted App' });
-      await codeFor(client.clientId);
+      const client = await kit.createClient({ clientName: 'Counted App' });
+      await kit.codeFor(client.clientId);
       const list = await app.http('/api/v1/oauth2/clients', { token: owner.session });
       expect(list.body.data.find((c: { clientId: string }) => c.clientId === client.clientId).authorizedUserCount).toBe(1);
       const updated = await app.http(`/api/v1/oauth2/clients/${client.id}`, { method: 'PUT', token: owner.session, body: { clientName: 'Renamed App', accessTokenTtlSeconds: 600 } });
       expect(updated.body.data).toMatchObject({ clientName: 'Renamed App', accessTokenTtlSeconds: 600 });
 
-      const mallory = await newUser(0);
+      const mallory = await kit.newUser(0);
       for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/deactivate'], ['GET', '/usage']] as const) {
         const res = await app.http(`/api/v1/oauth2/clients/${client.clientId}${path}`, { method, token: mallory.session, ...(method === 'PUT' ? { body: { clientName: 'Stolen' } } : {}) });
         expect(res.status).toBe(404);
@@ -535,7 +462,7 @@ describe('OAuth2 for third-party apps', () => {
       const response = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [CALLBACK], client_name: 'MCP Agent', token_endpoint_auth_method: 'none' }, insecure);
       const registered = await oauth.processDynamicClientRegistrationResponse(response);
       expect(registered).toMatchObject({ client_name: 'MCP Agent', token_endpoint_auth_method: 'none', redirect_uris: [CALLBACK] });
-      const tokens = await tokensFor({ clientId: registered.client_id }, { scope: 'api:access' });
+      const tokens = await kit.tokensFor({ clientId: registered.client_id }, { scope: 'api:access' });
       expect((await v1(tokens.access_token, registered.client_id)).status).toBe(200);
 
       const confidential = await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'client_secret_basic' } });

@@ -96,10 +96,12 @@ describe('budgets', () => {
   });
 
   it('pages the activity with a cursor and sums the analytics exactly', async () => {
-    const { key, session } = await newUser(app, 5_000_000);
+    const { key, session, userId } = await newUser(app, 5_000_000);
     for (let i = 0; i < 5; i += 1) await app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: `text ${i}` } });
     await app.http('/v1/chat/completions', { token: key, body: CHAT });
     await app.app.get(UsageRecorder).flush();
+    // The summary reads the balance, which the chat's settlement updates a batch interval after its answer.
+    await ledgerState(app, userId);
     const first = (await app.http('/api/v1/usage/me/activity?limit=4', { token: session })).body.data;
     expect(first.items).toHaveLength(4);
     const second = (await app.http(`/api/v1/usage/me/activity?limit=4&cursor=${first.nextCursor}`, { token: session })).body.data;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import { notePrincipal } from '../../../common/http/request-context';
 import type { PrefixKind } from '../allowlist';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import type { Caller, CredentialStrategy } from './caller';
@@ -28,7 +29,11 @@ export class CredentialRegistry {
     const token = match[1];
     const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));
     const strategy = accepted.find((candidate) => candidate.claims(token));
-    if (strategy) return strategy.resolve(token, req, prefix);
+    if (strategy) {
+      const caller = await strategy.resolve(token, req, prefix);
+      notePrincipal(req, caller.kind);
+      return caller;
+    }
     // Nothing here recognises the token: on the API-key alias that is a bad key (403), elsewhere a bad token (401).
     if (prefix === 'apikey') throw new GatewayException(GatewayErrorCode.INVALID_API_KEY, 'Invalid API key');
     throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'Invalid or expired access token');
