@@ -22,7 +22,7 @@ export function toAppException(error: unknown, req: Request, logger?: Logger): A
     return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
   if (bodyError?.type === 'charset.unsupported' || bodyError?.type === 'encoding.unsupported')
     return new CommonException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Unsupported request body encoding');
-  logger?.error(`[${req.requestId ?? '-'}] unhandled error: ${(error as Error)?.stack ?? String(error)}`);
+  logger?.error({ msg: `unhandled error: ${(error as Error)?.message ?? String(error)}`, requestId: req.requestId }, (error as Error)?.stack);
   return new CommonException(CommonErrorCode.INTERNAL, 'Internal server error');
 }
 

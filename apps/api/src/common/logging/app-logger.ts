@@ -1,7 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { inspect } from 'node:util';
 import type { LogFormat } from '../../config/config.schema';
-import { currentRequest } from '../http/request-context';
 import { secretRedactor } from './redact';
 
 export interface AppLoggerOptions {
@@ -89,7 +88,7 @@ export class AppLogger implements LoggerService {
       else details.push(extra);
     }
     if (details.length) fields.details = details;
-    const requestId = (fields.requestId as string | undefined) ?? currentRequest()?.requestId;
+    const requestId = fields.requestId as string | undefined;
     delete fields.requestId;
     this.write(this.redact(this.options.format === 'json' ? this.json(level, context, msg, requestId, fields) : this.text(level, context, msg, requestId, fields)), level);
   }
