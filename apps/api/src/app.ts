@@ -19,6 +19,7 @@ import { Database } from './database/database';
 import { PAYMENT_WEBHOOK_PATH } from './modules/payments/payments.controller';
 import { addGatewayPaths } from './modules/proxy/gateway-openapi';
 import { GatewayService } from './modules/proxy/gateway.service';
+import { installFrontDoor } from './modules/proxy/front-door';
 
 export interface RunningApp {
   app: INestApplication;
@@ -62,13 +63,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     });
     app.set('trust proxy', config.trustProxy);
     app.disable('x-powered-by');
-    // Gateway answers are never cached by validators; computing an ETag per answer is wasted work.
     app.set('etag', false);
-    // The gateway reads its own bodies (raw JSON kept for pass-through, multipart streamed to disk), so it sits
-    // before the body parsers and Nest's router.
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, app.get(GatewayService).middleware(), oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    app.use(requestContext(undefined, logRequests), securityHeaders, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
     const dashboard = options.dashboard === false ? [] : dashboardStatic();
     if (dashboard.length) app.use(...dashboard);
@@ -79,6 +77,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     addGatewayPaths(document);
     app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
 
+    // Gateway calls skip Express altogether (modules/proxy/front-door.ts): the gateway reads its own bodies (raw
+    // JSON kept for pass-through, multipart streamed to disk) and needs none of the router's machinery.
+    installFrontDoor(app.getHttpServer(), app.get(GatewayService), logRequests);
     await app.listen(config.port, config.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,10 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppException, CommonErrorCode, CommonException } from './app.exception';
-import { sendError } from './error-render';
+import { ErroredRequest, sendError } from './error-render';
 
 /** Turns anything thrown into an AppException; unknown errors become a generic 500, logged with the request id. */
-export function toAppException(error: unknown, req: Request, logger?: Logger): AppException {
+export function toAppException(error: unknown, req: ErroredRequest, logger?: Logger): AppException {
   if (error instanceof AppException) return error;
   if (error instanceof HttpException) {
     const status = error.getStatus();

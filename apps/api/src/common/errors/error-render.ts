@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { ApiFailure, OAuthErrorBody, OpenAIErrorBody } from '@switchyard/shared-dto';
 import { AppException } from './app.exception';
 
@@ -55,8 +55,15 @@ export function renderError(
   }
 }
 
-/** Writes an AppException to an Express response in the shape of the request's surface. */
-export function sendError(req: Request, res: Response, error: AppException): void {
+/** What an error answer needs of a request: Express's, or the gateway's plain node one. */
+export interface ErroredRequest {
+  method?: string;
+  path: string;
+  requestId?: string;
+}
+
+/** Writes an AppException in the shape of the request's surface (node's response API: Express's or a plain one). */
+export function sendError(req: ErroredRequest, res: ServerResponse, error: AppException): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -64,5 +71,14 @@ export function sendError(req: Request, res: Response, error: AppException): voi
   const surface = errorSurface(req.path);
   for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value);
   if (surface === 'oauth') res.setHeader('Cache-Control', 'no-store');
-  res.status(error.status).json(renderError(surface, error, req.requestId));
+  writeJson(res, error.status, renderError(surface, error, req.requestId));
+}
+
+/** A JSON answer, as Express's res.json writes it, on node's response API. */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }

@@ -1,17 +1,19 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
  * CORS open to every origin (interface.md section 1: the resource APIs and the token endpoint), for bearer
  * credentials only: no cookies are ever allowed cross-origin. Answers a preflight itself; returns whether it did.
  */
-export function applyOpenCors(req: Request, res: Response, methods: string, exposed?: string): boolean {
+export function applyOpenCors(req: IncomingMessage, res: ServerResponse, methods: string, exposed?: string): boolean {
   res.setHeader('Access-Control-Allow-Origin', '*');
   if (exposed) res.setHeader('Access-Control-Expose-Headers', exposed);
   if (req.method !== 'OPTIONS') return false;
   res.setHeader('Access-Control-Allow-Methods', methods);
-  res.setHeader('Access-Control-Allow-Headers', req.header('access-control-request-headers') ?? 'authorization, content-type');
+  res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'authorization, content-type');
   res.setHeader('Access-Control-Max-Age', '600');
-  res.status(204).end();
+  res.statusCode = 204;
+  res.end();
   return true;
 }
 

@@ -24,12 +24,12 @@ export interface RequestStore {
 }
 
 /** Notes, for the request's access log line, what kind of credential authenticated it (never the credential). */
-export function notePrincipal(req: Request, kind: string): void {
+export function notePrincipal(req: object, kind: string): void {
   const store = storeOf.get(req);
   if (store) store.principal = kind;
 }
 
-const storeOf = new WeakMap<Request, RequestStore>();
+const storeOf = new WeakMap<object, RequestStore>();
 
 /**
  * Request ids: a random per-process prefix and a counter, unique across instances and restarts without a call

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OAUTH_CLIENT_ID_HEADER } from '@switchyard/shared-dto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { checkClientIdHeader } from '../../common/auth/client-id-header.guard';
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../common/auth/principal';
 import { CommonErrorCode } from '../../common/errors/app.exception';
@@ -32,7 +32,7 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
     return token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX);
   }
 
-  async resolve(token: string, req: Request, prefix: PrefixKind): Promise<Caller> {
+  async resolve(token: string, req: IncomingMessage, prefix: PrefixKind): Promise<Caller> {
     const access = await this.tokens.authenticate(token);
     if (!access) throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'The access token is invalid, expired or revoked: refresh it once, then sign in again');
     checkClientIdHeader(req.headers[OAUTH_CLIENT_ID_HEADER], access.clientId, prefix === 'oauth', (code, message) =>

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
 import { MODEL_METHODS, MODEL_TYPES, type ModelMethod } from '@switchyard/shared-dto';
 import { AppException } from '../../common/errors/app.exception';
 import { toAppException } from '../../common/errors/all-exceptions.filter';
-import { sendError } from '../../common/errors/error-render';
+import { sendError, writeJson } from '../../common/errors/error-render';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { BudgetService, Reservation } from '../usage/ledger/budget.service';
@@ -36,6 +35,10 @@ import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamRes
 import { VideoJobsRepository } from './video-jobs.repository';
 
 export const COST_HEADER = 'x-switchyard-cost';
+
+/** The request as the front door hands it over: node's own, with the id and path it gave it. */
+export type GatewayRequest = IncomingMessage & { requestId?: string; path: string };
+type Response = ServerResponse;
 
 interface Frame {
   event?: string;
@@ -76,8 +79,8 @@ const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, x-switchyard-max-tokens-c
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
 
 /**
- * The /v1 gateway (and its /apikey/v1 and /oauth2/v1 aliases), as one Express handler in front of Nest's
- * router, so the hot path pays for no framework machinery: allowlist → credential → catalog → provider →
+ * The /v1 gateway (and its /apikey/v1 and /oauth2/v1 aliases), served on node's own request and response
+ * ahead of Express (front-door.ts), so the hot path pays for no framework machinery: allowlist → credential → catalog → provider →
  * relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
  */
 /** 503 while this instance drains: a load balancer retries the call on another one. */
@@ -107,23 +110,23 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     await this.upstream.close();
   }
 
-  middleware(): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => {
-      const rawPath = req.originalUrl.split('?')[0];
-      if (!gatewayPrefixOf(rawPath)) return next();
-      // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
-      if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
-      if (this.lifecycle.draining) {
-        sendError(req, res, shuttingDown());
-        return;
-      }
-      const cut = new AbortController();
-      const call = this.handle(req, res, rawPath, cut.signal).catch((error: unknown) => {
-        if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
-      });
-      this.inFlight.set(call, cut);
-      void call.finally(() => this.inFlight.delete(call));
-    };
+  /**
+   * Serves one /v1 call (or an alias's), straight from node's http server: the front door (common/http/front-door)
+   * sends only gateway paths here, past Express, with the request id and security headers already set.
+   */
+  serve(req: GatewayRequest, res: Response): void {
+    // CORS is open on the resource APIs (interface.md section 1): bearer credentials, no cookies.
+    if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
+    if (this.lifecycle.draining) {
+      sendError(req, res, shuttingDown());
+      return;
+    }
+    const cut = new AbortController();
+    const call = this.handle(req, res, cut.signal).catch((error: unknown) => {
+      if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
+    });
+    this.inFlight.set(call, cut);
+    void call.finally(() => this.inFlight.delete(call));
   }
 
   /**
@@ -146,8 +149,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     clearTimeout(timer);
   }
 
-  private async handle(req: Request, res: Response, rawPath: string, cut: AbortSignal): Promise<void> {
-    const match = matchGatewayRoute(req.method, rawPath);
+  private async handle(req: GatewayRequest, res: Response, cut: AbortSignal): Promise<void> {
+    const match = matchGatewayRoute(req.method ?? 'GET', req.path);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
     const caller = await this.credentials.authenticate(req, match.prefix);
     const rpm = caller.rateLimitRpm ?? this.config.gatewayRpm;
@@ -259,12 +262,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   // ---- GET /models ------------------------------------------------------------------------------------------
 
-  private listModels(req: Request, res: Response): void {
-    const query = req.query as Record<string, unknown>;
+  private listModels(req: GatewayRequest, res: Response): void {
+    const query = new URLSearchParams(req.url!.slice(req.path.length + 1));
     const single = (name: string): string | undefined => {
-      const value = query[name];
-      if (value === undefined) return undefined;
-      if (typeof value !== 'string') throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
+      const values = query.getAll(name);
+      if (!values.length) return undefined;
+      const value = values[0];
+      if (values.length > 1) throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
       return value;
     };
     const type = single('type');
@@ -277,19 +281,19 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     if (detailed !== undefined && detailed !== 'true' && detailed !== 'false')
       throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'detailed must be true or false', { param: 'detailed' });
     const models = this.catalog.list({ type, method, capability: single('capability') });
-    if (detailed === 'false') res.json(models.map((model) => model.id));
-    else res.json({ object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
+    if (detailed === 'false') writeJson(res, 200, models.map((model) => model.id));
+    else writeJson(res, 200, { object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
   }
 
   private getModel(id: string, res: Response): void {
     const model = this.catalog.find(id);
     if (!model) throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, { param: 'model' });
-    res.json(this.catalog.toEntry(model));
+    writeJson(res, 200, this.catalog.toEntry(model));
   }
 
   // ---- dispatch to a provider -----------------------------------------------------------------------------
 
-  private async dispatch(call: Call, req: Request, res: Response): Promise<void> {
+  private async dispatch(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
     const translator = TRANSLATORS[provider.type];
     if (translator) return this.viaTranslator(call, translator, res);
@@ -363,7 +367,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   /** Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). */
-  private proxyBinary(call: Call, req: Request, res: Response): Promise<void> {
+  private proxyBinary(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
     let proxy = this.binaryProxies.get(provider.id + provider.baseUrl);
     if (!proxy) {
@@ -386,7 +390,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       });
       this.binaryProxies.set(provider.id + provider.baseUrl, proxy);
     }
-    (req as Request & { upstreamPath?: string }).upstreamPath = this.upstreamPath(call);
+    (req as GatewayRequest & { upstreamPath?: string }).upstreamPath = this.upstreamPath(call);
     res.setHeader(COST_HEADER, '0');
     return new Promise<void>((resolve, reject) => {
       res.on('finish', () => (res.statusCode >= 500 ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')) : resolve()));
@@ -414,7 +418,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     // Binary (speech audio, video content): streamed through, priced from the request.
     this.meterRequest(call);
     const cost = costMicros(call.model.pricing, call.metered);
-    res.status(upstream.status);
+    res.statusCode = upstream.status;
     for (const name of PASSED_HEADERS) {
       const value = upstream.headers[name];
       if (value !== undefined && name !== 'content-length') res.setHeader(name, String(value));

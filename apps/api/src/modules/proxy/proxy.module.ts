@@ -8,8 +8,8 @@ import { GatewayService } from './gateway.service';
 import { VideoJobsRepository } from './video-jobs.repository';
 
 /**
- * The model gateway. Its routes are not Nest controllers: GatewayService.middleware() is mounted in front of
- * Nest's router (apps/api/src/app.ts). Other credential kinds plug in through CredentialRegistry.
+ * The model gateway. Its routes are not Nest controllers: the front door (front-door.ts, installed by
+ * apps/api/src/app.ts) hands /v1 calls to GatewayService.serve ahead of Express. Other credential kinds plug in through CredentialRegistry.
  */
 @Module({
   imports: [KeysModule, UsageModule],

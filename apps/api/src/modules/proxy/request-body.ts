@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
 export const JSON_LIMIT_BYTES = 20 * 1024 * 1024;
@@ -15,13 +15,13 @@ function tooLarge(limit: number): GatewayException {
   return new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
 }
 
-function declaredTooLarge(req: Request, limit: number): boolean {
+function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
   const length = Number(req.headers['content-length']);
   return Number.isFinite(length) && length > limit;
 }
 
 /** Reads a JSON body once, keeping the raw bytes so an unchanged body can be forwarded without re-serialising. */
-export async function readJsonBody(req: Request, limit = JSON_LIMIT_BYTES): Promise<{ raw: Buffer; json: Record<string, unknown> }> {
+export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTES): Promise<{ raw: Buffer; json: Record<string, unknown> }> {
   if (declaredTooLarge(req, limit)) {
     req.resume();
     throw tooLarge(limit);
@@ -69,7 +69,7 @@ export interface ParsedMultipart {
  * Parses multipart/form-data as it arrives: small fields in memory, files straight to a temporary folder
  * (never whole in memory), with limits per file and in total. The caller must call cleanup().
  */
-export async function readMultipart(req: Request): Promise<ParsedMultipart> {
+export async function readMultipart(req: IncomingMessage): Promise<ParsedMultipart> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
     throw new GatewayException(GatewayErrorCode.UNSUPPORTED_MEDIA_TYPE, 'This endpoint takes multipart/form-data');
   if (declaredTooLarge(req, MULTIPART_LIMIT_BYTES)) {

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { PrefixKind } from '../allowlist';
 
 /** Who is calling the gateway, as a credential strategy resolved it. */
@@ -28,5 +28,5 @@ export interface CredentialStrategy {
   /** The prefixes on which this kind is accepted (decisions.md section 7). */
   readonly prefixes: PrefixKind[];
   claims(token: string): boolean;
-  resolve(token: string, req: Request, prefix: PrefixKind): Promise<Caller>;
+  resolve(token: string, req: IncomingMessage, prefix: PrefixKind): Promise<Caller>;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { notePrincipal } from '../../../common/http/request-context';
 import type { PrefixKind } from '../allowlist';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
@@ -14,9 +14,9 @@ export class CredentialRegistry {
     this.strategies.push(strategy);
   }
 
-  async authenticate(req: Request, prefix: PrefixKind): Promise<Caller> {
+  async authenticate(req: IncomingMessage, prefix: PrefixKind): Promise<Caller> {
     // RFC 6750 section 2.3 / OAuth 2.1: a credential in the URL ends up in logs and histories; refuse it.
-    if (/[?&](access_token|api_key)=/i.test(req.originalUrl))
+    if (/[?&](access_token|api_key)=/i.test(req.url ?? ''))
       throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Send the credential in the Authorization header, never in the URL', { param: 'access_token' });
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
