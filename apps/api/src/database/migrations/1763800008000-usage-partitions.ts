@@ -25,6 +25,27 @@ const COLUMNS = `
 const COLUMN_LIST = `id, request_id, user_id, api_key_id, oauth_client_id, credential_name, method, model, provider, stream,
   status, http_status, error_code, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at`;
 
+const SUMS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros'].map((c) => `${c} bigint NOT NULL`).join(', ');
+
+/**
+ * Computes the rollups from usage_records (empty rollup tables assumed), in order: usage_daily, then the two app
+ * tables from it. Also used by tools/bench/analytics.mjs after its bulk load.
+ */
+export const ROLLUP_BACKFILL = [
+  `INSERT INTO usage_daily (day, user_id, api_key_id, oauth_client_id, credential_name, model,
+                            requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+   SELECT (started_at AT TIME ZONE 'UTC')::date, user_id, api_key_id, oauth_client_id, credential_name, model,
+          count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
+          sum(total_tokens), sum(cost_micros)
+     FROM usage_records GROUP BY 1, 2, 3, 4, 5, 6`,
+  `INSERT INTO usage_app_daily (oauth_client_id, day, model, requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+   SELECT oauth_client_id, day, model, sum(requests), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(total_tokens), sum(cost_micros)
+     FROM usage_daily WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3`,
+  `INSERT INTO usage_app_users (oauth_client_id, month, user_id, days)
+   SELECT oauth_client_id, day - (extract(day FROM day)::int - 1), user_id, bit_or(1 << (extract(day FROM day)::int - 1))
+     FROM usage_daily WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3`,
+];
+
 const INDEXES = ['usage_records_user_started_idx', 'usage_records_key_idx', 'usage_records_client_idx'];
 
 /** Renames usage_records and its constraints out of the way, and drops its indexes, to build the table anew. */
@@ -113,25 +134,37 @@ export class UsagePartitions1763800008000 implements MigrationInterface {
         oauth_client_id text,
         credential_name text,
         model text NOT NULL,
-        requests bigint NOT NULL,
-        errors bigint NOT NULL,
-        prompt_tokens bigint NOT NULL,
-        completion_tokens bigint NOT NULL,
-        total_tokens bigint NOT NULL,
-        cost_micros bigint NOT NULL,
+        ${SUMS},
         CONSTRAINT usage_daily_key UNIQUE NULLS NOT DISTINCT (user_id, day, api_key_id, oauth_client_id, credential_name, model)
       )`);
-    await queryRunner.query(`CREATE INDEX usage_daily_client_idx ON usage_daily (oauth_client_id, day) WHERE oauth_client_id IS NOT NULL`);
+    await queryRunner.query(ROLLUP_BACKFILL[0]);
+
+    // An app's usage across all its users, which usage_daily (one row per user) answers too slowly for an app
+    // with thousands of users: the same sums per app, day and model, and which users called the app on which
+    // days, one row per app, user and month with bit i of `days` set for day i + 1 of the month.
     await queryRunner.query(`
-      INSERT INTO usage_daily (day, user_id, api_key_id, oauth_client_id, credential_name, model,
-                               requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
-      SELECT (started_at AT TIME ZONE 'UTC')::date, user_id, api_key_id, oauth_client_id, credential_name, model,
-             count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
-             sum(total_tokens), sum(cost_micros)
-        FROM usage_records GROUP BY 1, 2, 3, 4, 5, 6`);
+      CREATE TABLE usage_app_daily (
+        oauth_client_id text NOT NULL,
+        day date NOT NULL,
+        model text NOT NULL,
+        ${SUMS},
+        CONSTRAINT usage_app_daily_pkey PRIMARY KEY (oauth_client_id, day, model)
+      )`);
+    await queryRunner.query(`
+      CREATE TABLE usage_app_users (
+        oauth_client_id text NOT NULL,
+        month date NOT NULL,
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        days integer NOT NULL,
+        CONSTRAINT usage_app_users_pkey PRIMARY KEY (oauth_client_id, month, user_id)
+      )`);
+    await queryRunner.query(`CREATE INDEX usage_app_users_user_idx ON usage_app_users (user_id)`);
+    for (const statement of ROLLUP_BACKFILL.slice(1)) await queryRunner.query(statement);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE usage_app_users`);
+    await queryRunner.query(`DROP TABLE usage_app_daily`);
     await queryRunner.query(`DROP TABLE usage_daily`);
     await setAside(queryRunner, 'usage_records_partitioned');
     await queryRunner.query(`

@@ -110,10 +110,11 @@ describe('usage data: monthly partitions and daily rollups', () => {
   it('counts a retried batch once, in the records and in the rollups', async () => {
     const { userId, keyId } = await newUser(app);
     const at = new Date();
+    const appId = `app-${randomUUID()}`;
     const batch = [
       record(userId, at, { apiKeyId: keyId, credentialName: 'usage key' }),
       record(userId, at, { apiKeyId: keyId, credentialName: 'usage key', status: 'upstream_error', httpStatus: 502 }),
-      record(userId, at),
+      record(userId, at, { oauthClientId: appId }),
     ];
     await write(...batch);
     await write(...batch.map((r) => ({ ...r })));
@@ -127,6 +128,10 @@ describe('usage data: monthly partitions and daily rollups', () => {
       { api_key_id: keyId, requests: 2, errors: 1, tokens: 60, cost: 70 },
       { api_key_id: null, requests: 1, errors: 0, tokens: 30, cost: 35 },
     ]);
+    const [appDaily] = await app.database.dataSource.query(`SELECT requests::int, cost_micros::int AS cost FROM usage_app_daily WHERE oauth_client_id = $1`, [appId]);
+    expect(appDaily).toEqual({ requests: 1, cost: 35 });
+    const [appUsers] = await app.database.dataSource.query(`SELECT count(*)::int AS n, bit_or(days) AS days FROM usage_app_users WHERE oauth_client_id = $1`, [appId]);
+    expect(appUsers).toEqual({ n: 1, days: 1 << (at.getUTCDate() - 1) });
   });
 
   describe('analytics from the rollups', () => {
@@ -204,6 +209,16 @@ describe('usage data: monthly partitions and daily rollups', () => {
       expect(stats.byDay.reduce((sum, d) => sum + d.totalTokens, 0)).toBe(raw.tokens);
       // One day only: the first user alone on the 10th.
       expect((await usage.clientUsage(appId, from, from)).users).toBe(1);
+      // Across a month's end: one more user on 30 September only.
+      const september = await newUser(app);
+      await write(record(september.userId, new Date(base - 10 * DAY_MS + 5_000), { oauthClientId: appId }));
+      for (const [first, last] of [['2026-09-30', '2026-10-10'], ['2026-09-01', '2026-09-29'], ['2026-10-01', '2026-10-10'], ['2026-10-11', '2026-10-31'], ['2026-09-30', '2026-09-30']]) {
+        const [{ users }] = await app.database.dataSource.query(
+          `SELECT count(DISTINCT user_id)::int AS users FROM usage_records WHERE oauth_client_id = $1 AND started_at >= $2 AND started_at < $3`,
+          [appId, new Date(first), new Date(new Date(last).getTime() + DAY_MS)],
+        );
+        expect({ first, last, users: (await usage.clientUsage(appId, new Date(first), new Date(last))).users }).toEqual({ first, last, users });
+      }
     });
   });
 });
@@ -217,8 +232,8 @@ describe('the usage partitions migration', () => {
       await dataSource.undoLastMigration();
       const [{ id: userId }] = await dataSource.query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [uniqueEmail('migrate')]);
       await dataSource.query(
-        `INSERT INTO usage_records (request_id, user_id, method, model, status, http_status, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at)
-         SELECT 'old-' || n, $1, 'chat_completions', 'demo-chat', 'success', 200, n, n, 2 * n, 10 * n, 100,
+        `INSERT INTO usage_records (request_id, user_id, oauth_client_id, method, model, status, http_status, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at)
+         SELECT 'old-' || n, $1, 'app-old', 'chat_completions', 'demo-chat', 'success', 200, n, n, 2 * n, 10 * n, 100,
                 timestamptz '2025-01-31 23:00:00+00' + n * interval '1 hour', timestamptz '2025-01-31 23:00:00+00' + n * interval '1 hour'
            FROM generate_series(0, 2) AS n`,
         [userId],
@@ -235,6 +250,13 @@ describe('the usage partitions migration', () => {
         { day: '2025-01-31', requests: 1, cost: 0 },
         { day: '2025-02-01', requests: 2, cost: 30 },
       ]);
+      const appUsers = await dataSource.query(`SELECT to_char(month, 'YYYY-MM-DD') AS month, days FROM usage_app_users WHERE user_id = $1 ORDER BY month`, [userId]);
+      expect(appUsers).toEqual([
+        { month: '2025-01-01', days: 1 << 30 },
+        { month: '2025-02-01', days: 1 },
+      ]);
+      const [appDaily] = await dataSource.query(`SELECT sum(requests)::int AS requests FROM usage_app_daily WHERE oauth_client_id = 'app-old'`);
+      expect(appDaily.requests).toBe(3);
     } finally {
       await database.close();
       await testDatabase.drop();

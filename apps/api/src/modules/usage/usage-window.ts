@@ -25,29 +25,22 @@ export function splitWindow(from: Date, to: Date): UsageWindow {
   return { days: { from: day(firstDay), to: day(lastDay) }, edges };
 }
 
-export interface UsageSourceColumns {
-  /** Select-list expressions over usage_daily (an alias each), e.g. `model AS key`. */
-  daily: string;
-  /** The same columns over one row of usage_records. */
-  raw: string;
-}
+/** Builds one SELECT over a part of the window, given the placeholders of its bounds. */
+export type UsagePart = (from: string, to: string) => string;
 
 /**
- * One UNION ALL over the rollups for the window's whole days and usage_records for its edges, each filtered by
- * `where` (the same columns exist in both tables). Parameters are appended to `params`; `null` when the window
- * is empty.
+ * One UNION ALL of `days` over the window's whole days (bounds are dates) and `raw` over each partial day at its
+ * edges (bounds are timestamps). The bounds are appended to `params`; `null` when the window is empty.
  */
-export function usageSource(window: UsageWindow, columns: UsageSourceColumns, where: string, params: unknown[]): string | null {
-  const parts: string[] = [];
+export function usageSource(window: UsageWindow, parts: { days: UsagePart; raw: UsagePart }, params: unknown[]): string | null {
+  const selects: string[] = [];
   if (window.days) {
     params.push(window.days.from, window.days.to);
-    parts.push(`SELECT ${columns.daily} FROM usage_daily
-                 WHERE ${where} AND day >= $${params.length - 1}::date AND day < $${params.length}::date`);
+    selects.push(parts.days(`$${params.length - 1}::date`, `$${params.length}::date`));
   }
   for (const edge of window.edges) {
     params.push(edge.from, edge.to);
-    parts.push(`SELECT ${columns.raw} FROM usage_records
-                 WHERE ${where} AND started_at >= $${params.length - 1} AND started_at < $${params.length}`);
+    selects.push(parts.raw(`$${params.length - 1}`, `$${params.length}`));
   }
-  return parts.length ? parts.join(' UNION ALL ') : null;
+  return selects.length ? selects.join(' UNION ALL ') : null;
 }

@@ -95,10 +95,13 @@ export class UsageService {
     const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
     const params: unknown[] = [userId];
     const sums = 'prompt_tokens, completion_tokens, total_tokens, cost_micros';
+    const where = `user_id = $1${filter}`;
     const source = usageSource(
       splitWindow(from, end),
-      { daily: `${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums}`, raw: `${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums}` },
-      `user_id = $1${filter}`,
+      {
+        days: (a, b) => `SELECT ${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums} FROM usage_daily WHERE ${where} AND day >= ${a} AND day < ${b}`,
+        raw: (a, b) => `SELECT ${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums} FROM usage_records WHERE ${where} AND started_at >= ${a} AND started_at < ${b}`,
+      },
       params,
     );
     const rows: Record<string, unknown>[] = source
@@ -134,22 +137,36 @@ export class UsageService {
    */
   async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
     const params: unknown[] = [clientId];
-    const source = usageSource(
-      splitWindow(from, new Date(to.getTime() + DAY_MS)),
+    const window = splitWindow(from, new Date(to.getTime() + DAY_MS));
+    const calls = usageSource(
+      window,
       {
-        daily: `user_id, model, ${GROUP_KEYS.day.daily} AS day, requests, total_tokens, cost_micros`,
-        raw: `user_id, model, ${GROUP_KEYS.day.raw} AS day, 1 AS requests, total_tokens, cost_micros`,
+        days: (a, b) => `SELECT model, ${GROUP_KEYS.day.daily} AS day, requests, total_tokens, cost_micros
+                           FROM usage_app_daily WHERE oauth_client_id = $1 AND day >= ${a} AND day < ${b}`,
+        raw: (a, b) => `SELECT model, ${GROUP_KEYS.day.raw} AS day, 1 AS requests, total_tokens, cost_micros
+                          FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
       },
-      'oauth_client_id = $1',
+      params,
+    );
+    // Whole days: the months that overlap them, and of each month's row only a user whose day bits meet them.
+    const users = usageSource(
+      window,
+      {
+        days: (a, b) => `SELECT user_id FROM usage_app_users
+                          WHERE oauth_client_id = $1 AND month >= ${a} - (extract(day FROM ${a})::int - 1) AND month < ${b}
+                            AND days::bigint & ((1::bigint << (LEAST(${b}, (month + interval '1 month')::date) - month))
+                                                - (1::bigint << GREATEST(${a} - month, 0))) <> 0`,
+        raw: (a, b) => `SELECT user_id FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
+      },
       params,
     );
     // One pass for the totals, per model and per day. GROUPING(model, day) tells the sets apart: 3 for the
     // totals, 1 per model, 2 per day.
-    const rows: Record<string, unknown>[] = source
+    const rows: Record<string, unknown>[] = calls
       ? await this.dataSource.query(
-          `SELECT GROUPING(model, day) AS grouping_set, model, day, sum(requests) AS requests, count(DISTINCT user_id) AS users,
-                  sum(total_tokens) AS tokens, sum(cost_micros) AS cost
-             FROM (${source}) AS window_rows GROUP BY GROUPING SETS ((), (model), (day)) ORDER BY grouping_set, model, day`,
+          `SELECT GROUPING(model, day) AS grouping_set, model, day, sum(requests) AS requests, sum(total_tokens) AS tokens,
+                  sum(cost_micros) AS cost, (SELECT count(DISTINCT user_id) FROM (${users}) AS window_users) AS users
+             FROM (${calls}) AS window_rows GROUP BY GROUPING SETS ((), (model), (day)) ORDER BY grouping_set, model, day`,
           params,
         )
       : [];
