@@ -20,9 +20,11 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } fro
 import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { freePort, gitInfo, log, pgClient, postJson, registerUser, ROOT, stopChild, tail, waitFor } from './common.mjs';
 
 const MAIN = join(ROOT, 'apps/api/dist/main.js');
+const MIGRATION = join(ROOT, 'apps/api/dist/database/migrations/1763800008000-usage-partitions.js');
 const ADMIN_URL = process.env.DATABASE_URL ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DB = 'bench_analytics';
 const FULL_ROWS = 10_000_000;
@@ -163,18 +165,14 @@ async function seed(db, owner) {
   await db.query(`SET maintenance_work_mem = '512MB'`);
   for (const index of indexes) {
     if (index.constraint) await db.query(`ALTER TABLE usage_records ADD CONSTRAINT ${index.constraint} ${index.condef}`);
-    else await db.query(index.def);
+    // A partitioned index's definition reads `ON ONLY usage_records`, which would index no partition.
+    else await db.query(index.def.replace(' ON ONLY ', ' ON '));
   }
   log(`  indexes rebuilt (${seconds(indexing)})`);
   const rolling = performance.now();
-  // The same rollups the recorder keeps, computed in one pass (as migration 1763800008000 backfills them).
-  await db.query(`
-    INSERT INTO usage_daily (day, user_id, api_key_id, oauth_client_id, credential_name, model,
-                             requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
-    SELECT (started_at AT TIME ZONE 'UTC')::date, user_id, api_key_id, oauth_client_id, credential_name, model,
-           count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
-           sum(total_tokens), sum(cost_micros)
-      FROM usage_records GROUP BY 1, 2, 3, 4, 5, 6`);
+  // The same rollups the recorder keeps, computed as the migration backfills them (from the build under test).
+  const { ROLLUP_BACKFILL } = await import(pathToFileURL(MIGRATION).href);
+  for (const statement of ROLLUP_BACKFILL) await db.query(statement);
   log(`  rollups built (${seconds(rolling)})`);
   await db.query(`DROP TABLE bench_users`);
   await db.query(`VACUUM ANALYZE`);
@@ -293,7 +291,7 @@ How usage data is stored and maintained: [operations.md, "Usage data"](operation
 | Node / PostgreSQL | ${machine.node} / ${machine.postgres} |
 | Commit | ${machine.commit} |
 | usage_records | ${counts.records.toLocaleString('en')} rows in ${counts.partitions} monthly partitions (plus the DEFAULT one, empty), ${counts.months} months of calls |
-| usage_daily (rollups) | ${counts.rollups.toLocaleString('en')} rows |
+| Rollups | usage_daily ${counts.rollups.toLocaleString('en')} rows; usage_app_daily ${counts.appDaily.toLocaleString('en')}; usage_app_users ${counts.appUsers.toLocaleString('en')} |
 | Heaviest user | ${counts.heavy.toLocaleString('en')} records (30 %); two more heavy users (15 %, 10 %) and ${LIGHT_USERS.toLocaleString('en')} light users (45 %) |
 | Seeding | ${seedSeconds.toFixed(0)} s (one INSERT … SELECT generate_series per ${CHUNK.toLocaleString('en')} records with the indexes dropped, then the indexes rebuilt and the rollups computed in one GROUP BY) |
 
@@ -310,7 +308,9 @@ HTTP, ${RAW_RUNS} runs.
 ${rows.join('\n')}
 
 Activity is a keyset query on \`usage_records\` by \`(user_id, started_at DESC, id DESC)\`; its cursor also bounds \`started_at\`, so the
-months after it are pruned. The app's usage covers all its users (count of distinct users included).
+months after it are pruned. The app's usage covers all its users (count of distinct users included); it reads \`usage_app_daily\`
+(per app, day and model) and \`usage_app_users\` (per app, user and month, a bit per active day), since \`usage_daily\` holds a row per
+user and day, which for an app with thousands of users is hundreds of thousands of rows a year.
 `;
 }
 
@@ -347,6 +347,8 @@ async function main() {
     const counts = {
       records: await count(`SELECT count(*) AS n FROM usage_records`),
       rollups: await count(`SELECT count(*) AS n FROM usage_daily`),
+      appDaily: await count(`SELECT count(*) AS n FROM usage_app_daily`),
+      appUsers: await count(`SELECT count(*) AS n FROM usage_app_users`),
       heavy: await count(`SELECT count(*) AS n FROM usage_records WHERE user_id = $1`, [owner.userId]),
       partitions: await count(`SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'usage_records'::regclass AND inhrelid <> 'usage_records_default'::regclass`),
       months: await count(`SELECT count(DISTINCT date_trunc('month', started_at AT TIME ZONE 'UTC')) AS n FROM usage_records`),
