@@ -125,7 +125,8 @@ export class UsagePartitions1763800008000 implements MigrationInterface {
     await queryRunner.query(`DROP TABLE usage_records_unpartitioned`);
 
     // One row per UTC day, user, credential and model. NULLS NOT DISTINCT: a call without an API key or app
-    // adds to the same row as the previous one (PostgreSQL 15+; PGlite is 18).
+    // adds to the same row as the previous one (PostgreSQL 15+; PGlite is 18). api_key_id has no foreign key:
+    // keys are revoked, never deleted, except with their user, whose rollups go with them.
     await queryRunner.query(`
       CREATE TABLE usage_daily (
         day date NOT NULL,
