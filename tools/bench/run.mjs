@@ -13,14 +13,13 @@
 //   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md)
 import { fork, spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, gitInfo, log, pgClient, postJson, registerUser, ROOT, stopChild, tail, waitFor } from './common.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '../..');
 const MAIN = join(ROOT, 'apps/api/dist/main.js');
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
@@ -51,20 +50,7 @@ const children = new Set();
 
 // ---- small helpers ---------------------------------------------------------------------------------------
 
-function log(line = '') {
-  process.stdout.write(`${line}\n`);
-}
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const server = net.createServer();
-    server.on('error', rej);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => res(port));
-    });
-  });
-}
 
 /** utime + stime of a process, in ms (`which`: 'user' or 'system' for one of them). */
 function cpuMs(pid, which = 'both') {
@@ -89,19 +75,6 @@ function memoryMb(pid) {
   }
 }
 
-async function waitFor(what, check, timeoutMs, child) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`${what}: the process exited (${child.exitCode})`);
-    try {
-      if (await check()) return;
-    } catch {
-      // not yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${what}: not ready after ${timeoutMs} ms`);
-}
 
 function forkReady(script, env) {
   const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -117,36 +90,8 @@ function forkReady(script, env) {
   });
 }
 
-async function stopChild(child, timeoutMs = 20_000) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((res) => child.once('exit', res));
-  child.kill('SIGTERM');
-  const timer = sleep(timeoutMs).then(() => 'timeout');
-  if ((await Promise.race([exited, timer])) === 'timeout') {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
 
-function tail(file, lines = 20) {
-  try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
-}
 
-async function postJson(url, body, headers = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await response.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // keep text
-  }
-  return { status: response.status, json, text };
-}
 
 function chatBody(model, stream) {
   return JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true } : {}) });
@@ -154,12 +99,6 @@ function chatBody(model, stream) {
 
 // ---- PostgreSQL scratch database -------------------------------------------------------------------------
 
-async function pgClient(url) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  return client;
-}
 
 function scratchUrl() {
   const url = new URL(PG_ADMIN_URL);
@@ -271,10 +210,7 @@ async function startSwitchyard(kind, upstreamPort, { profileDir } = {}) {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`Switchyard (${kind})`, async () => (await fetch(`${base}/readyz`)).status === 200, 90_000, child);
-    const email = `bench-${Date.now()}@example.com`;
-    const registered = await postJson(`${base}/api/v1/auth/register`, { email, password: 'bench-password-1', name: 'Bench' });
-    const session = registered.json?.data?.token;
-    if (!session) throw new Error(`register answered ${registered.status}: ${registered.text.slice(0, 300)}`);
+    const { session } = await registerUser(base);
     const created = await postJson(`${base}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${session}` });
     const apiKey = created.json?.data?.key;
     if (!apiKey) throw new Error(`creating a key answered ${created.status}: ${created.text.slice(0, 300)}`);
@@ -680,15 +616,6 @@ async function benchTarget(target, upstream) {
   return outcome;
 }
 
-function gitInfo() {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT }).toString().trim() !== '';
-    return `${commit}${dirty ? ' (with uncommitted changes)' : ''}`;
-  } catch {
-    return 'unknown';
-  }
-}
 
 async function main() {
   const started = new Date();

@@ -6,6 +6,7 @@ import { OAuth1763800004000 } from './1763800004000-oauth';
 import { Payments1763800005000 } from './1763800005000-payments';
 import { Spaces1763800006000 } from './1763800006000-spaces';
 import { RateLimits1763800007000 } from './1763800007000-rate-limits';
+import { UsagePartitions1763800008000 } from './1763800008000-usage-partitions';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Payments1763800005000,
   Spaces1763800006000,
   RateLimits1763800007000,
+  UsagePartitions1763800008000,
 ];

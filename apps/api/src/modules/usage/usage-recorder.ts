@@ -29,15 +29,52 @@ const COLUMNS = [
   'status', 'http_status', 'error_code', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros',
   'latency_ms', 'started_at', 'ended_at',
 ];
+const SUMS = `count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
+  sum(total_tokens), sum(cost_micros)`;
+const ADD_SUMS = (table: string) =>
+  ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros'].map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`).join(', ');
+
+// The daily rollups count only the rows this statement actually inserted (RETURNING yields nothing for a
+// conflict), so a retried batch adds to none of them twice. Rows are grouped, and upserted in key order, so that
+// two instances updating the same rollup rows take their row locks in the same order. usage_app_users is left
+// alone when the batch adds no new day (the common case: a user calls the same app many times a day).
+const insertWithRollups = (values: string) => `
+  WITH inserted AS (
+    INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${values}
+    ON CONFLICT (request_id, started_at) DO NOTHING
+    RETURNING (started_at AT TIME ZONE 'UTC')::date AS day, user_id, api_key_id, oauth_client_id, credential_name, model,
+              status, prompt_tokens, completion_tokens, total_tokens, cost_micros
+  ),
+  by_user AS (
+    INSERT INTO usage_daily AS d (day, user_id, api_key_id, oauth_client_id, credential_name, model,
+                                  requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+    SELECT day, user_id, api_key_id, oauth_client_id, credential_name, model, ${SUMS}
+      FROM inserted GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 2, 1, 3, 4, 5, 6
+    ON CONFLICT (user_id, day, api_key_id, oauth_client_id, credential_name, model) DO UPDATE SET ${ADD_SUMS('d')}
+  ),
+  by_app AS (
+    INSERT INTO usage_app_daily AS a (oauth_client_id, day, model,
+                                      requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+    SELECT oauth_client_id, day, model, ${SUMS}
+      FROM inserted WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (oauth_client_id, day, model) DO UPDATE SET ${ADD_SUMS('a')}
+  )
+  INSERT INTO usage_app_users AS u (oauth_client_id, month, user_id, days)
+  SELECT oauth_client_id, day - (extract(day FROM day)::int - 1), user_id, bit_or(1 << (extract(day FROM day)::int - 1))
+    FROM inserted WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (oauth_client_id, month, user_id) DO UPDATE SET days = u.days | EXCLUDED.days
+    WHERE u.days | EXCLUDED.days <> u.days`;
 const BATCH_SIZE = 200;
 const FLUSH_INTERVAL_MS = 500;
 const MAX_QUEUED = 100_000;
 
 /**
- * Writes usage records in batches, off the request's hot path: a call adds to a queue, and one multi-row
- * INSERT per interval (or per 200 records) writes them. `request_id` is unique and the insert skips conflicts,
- * so a retried batch never counts a call twice. A graceful shutdown flushes the queue; a crash can lose at most
- * the last interval's records (the budget ledger does not depend on them: reservations are written first).
+ * Writes usage records in batches, off the request's hot path: a call adds to a queue, and one statement per
+ * interval (or per 200 records) inserts them and adds them to the daily rollups (usage_daily, usage_app_daily,
+ * usage_app_users). A record is unique by (request_id, started_at) (the table is partitioned by started_at, and
+ * a retried batch carries the same started_at) and the insert skips conflicts, so a retried batch never counts a
+ * call twice. A graceful shutdown flushes the queue; a crash can lose at most the last interval's records (the
+ * budget ledger does not depend on them: reservations are written first).
  */
 @Injectable()
 export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
@@ -93,7 +130,7 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
         await this.insert(batch);
         this.queue.splice(0, batch.length);
       } catch (error) {
-        // Kept for the next interval; the unique request_id makes the retry safe.
+        // Kept for the next interval; the unique (request_id, started_at) makes the retry safe.
         this.logger.error(`writing ${batch.length} usage records failed: ${(error as Error).message}`);
         return;
       }
@@ -112,9 +149,6 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
       values.push(...row);
       return `(${row.map((_, i) => `$${start + i + 1}`).join(', ')})`;
     });
-    await this.dataSource.query(
-      `INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (request_id) DO NOTHING`,
-      values,
-    );
+    await this.dataSource.query(insertWithRollups(rows.join(', ')), values);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BudgetService } from './ledger/budget.service';
 import { LedgerRepository } from './ledger/ledger.repository';
+import { UsagePartitions } from './usage-partitions';
 import { UsageRecorder } from './usage-recorder';
 import { UsageController } from './usage.controller';
 import { UsageService } from './usage.service';
@@ -11,7 +12,7 @@ import { UsageService } from './usage.service';
  */
 @Module({
   controllers: [UsageController],
-  providers: [UsageRecorder, LedgerRepository, BudgetService, UsageService],
+  providers: [UsageRecorder, UsagePartitions, LedgerRepository, BudgetService, UsageService],
   exports: [UsageRecorder, BudgetService, UsageService],
 })
 export class UsageModule {}

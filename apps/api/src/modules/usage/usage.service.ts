@@ -6,8 +6,17 @@ import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/
 import { LedgerRepository } from './ledger/ledger.repository';
 import { toUnits } from './ledger/budget.service';
 import { UsageErrorCode, UsageException } from './usage.exception';
+import { splitWindow, usageSource } from './usage-window';
 
 const DAY_MS = 86_400_000;
+
+/** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
+const GROUP_KEYS = {
+  day: { daily: `to_char(day, 'YYYY-MM-DD')`, raw: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')` },
+  model: { daily: 'model', raw: 'model' },
+  key: { daily: `COALESCE(credential_name, 'Unknown')`, raw: `COALESCE(credential_name, 'Unknown')` },
+  app: { daily: `COALESCE(oauth_client_id, 'none')`, raw: `COALESCE(oauth_client_id, 'none')` },
+} as const;
 const num = (value: unknown) => Number(value ?? 0);
 
 function encodeCursor(startedAt: Date, id: string): string {
@@ -36,7 +45,9 @@ export class UsageService {
     if (query.cursor) {
       const [time, id] = decodeCursor(query.cursor);
       params.push(time, id);
-      where += ' AND (started_at, id) < ($3::timestamptz, $4::uuid)';
+      // The plain bound on started_at lets PostgreSQL skip the months after the cursor (partition pruning);
+      // the row comparison alone would not.
+      where += ' AND started_at <= $3::timestamptz AND (started_at, id) < ($3::timestamptz, $4::uuid)';
     }
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `SELECT id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
@@ -81,20 +92,26 @@ export class UsageService {
     // A bare date as `to` means the whole of that day.
     const end = query.to && /^\d{4}-\d{2}-\d{2}$/.test(query.to) ? new Date(to.getTime() + DAY_MS) : to;
     const groupBy = query.groupBy ?? 'day';
-    const key = {
-      day: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
-      model: 'model',
-      key: `COALESCE(credential_name, 'Unknown')`,
-      app: `COALESCE(oauth_client_id, 'none')`,
-    }[groupBy];
     const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT ${key} AS key, count(*) AS requests, sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion,
-              sum(total_tokens) AS total, sum(cost_micros) AS cost
-         FROM usage_records WHERE user_id = $1 AND started_at >= $2 AND started_at < $3${filter}
-        GROUP BY 1 ORDER BY 1`,
-      [userId, from, end],
+    const params: unknown[] = [userId];
+    const sums = 'prompt_tokens, completion_tokens, total_tokens, cost_micros';
+    const where = `user_id = $1${filter}`;
+    const source = usageSource(
+      splitWindow(from, end),
+      {
+        days: (a, b) => `SELECT ${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums} FROM usage_daily WHERE ${where} AND day >= ${a} AND day < ${b}`,
+        raw: (a, b) => `SELECT ${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums} FROM usage_records WHERE ${where} AND started_at >= ${a} AND started_at < ${b}`,
+      },
+      params,
     );
+    const rows: Record<string, unknown>[] = source
+      ? await this.dataSource.query(
+          `SELECT key, sum(requests) AS requests, sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion,
+                  sum(total_tokens) AS total, sum(cost_micros) AS cost
+             FROM (${source}) AS window_rows GROUP BY key ORDER BY key`,
+          params,
+        )
+      : [];
     const groups: AnalyticsGroup[] = rows.map((row) => ({
       key: String(row.key),
       requests: num(row.requests),
@@ -119,28 +136,50 @@ export class UsageService {
    * `to` are UTC dates; the window includes both days.
    */
   async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
-    const params = [clientId, from, new Date(to.getTime() + DAY_MS)];
-    const where = 'oauth_client_id = $1 AND started_at >= $2 AND started_at < $3';
-    const [totals]: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT count(*) AS requests, count(DISTINCT user_id) AS users, sum(total_tokens) AS tokens, sum(cost_micros) AS cost
-         FROM usage_records WHERE ${where}`,
+    const params: unknown[] = [clientId];
+    const window = splitWindow(from, new Date(to.getTime() + DAY_MS));
+    const calls = usageSource(
+      window,
+      {
+        days: (a, b) => `SELECT model, ${GROUP_KEYS.day.daily} AS day, requests, total_tokens, cost_micros
+                           FROM usage_app_daily WHERE oauth_client_id = $1 AND day >= ${a} AND day < ${b}`,
+        raw: (a, b) => `SELECT model, ${GROUP_KEYS.day.raw} AS day, 1 AS requests, total_tokens, cost_micros
+                          FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
+      },
       params,
     );
-    const group = (key: string) =>
-      this.dataSource.query(
-        `SELECT ${key} AS key, count(*) AS requests, sum(total_tokens) AS tokens, sum(cost_micros) AS cost
-           FROM usage_records WHERE ${where} GROUP BY 1 ORDER BY 1`,
-        params,
-      ) as Promise<Record<string, unknown>[]>;
-    const [byModel, byDay] = await Promise.all([group('model'), group(`to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`)]);
+    // Whole days: the months that overlap them, and of each month's row only a user whose day bits meet them.
+    const users = usageSource(
+      window,
+      {
+        days: (a, b) => `SELECT user_id FROM usage_app_users
+                          WHERE oauth_client_id = $1 AND month >= ${a} - (extract(day FROM ${a})::int - 1) AND month < ${b}
+                            AND days::bigint & ((1::bigint << (LEAST(${b}, (month + interval '1 month')::date) - month))
+                                                - (1::bigint << GREATEST(${a} - month, 0))) <> 0`,
+        raw: (a, b) => `SELECT user_id FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
+      },
+      params,
+    );
+    // One pass for the totals, per model and per day. GROUPING(model, day) tells the sets apart: 3 for the
+    // totals, 1 per model, 2 per day.
+    const rows: Record<string, unknown>[] = calls
+      ? await this.dataSource.query(
+          `SELECT GROUPING(model, day) AS grouping_set, model, day, sum(requests) AS requests, sum(total_tokens) AS tokens,
+                  sum(cost_micros) AS cost, (SELECT count(DISTINCT user_id) FROM (${users}) AS window_users) AS users
+             FROM (${calls}) AS window_rows GROUP BY GROUPING SETS ((), (model), (day)) ORDER BY grouping_set, model, day`,
+          params,
+        )
+      : [];
+    const set = (which: number) => rows.filter((r) => num(r.grouping_set) === which);
+    const [totals = {}] = set(3);
     const row = (r: Record<string, unknown>) => ({ requests: num(r.requests), totalTokens: num(r.tokens), cost: toUnits(num(r.cost)) });
     return {
       totalCost: toUnits(num(totals.cost)),
       totalTokens: num(totals.tokens),
       requests: num(totals.requests),
       users: num(totals.users),
-      byModel: byModel.map((r) => ({ model: String(r.key), ...row(r) })),
-      byDay: byDay.map((r) => ({ date: String(r.key), ...row(r) })),
+      byModel: set(1).map((r) => ({ model: String(r.model), ...row(r) })),
+      byDay: set(2).map((r) => ({ date: String(r.day), ...row(r) })),
     };
   }
 }

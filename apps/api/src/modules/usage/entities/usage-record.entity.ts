@@ -2,13 +2,17 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 export type UsageStatus = 'success' | 'upstream_error' | 'client_closed' | 'timeout' | 'rejected';
 
-/** One gateway call. Written in batches by UsageRecorder with raw SQL; the entity serves reads. */
+/**
+ * One gateway call. Written in batches by UsageRecorder with raw SQL; the entity serves reads. The table is
+ * partitioned by month of started_at (migration 1763800008000), so its key is (id, started_at) and a call is
+ * unique by (request_id, started_at).
+ */
 @Entity({ name: 'usage_records' })
 export class UsageRecordEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
-  @Column({ name: 'request_id', type: 'text', unique: true })
+  @Column({ name: 'request_id', type: 'text' })
   requestId: string;
 
   @Column({ name: 'user_id', type: 'uuid' })
