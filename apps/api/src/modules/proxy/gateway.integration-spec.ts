@@ -33,6 +33,12 @@ function catalogYaml(upstream: string, extra = ''): string {
     `  - { id: unreachable, provider: down, type: text, methods: [chat_completions] }\n` +
     `  - { id: hang, provider: slow, type: text, methods: [chat_completions] }\n` +
     `  - { id: demo-chat, provider: demo, type: text, methods: [chat_completions, responses], pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 } }\n` +
+    // Fallbacks: an unreachable primary served by the next model that answers; a caller's error never falls back.
+    `  - { id: fb-unreachable, provider: down, type: text, methods: [chat_completions], fallbacks: [up-image, fail-500, up-chat], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
+    `  - { id: fb-400, provider: fake, upstreamModel: fail-400, type: text, methods: [chat_completions], fallbacks: [up-chat], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
+    `  - { id: fb-all-fail, provider: down, type: text, methods: [chat_completions], fallbacks: [fail-500, hang] }\n` +
+    `  - { id: up-pricey, provider: fake, upstreamModel: gpt-upstream, type: text, methods: [chat_completions], pricing: { inputPerMTok: 100, outputPerMTok: 200 } }\n` +
+    `  - { id: fb-pricey, provider: down, type: text, methods: [chat_completions], fallbacks: [up-pricey], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
     extra
   );
 }
@@ -346,6 +352,33 @@ describe('the gateway, through the official openai SDK', () => {
         ['fail-401', 'upstream_error', 0],
         ['unreachable', 'upstream_error', 0],
         ['hang', 'timeout', 0],
+      ]);
+    });
+
+    it('falls back to the next model when a provider fails before answering, and bills the model that served', async () => {
+      const served = await client.chat.completions.create({ model: 'fb-unreachable', messages: [{ role: 'user', content: 'Hi' }] });
+      expect(served.model).toBe('up-chat');
+      expect(served.choices[0].message.content).toBeTruthy();
+      const { data: stream, response } = await client.chat.completions.create({ model: 'fb-unreachable', stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+      expect(response.headers.get('x-switchyard-model')).toBe('up-chat');
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBeTruthy();
+      // The caller's own error (400) is not the provider failing: no fallback.
+      expect((await chat('fb-400')).status).toBe(400);
+      // Every fallback failing: the last failure is the answer.
+      const allFailed = await chat('fb-all-fail');
+      expect(allFailed.status).toBe(504);
+      expect(allFailed.body.error.code).toBe('upstream_timeout');
+      // A fallback that could cost more than the call's reservation holds is skipped.
+      expect((await chat('fb-pricey')).status).toBe(502);
+      const rows = (await usageRows()).filter((row) => ['up-chat', 'fb-400', 'hang', 'fb-pricey'].includes(row.model));
+      expect(rows.slice(-5).map((row) => [row.model, row.status, row.cost > 0])).toEqual([
+        ['up-chat', 'success', true],
+        ['up-chat', 'success', true],
+        ['fb-400', 'rejected', false],
+        ['hang', 'timeout', false],
+        ['fb-pricey', 'upstream_error', false],
       ]);
     });
 

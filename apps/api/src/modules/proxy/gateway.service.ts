@@ -35,6 +35,8 @@ import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamRes
 import { VideoJobsRepository } from './video-jobs.repository';
 
 export const COST_HEADER = 'x-switchyard-cost';
+/** On an answer served by a fallback model: that model's id. */
+export const MODEL_HEADER = 'x-switchyard-model';
 
 /** The request as the front door hands it over: node's own, with the id and path it gave it. */
 export type GatewayRequest = IncomingMessage & { requestId?: string; path: string };
@@ -74,7 +76,7 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
-const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
+const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
 
@@ -293,7 +295,40 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   // ---- dispatch to a provider -----------------------------------------------------------------------------
 
+  /**
+   * Sends the call to its model's provider, then to the model's fallbacks in order while a provider fails before
+   * anything reached the caller (docs/gateway.md, Fallback models). A fallback is skipped when it lacks the
+   * method or could cost more than the reservation holds; the answer names the model that served it.
+   */
   private async dispatch(call: Call, req: GatewayRequest, res: Response): Promise<void> {
+    const fallbacks = [...call.model.fallbacks];
+    for (;;) {
+      try {
+        return await this.dispatchOnce(call, req, res);
+      } catch (error) {
+        if (!fallbacks.length || res.headersSent || call.delivered.length || call.signal.aborted || !worthFallingBack(error)) throw error;
+        const next = this.nextFallback(call, fallbacks);
+        if (!next) throw error;
+        this.logger.warn({ msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.id}`, requestId: call.requestId });
+        call.model = next;
+        // Streamed chunks pass through untouched (their `model` is the provider's): the header names who served.
+        res.setHeader(MODEL_HEADER, next.id);
+      }
+    }
+  }
+
+  private nextFallback(call: Call, remaining: string[]): CatalogModel | null {
+    const needed = call.route.action as ModelMethod;
+    while (remaining.length) {
+      const model = this.catalog.find(remaining.shift()!);
+      if (!model || !model.methods.includes(needed)) continue;
+      const worst = estimateCall(call.route.action, model, call.json, call.form).worstMicros;
+      if (worst <= (call.reservation?.amountMicros ?? 0)) return model;
+    }
+    return null;
+  }
+
+  private async dispatchOnce(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
     const translator = TRANSLATORS[provider.type];
     if (translator) return this.viaTranslator(call, translator, res);
@@ -709,6 +744,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     }
     return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, `The model provider failed (status ${status})`);
   }
+}
+
+/** A provider's own failure — unreachable, timed out, 5xx, rate limited — not the caller's request. */
+function worthFallingBack(error: unknown): boolean {
+  if (!(error instanceof AppException)) return false;
+  return error.code === GatewayErrorCode.UPSTREAM_ERROR || error.code === GatewayErrorCode.UPSTREAM_TIMEOUT || error.code === GatewayErrorCode.UPSTREAM_RATE_LIMITED;
 }
 
 /** The translators' cleaning (URLs, keys in query strings), plus key-like tokens and the provider's own key. */

@@ -138,6 +138,9 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
       }
       return value as number;
     };
+    const fallbacks = entry.fallbacks ?? [];
+    if (!Array.isArray(fallbacks) || fallbacks.some((f) => typeof f !== 'string' || f === id))
+      return problem(`${at}.fallbacks`, 'must be a list of other model ids, tried in order when this model\'s provider fails');
     const contextLength = positive('contextLength');
     const maxOutputTokens = positive('maxOutputTokens');
     if (contextLength === undefined || maxOutputTokens === undefined) return;
@@ -152,8 +155,12 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
       maxOutputTokens,
       pricing: pricing as ModelPricing,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
+      fallbacks: [...new Set(fallbacks as string[])],
     });
   });
+  for (const [id, model] of models)
+    for (const fallback of model.fallbacks)
+      if (!models.has(fallback)) problem(`models (${id}).fallbacks`, `"${fallback}" is not a model id in this catalog`);
   if (problems.length) throw new CatalogError(problems);
   return { providers, models, source, loadedAt: Math.floor(Date.now() / 1000) };
 }

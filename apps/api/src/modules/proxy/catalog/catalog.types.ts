@@ -26,6 +26,11 @@ export interface CatalogModel {
   maxOutputTokens: number | null;
   pricing: ModelPricing;
   ownedBy: string;
+  /**
+   * Models tried in order when this one's provider fails before anything reached the caller (unreachable,
+   * timed out, 5xx, rate limited): the call is served and billed by the first that answers.
+   */
+  fallbacks: string[];
 }
 
 export interface Catalog {
