@@ -1,6 +1,7 @@
 // Closed-loop load generator for tools/bench/run.mjs, run as its own process (it shares the machine's cores
 // with the servers under test, but not their event loops). The parent sends one job over IPC:
-//   { kind: 'load', url, headers, body, connections, warmupMs, durationMs, stream, maxRequests }
+//   { kind: 'load', url, urls?, headers, body, connections, warmupMs, durationMs, stream, maxRequests }
+//   (with `urls`, connection i calls urls[i % urls.length]: two instances behind a client-side balancer)
 //   { kind: 'chunks', url, headers, body, requests }   (per-chunk arrival times of a few sequential streams)
 // and gets back { event: 'measure-start' } / { event: 'measure-end' } at the window's edges (to read the server's
 // CPU time), then { result }. Every loop is bounded in time and in count.
@@ -30,15 +31,18 @@ function check(stream, statusCode, text) {
 }
 
 async function load(job) {
-  const url = new URL(job.url);
-  const pool = new Pool(url.origin, {
-    connections: job.connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000,
-  });
-  const path = url.pathname + url.search;
+  const urls = (job.urls ?? [job.url]).map((u) => new URL(u));
+  const pools = urls.map(
+    (url) =>
+      new Pool(url.origin, {
+        connections: Math.ceil(job.connections / urls.length),
+        pipelining: 1,
+        keepAliveTimeout: 60_000,
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
+      }),
+  );
+  const path = urls[0].pathname + urls[0].search;
   const headers = { 'content-type': 'application/json', ...job.headers };
   const t0 = performance.now();
   const measureStart = t0 + job.warmupMs;
@@ -66,7 +70,7 @@ async function load(job) {
   const endTimer = setTimeout(sendEnd, job.warmupMs + job.durationMs);
 
   /** One call through undici's lowest-level API (no body stream, no async iterator): cheap for the generator. */
-  function call() {
+  function call(pool) {
     return new Promise((resolve) => {
       const started = performance.now();
       let firstByte = 0;
@@ -95,10 +99,10 @@ async function load(job) {
     });
   }
 
-  async function worker() {
+  async function worker(pool) {
     while (performance.now() < measureEnd && issued < job.maxRequests) {
       issued += 1;
-      const { started, firstByte, ended, text, problem } = await call();
+      const { started, firstByte, ended, text, problem } = await call(pool);
       bytes += text.length;
       const inWindow = ended >= measureStart && ended <= measureEnd;
       if (problem) {
@@ -118,13 +122,13 @@ async function load(job) {
     }
   }
 
-  const workers = Array.from({ length: job.connections }, () => worker());
+  const workers = Array.from({ length: job.connections }, (_, i) => worker(pools[i % pools.length]));
   const all = Promise.all(workers);
   const timedOut = await Promise.race([all.then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), hardStop - performance.now()).unref())]);
   clearTimeout(startTimer);
   clearTimeout(endTimer);
   sendEnd();
-  await pool.destroy().catch(() => undefined);
+  await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
   const windowS = job.durationMs / 1000;
   return {
     connections: job.connections,

@@ -150,14 +150,14 @@ async function countUsageEmbedded(dataDir) {
 // ---- the servers ---------------------------------------------------------------------------------------
 
 function modelsConfig(upstreamPort) {
-  const model = (id) => [
+  const model = (id, priced = true) => [
     `  - id: ${id}`,
     '    provider: fake',
     `    upstreamModel: ${id}`,
     '    type: text',
     '    methods: [chat_completions]',
     '    capabilities: [streaming]',
-    '    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }',
+    ...(priced ? ['    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }'] : []),
   ];
   return [
     'providers:',
@@ -168,12 +168,14 @@ function modelsConfig(upstreamPort) {
     'models:',
     ...model('bench-model'),
     ...model('bench-slow'),
+    // No price: no budget reservation (the feature-cost run).
+    ...model('bench-free', false),
     '',
   ].join('\n');
 }
 
 /** Starts Switchyard (the built apps/api/dist), registers a user and creates an API key over HTTP. */
-async function startSwitchyard(kind, upstreamPort, { profileDir } = {}) {
+async function startSwitchyard(kind, upstreamPort, { profileDir, redisPrefix = null, gatewayRpm = null, shared = null } = {}) {
   if (!existsSync(MAIN)) throw new Error(`${relative(ROOT, MAIN)} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const modelsFile = join(work, 'models.yaml');
@@ -191,9 +193,13 @@ async function startSwitchyard(kind, upstreamPort, { profileDir } = {}) {
     MODELS_CONFIG: modelsFile,
     NODE_ENV: 'production',
   });
+  // Rate limits (and the invalidation bus) through Redis, as several instances would run.
+  if (redisPrefix) Object.assign(env, { REDIS_URL: REDIS_URL_BENCH, REDIS_PREFIX: redisPrefix });
+  if (gatewayRpm) env.GATEWAY_RPM = String(gatewayRpm);
   let dataDir = null;
   if (kind === 'postgres') {
-    await recreateScratchDb();
+    // A second instance shares the first one's database (and its account and key).
+    if (!shared) await recreateScratchDb();
     env.DATABASE_URL = scratchUrl();
   } else {
     dataDir = mkdtempSync(join(work, 'data-'));
@@ -210,6 +216,7 @@ async function startSwitchyard(kind, upstreamPort, { profileDir } = {}) {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`Switchyard (${kind})`, async () => (await fetch(`${base}/readyz`)).status === 200, 90_000, child);
+    if (shared) return { child, pid: child.pid, base, apiKey: shared.apiKey, dataDir, logFile };
     const { session } = await registerUser(base);
     const created = await postJson(`${base}/api/v1/keys`, { name: 'bench' }, { authorization: `Bearer ${session}` });
     const apiKey = created.json?.data?.key;
@@ -261,7 +268,8 @@ function machineBusyMs() {
  * PostgreSQL backends serving it. Whatever else used the machine in the window is reported as `otherCores`.
  */
 function runLoad(job, watch) {
-  const { pid } = watch;
+  const pids = watch.pids ?? [watch.pid];
+  const sum = (values) => (values.some((v) => v === null) ? null : values.reduce((a, b) => a + b, 0));
   return new Promise((res, rej) => {
     const child = fork(join(HERE, 'load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(child);
@@ -269,9 +277,9 @@ function runLoad(job, watch) {
       const pgPids = watch.pgPids ? await watch.pgPids().catch(() => []) : [];
       return {
         at: Number(process.hrtime.bigint() / 1000n),
-        target: cpuMs(pid),
-        targetUser: cpuMs(pid, 'user'),
-        upstream: watch.upstreamPid && watch.upstreamPid !== pid ? cpuMs(watch.upstreamPid) : 0,
+        target: sum(pids.map((p) => cpuMs(p))),
+        targetUser: sum(pids.map((p) => cpuMs(p, 'user'))),
+        upstream: watch.upstreamPid && !pids.includes(watch.upstreamPid) ? cpuMs(watch.upstreamPid) : 0,
         load: cpuMs(child.pid),
         machine: machineBusyMs(),
         pg: new Map(pgPids.map((p) => [p, cpuMs(p)])),
@@ -281,8 +289,8 @@ function runLoad(job, watch) {
     let last = null;
     let peakRss = 0;
     const sampler = setInterval(() => {
-      const memory = memoryMb(pid);
-      if (memory && memory.rss > peakRss) peakRss = memory.rss;
+      const rss = sum(pids.map((p) => memoryMb(p)?.rss ?? null));
+      if (rss && rss > peakRss) peakRss = rss;
     }, 100);
     const hardTimer = setTimeout(() => child.kill('SIGKILL'), (job.warmupMs ?? 0) + (job.durationMs ?? 0) + 60_000);
     let settled = false;
@@ -293,7 +301,7 @@ function runLoad(job, watch) {
         settled = true;
         const a = first ? await first : null;
         const b = last ? await last : null;
-        const extra = { windowUs: [a?.at ?? null, b?.at ?? null], cpuMs: null, peakRssMb: peakRss, hwmMb: memoryMb(pid)?.hwm ?? null };
+        const extra = { windowUs: [a?.at ?? null, b?.at ?? null], cpuMs: null, peakRssMb: peakRss, hwmMb: sum(pids.map((p) => memoryMb(p)?.hwm ?? null)) };
         if (a && b && a.target !== null && b.target !== null) {
           const ms = (b.at - a.at) / 1000;
           extra.cpuMs = b.target - a.target;
@@ -353,8 +361,9 @@ async function scenario(target, spec) {
     {
       kind: 'load',
       url: `${target.base}/v1/chat/completions`,
+      urls: (target.bases ?? [target.base]).map((base) => `${base}/v1/chat/completions`),
       headers: target.headers,
-      body: chatBody('bench-model', spec.stream),
+      body: chatBody(target.model ?? 'bench-model', spec.stream),
       connections: spec.connections,
       warmupMs: WARMUP_MS,
       durationMs: DURATION_MS,
@@ -457,6 +466,7 @@ function summariseProfile(file, calls, window, userUsPerCall) {
   const groups = new Map();
   const functions = new Map();
   const inclusive = new Map();
+  const features = new Map(FEATURES.map((f) => [f.id, 0]));
   let busy = 0;
   let writes = 0;
   let idle = 0;
@@ -480,6 +490,11 @@ function summariseProfile(file, calls, window, userUsPerCall) {
     const seen = new Set();
     for (let up = id; up !== undefined; up = parent.get(up)) {
       const frame = byId.get(up).callFrame;
+      for (const feature of FEATURES)
+        if (!seen.has(feature.id) && feature.files.some((file) => frame.url.endsWith(file))) {
+          seen.add(feature.id);
+          features.set(feature.id, features.get(feature.id) + n);
+        }
       const g = groupOf(frame.url, frame.functionName);
       let label = null;
       if (g.startsWith('switchyard: ')) label = `${frame.functionName || '(anonymous)'} (${g.slice(12)})`;
@@ -505,8 +520,17 @@ function summariseProfile(file, calls, window, userUsPerCall) {
     groups: top(groups, 14),
     functions: top(functions, 15),
     inclusive: top(inclusive, 16),
+    features: Object.fromEntries([...features].map(([feature, n]) => [feature, { share: n / busy, perCallUs: userUsPerCall !== null ? (n / busy) * userUsPerCall : null }])),
   };
 }
+
+/** Where each feature's code lives (compiled paths): a profile sample counts for a feature when its stack passes through one. */
+const FEATURES = [
+  { id: 'auth', files: ['modules/proxy/credentials/credential-registry.js', 'modules/proxy/credentials/api-key.strategy.js', 'modules/keys/keys.service.js'] },
+  { id: 'budget', files: ['modules/usage/ledger/budget.service.js', 'modules/usage/ledger/ledger.repository.js', 'modules/proxy/budget-estimate.js'] },
+  { id: 'usage', files: ['modules/usage/usage-recorder.js'] },
+  { id: 'rate-limit', files: ['common/rate-limit/rate-limiter.service.js', 'common/rate-limit/rate-limit.store.js'] },
+];
 
 async function profilePass(upstreamPort) {
   const profileDir = join(work, 'profile');
@@ -546,7 +570,12 @@ const TARGETS = [
   { id: 'portkey', label: 'Portkey gateway 1.15.2' },
   { id: 'switchyard-pg', label: 'Switchyard, PostgreSQL' },
   { id: 'switchyard-embedded', label: 'Switchyard, embedded DB' },
+  // Scale-out and the cost of features, each against switchyard-pg (non-streaming; the two-instance run streams too).
+  { id: 'switchyard-pg-2', label: 'Switchyard, two instances, PostgreSQL + Redis', variant: true, instances: 2, redis: true, rpm: 1_000_000 },
+  { id: 'switchyard-pg-rl', label: 'Switchyard, PostgreSQL + Redis rate limits', variant: true, redis: true, rpm: 1_000_000, scenarios: ['json-10', 'json-100'] },
+  { id: 'switchyard-pg-free', label: 'Switchyard, PostgreSQL, unpriced model (no reservation)', variant: true, model: 'bench-free', scenarios: ['json-10', 'json-100'] },
 ];
+const REDIS_URL_BENCH = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function benchTarget(target, upstream) {
   const outcome = { id: target.id, label: target.label, scenarios: {}, error: null, chunks: null, usage: null, extraCalls: 0 };
@@ -568,27 +597,38 @@ async function benchTarget(target, upstream) {
       };
       stop = () => stopChild(portkey.child);
     } else {
-      const kind = target.id === 'switchyard-pg' ? 'postgres' : 'embedded';
-      const sy = await startSwitchyard(kind, upstream.port);
-      handle = { base: sy.base, pid: sy.pid, headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind };
-      stop = () => stopChild(sy.child);
+      const kind = target.id.startsWith('switchyard-pg') ? 'postgres' : 'embedded';
+      const options = { redisPrefix: target.redis ? `sy-bench-${process.pid}-${target.id}:` : null, gatewayRpm: target.rpm ?? null };
+      const sy = await startSwitchyard(kind, upstream.port, options);
+      const more = [];
+      for (let i = 1; i < (target.instances ?? 1); i += 1) more.push(await startSwitchyard(kind, upstream.port, { ...options, shared: sy }));
+      const all = [sy, ...more];
+      handle = { base: sy.base, bases: all.map((s) => s.base), pid: sy.pid, pids: all.map((s) => s.pid), headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind, model: target.model };
+      stop = async () => {
+        for (const s of all) await stopChild(s.child);
+      };
       if (kind === 'postgres') {
         // PostgreSQL's own CPU for Switchyard's connections (usage inserts, key lookups), from an admin connection.
         const admin = await pgClient(PG_ADMIN_URL);
         handle.pgPids = async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
+        const stopAll = stop;
         stop = async () => {
           await admin.end().catch(() => undefined);
-          await stopChild(sy.child);
+          await stopAll();
         };
       }
     }
     handle.upstreamPid = upstream.child.pid;
     outcome.extraCalls += await smoke(handle);
     outcome.startRssMb = memoryMb(handle.pid)?.rss ?? null;
-    for (const spec of SCENARIOS) {
+    for (const spec of SCENARIOS.filter((s) => !target.scenarios || target.scenarios.includes(s.id))) {
       const result = await scenario(handle, spec);
       outcome.scenarios[spec.id] = result;
       log(fmtScenario(target.id, spec, result));
+    }
+    if (target.variant) {
+      outcome.hwmMb = memoryMb(handle.pid)?.hwm ?? null;
+      return outcome;
     }
     outcome.chunks = await chunkCheck(handle);
     outcome.extraCalls += outcome.chunks.ok;
@@ -768,6 +808,46 @@ function analyse(outcomes) {
 
 // ---- docs/benchmarks.md --------------------------------------------------------------------------------
 
+/** One instance against two, and the cost of each feature: runs that differ in one thing, and the CPU profile. */
+function scaleAndFeatures(outcomes, profile) {
+  const md = ['', '### One instance against two, and what each feature costs', ''];
+  const base = (id) => get(outcomes, 'switchyard-pg', id);
+  const cpu = (r) => (r?.cpuMsPerCall ?? null) === null ? null : r.cpuMsPerCall + (r.pgCpuMsPerCall ?? 0);
+  const ms = (v) => (v === null || v === undefined ? 'n/a' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`);
+  const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
+  md.push(
+    'Each row is a run that differs from "Switchyard, PostgreSQL" in one thing, in the same run: two instances (the load generator spreads ' +
+      'its connections over both, as a load balancer would; CPU is both processes together, plus PostgreSQL\'s), rate limits counted in Redis ' +
+      '(`GATEWAY_RPM` set high enough never to refuse), and a model with no price (no budget reservation or settlement). CPU per call is the ' +
+      'Switchyard process(es) plus PostgreSQL, against the one-instance run\'s.',
+  );
+  md.push('');
+  md.push('| run | scenario | req/s | ÷ one instance | CPU ms/call (incl. PG) | vs one instance |');
+  md.push('|---|---|---:|---:|---:|---:|');
+  for (const target of TARGETS.filter((t) => t.variant)) {
+    for (const spec of SCENARIOS) {
+      const r = get(outcomes, target.id, spec.id);
+      if (!r) continue;
+      const b = base(spec.id);
+      md.push(`| ${target.label} | ${spec.id} | ${r.rps.toFixed(0)} | ${ratio(r.rps, b?.rps)} | ${fmt(cpu(r), 3)} | ${ms(cpu(r) !== null && cpu(b) !== null ? cpu(r) - cpu(b) : null)} |`);
+    }
+  }
+  md.push('');
+  md.push(
+    'From the CPU profile below (one instance on PostgreSQL, non-streaming, 10 connections): the Switchyard process\'s user CPU per call spent ' +
+      'with each feature\'s code on the stack (what it calls included; the database\'s own CPU is not in these).',
+  );
+  md.push('');
+  md.push('| feature | code | share of the process\'s CPU | µs per call |');
+  md.push('|---|---|---:|---:|');
+  const names = { auth: 'auth (the key check, cached)', budget: 'budgets (leases, reservations, settlement)', usage: 'usage records (queued, written in batches)', 'rate-limit': 'rate limits (off in this run)' };
+  for (const feature of FEATURES) {
+    const f = profile?.features?.[feature.id];
+    md.push(`| ${names[feature.id]} | ${feature.files.map((file) => `\`${file.replace(/\.js$/, '.ts')}\``).join(', ')} | ${f ? `${(f.share * 100).toFixed(1)}%` : 'n/a'} | ${f?.perCallUs !== null && f?.perCallUs !== undefined ? f.perCallUs.toFixed(1) : 'n/a'} |`);
+  }
+  return md;
+}
+
 function renderDoc({ machine, started, finished, outcomes, report, profile }) {
   const md = [];
   const order = TARGETS.filter((t) => outcomes[t.id]);
@@ -848,6 +928,7 @@ function renderDoc({ machine, started, finished, outcomes, report, profile }) {
     if (r.vsPortkey === null && r.vsRelay === null) continue;
     md.push(`| ${r.sy === 'switchyard-pg' ? 'PostgreSQL' : 'embedded DB'} | ${r.scenario} | ${r.vsPortkey === null ? 'n/a' : `${r.vsPortkey.toFixed(2)}×`} | ${r.vsRelay === null ? 'n/a' : `${r.vsRelay.toFixed(2)}×`} |`);
   }
+  md.push(...scaleAndFeatures(outcomes, profile));
   md.push('');
   md.push(`### Chunks relayed as they arrive`);
   md.push('');
@@ -858,7 +939,7 @@ function renderDoc({ machine, started, finished, outcomes, report, profile }) {
   md.push('');
   md.push('| target | first content chunk (ms) | first → last chunk (ms) | distinct arrival times | mean delay per chunk vs direct (ms) | relayed as they arrive |');
   md.push('|---|---:|---:|---:|---:|---|');
-  for (const t of order) {
+  for (const t of order.filter((target) => !target.variant)) {
     const c = chunkStats(outcomes[t.id], outcomes.direct);
     if (!c) {
       md.push(`| ${t.label} | n/a | n/a | n/a | n/a | not measured |`);
