@@ -91,8 +91,8 @@ const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 
 @Injectable()
 export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private readonly upstream = new UpstreamClient();
-  /** Calls in flight, each with the controller that cuts it; drained at shutdown. */
-  private readonly inFlight = new Map<Promise<void>, AbortController>();
+  /** Calls in flight, each with the function that cuts it; drained at shutdown. */
+  private readonly inFlight = new Map<Promise<void>, () => void>();
   private readonly demo = new DemoProvider();
   private readonly logger = new Logger('Gateway');
   private readonly binaryProxies = new Map<string, ProxyHandler>();
@@ -123,11 +123,17 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       sendError(req, res, shuttingDown());
       return;
     }
-    const cut = new AbortController();
-    const call = this.handle(req, res, cut.signal).catch((error: unknown) => {
+    // One controller per call: the client leaving, or the shutdown's cut, aborts the upstream through it.
+    const abort = new AbortController();
+    const call = this.handle(req, res, abort).catch((error: unknown) => {
       if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
     });
-    this.inFlight.set(call, cut);
+    this.inFlight.set(call, () => {
+      abort.abort(new ClientGoneError('the instance is shutting down'));
+      // The client hears that the answer was cut (a stream simply ends; see handle()).
+      if (!res.headersSent) sendError(req, res, shuttingDown());
+      else res.end();
+    });
     void call.finally(() => this.inFlight.delete(call));
   }
 
@@ -145,13 +151,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const graceOver = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), this.config.shutdownGraceSeconds * 1000)));
     if ((await Promise.race([all(), graceOver])) === 'cut') {
       this.logger.warn(`cutting ${this.inFlight.size} calls still running after ${this.config.shutdownGraceSeconds}s`);
-      for (const cut of this.inFlight.values()) cut.abort(new ClientGoneError('the instance is shutting down'));
+      for (const cut of this.inFlight.values()) cut();
       await all();
     }
     clearTimeout(timer);
   }
 
-  private async handle(req: GatewayRequest, res: Response, cut: AbortSignal): Promise<void> {
+  private async handle(req: GatewayRequest, res: Response, abort: AbortController): Promise<void> {
     const match = matchGatewayRoute(req.method ?? 'GET', req.path);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
     const caller = await this.credentials.authenticate(req, match.prefix);
@@ -161,16 +167,9 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     if (match.route.action === 'get_model') return this.getModel(match.params.id, res);
 
     const started = new Date();
-    const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new ClientGoneError('client closed the request'));
     });
-    cut.addEventListener('abort', () => {
-      abort.abort(cut.reason);
-      // The client hears that the answer was cut (a stream simply ends; see below).
-      if (!res.headersSent) sendError(req, res, shuttingDown());
-      else res.end();
-    }, { once: true });
     let json: Record<string, unknown> | null = null;
     let raw: Buffer | null = null;
     let form: ParsedMultipart | null = null;
