@@ -270,5 +270,13 @@ describe('money safety under concurrency', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
     }
+    // The retired leases are given back at once (not after an idle timeout): nothing stays held.
+    const until = Date.now() + 1500;
+    let open = -1;
+    while (open !== 0 && Date.now() < until) {
+      [{ open }] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+      if (open) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(open).toBe(0);
   });
 });

@@ -78,6 +78,9 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   /** The lease each credential draws on now, and leases retired but not yet returned. */
   private readonly leases = new Map<string, Lease>();
   private readonly retired = new Set<Lease>();
+  /** Leases being given back (awaited at shutdown), and the settlement batch being written. */
+  private readonly returning = new Set<Promise<void>>();
+  private flushing: Promise<void> | null = null;
   /** Per credential: database reservations in the current second, and whether a lease is being taken. */
   /** Bumped when credentials or limits change: a lease taken across a change is retired before it is used. */
   private generation = 0;
@@ -108,6 +111,8 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     for (const timer of this.timers) clearInterval(timer);
     this.retireAllLeases();
     await this.flushSettlements();
+    // What the retired leases still hold goes back before the database closes (else it waits for the sweeper).
+    await Promise.allSettled([...this.returning]);
   }
 
   /** Reservations this instance keeps alive: calls reserved in the database and leases not yet returned. */
@@ -264,10 +269,13 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     for (const lease of [...this.retired]) {
       if (lease.inFlight > 0 || lease.unwritten > 0) continue;
       this.retired.delete(lease);
-      void this.ledger.settle(lease.id, 0, 'lease_returned').catch((error: Error) =>
+      const returned = this.ledger
+        .settle(lease.id, 0, 'lease_returned')
+        .then(() => undefined)
         // Left open, it expires and the sweeper releases it (billing nothing: a lease records no input).
-        this.logger.error(`returning a lease failed: ${error.message}`),
-      );
+        .catch((error: Error) => this.logger.error(`returning a lease failed: ${error.message}`))
+        .finally(() => this.returning.delete(returned));
+      this.returning.add(returned);
     }
   }
 
@@ -315,6 +323,15 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Writes every queued settlement now (also at shutdown). */
   async flushSettlements(): Promise<void> {
+    // One writer at a time: a caller (shutdown) waits for a batch a timer already started, then writes the rest.
+    while (this.flushing) await this.flushing;
+    this.flushing = this.writeSettlements().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private async writeSettlements(): Promise<void> {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
     while (this.pendingLeased.length) {
