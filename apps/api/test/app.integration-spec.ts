@@ -58,12 +58,19 @@ describe('the app', () => {
     expect(unsafe.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
   });
 
-  it('sends security headers and no X-Powered-By', async () => {
-    const res = await app.http('/healthz');
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('x-frame-options')).toBe('DENY');
-    expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
-    expect(res.headers.get('x-powered-by')).toBeNull();
+  it('sends security headers, a request id and no X-Powered-By, on Express routes and on the gateway the front door serves', async () => {
+    // /healthz goes through Express; /v1 paths never reach it (modules/proxy/front-door.ts), the same headers apply.
+    for (const path of ['/healthz', '/v1/models', '/oauth2/v1/models', '/v1/not-a-route']) {
+      const res = await app.http(path, { headers: { 'x-request-id': `front-door-${path.length}` } });
+      expect([path, res.headers.get('x-content-type-options')]).toEqual([path, 'nosniff']);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      expect(res.headers.get('x-powered-by')).toBeNull();
+      expect(res.headers.get('x-request-id')).toBe(`front-door-${path.length}`);
+    }
+    // The gateway answers in OpenAI's error shape, Express's routes in the envelope: each door kept its own.
+    expect((await app.http('/v1/models')).body.error).toMatchObject({ code: 'missing_credentials' });
+    expect((await app.http('/api/v1/keys')).body).toMatchObject({ success: false });
   });
 
   // Any change to this list is an access-control change: review it as one.
