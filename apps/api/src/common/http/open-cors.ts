@@ -4,8 +4,10 @@ import type { NextFunction, Request, Response } from 'express';
 /**
  * CORS open to every origin (interface.md section 1: the resource APIs and the token endpoint), for bearer
  * credentials only: no cookies are ever allowed cross-origin. Answers a preflight itself; returns whether it did.
+ * A request without an Origin header is not a cross-origin one (a server-side SDK, curl): it gets no CORS headers.
  */
 export function applyOpenCors(req: IncomingMessage, res: ServerResponse, methods: string, exposed?: string): boolean {
+  if (req.headers.origin === undefined && req.method !== 'OPTIONS') return false;
   res.setHeader('Access-Control-Allow-Origin', '*');
   if (exposed) res.setHeader('Access-Control-Expose-Headers', exposed);
   if (req.method !== 'OPTIONS') return false;

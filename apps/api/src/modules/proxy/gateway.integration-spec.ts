@@ -271,6 +271,13 @@ describe('the gateway, through the official openai SDK', () => {
       const res = await app.http('/v1/chat/completions', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-headers': 'authorization,content-type' } });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      // A browser's call carries its Origin and gets the header; a server-side SDK's (no Origin) gets no CORS headers.
+      const browser = await app.http('/v1/models', { token: key, headers: { origin: 'https://app.example' } });
+      expect(browser.headers.get('access-control-allow-origin')).toBe('*');
+      expect(browser.headers.get('access-control-expose-headers')).toContain('x-switchyard-cost');
+      const server = await app.http('/v1/models', { token: key });
+      expect(server.status).toBe(200);
+      expect(server.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     it('checks credentials: missing 401, a bad or revoked key 403 (at once), API keys not on /oauth2/v1', async () => {

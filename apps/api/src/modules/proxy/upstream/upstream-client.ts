@@ -57,7 +57,7 @@ export class UpstreamClient {
   private once(req: UpstreamRequest): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       if (req.signal.aborted) return reject(new ClientGoneError('client closed the request'));
-      const url = new URL(req.url);
+      const url = this.parse(req.url);
       const agent = this.agents[url.protocol];
       if (!agent) return reject(new Error('unsupported protocol'));
       const headers: Record<string, string | number> = { ...req.headers };
@@ -88,6 +88,18 @@ export class UpstreamClient {
       if (req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body)) outgoing.end(req.body);
       else pipeline(req.body, outgoing, () => undefined);
     });
+  }
+
+  /** Provider URLs repeat (a base URL and a few paths): parsed once each, in a bounded map. */
+  private readonly parsed = new Map<string, URL>();
+
+  private parse(text: string): URL {
+    let url = this.parsed.get(text);
+    if (!url) {
+      if (this.parsed.size >= 1000) this.parsed.clear();
+      this.parsed.set(text, (url = new URL(text)));
+    }
+    return url;
   }
 
   async close(): Promise<void> {
