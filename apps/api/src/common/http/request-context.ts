@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { REQUEST_ID_HEADER } from '@switchyard/shared-dto';
 
@@ -12,24 +12,24 @@ declare module 'express-serve-static-core' {
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
- * What the access line knows about the request being handled. Deliberately not an AsyncLocalStorage: on Node 20
- * one active store slows every promise in the process, which measured 0.1 ms of CPU per gateway call (about 17%;
- * docs/benchmarks.md). Lines about a request pass its id explicitly (the access line, the error filter, the
- * gateway).
+ * What the access line reads of a request: Express's, or the gateway's plain node one (modules/proxy/front-door.ts).
+ * Deliberately no AsyncLocalStorage: on Node 20 one active store slows every promise in the process, which
+ * measured 0.1 ms of CPU per gateway call (about 17%; docs/benchmarks.md). Lines about a request pass its id
+ * explicitly (the access line, the error filter, the gateway).
  */
-export interface RequestStore {
-  requestId: string;
-  /** What kind of credential authenticated the call, once one did: session, oauth, api_key, internal. */
-  principal?: string;
-}
+export type ContextRequest = IncomingMessage & {
+  path: string;
+  requestId?: string;
+  /** Set by the Nest guards for sessions and OAuth tokens. */
+  principal?: { kind: string };
+  /** Set by the gateway (notePrincipal): the kind of credential that authenticated the call. */
+  principalKind?: string;
+};
 
 /** Notes, for the request's access log line, what kind of credential authenticated it (never the credential). */
-export function notePrincipal(req: object, kind: string): void {
-  const store = storeOf.get(req);
-  if (store) store.principal = kind;
+export function notePrincipal(req: IncomingMessage, kind: string): void {
+  (req as ContextRequest).principalKind = kind;
 }
-
-const storeOf = new WeakMap<object, RequestStore>();
 
 /**
  * Request ids: a random per-process prefix and a counter, unique across instances and restarts without a call
@@ -52,21 +52,20 @@ export function newRequestId(): string {
  * secrets (a revoke token, a checkout session id), and bodies and headers are never logged.
  */
 export function requestContext(logger = new Logger('HTTP'), logRequests = true) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: ContextRequest, res: ServerResponse, next: () => void) => {
     const given = req.headers[REQUEST_ID_HEADER] as string | undefined;
-    req.requestId = given && CALLER_ID.test(given) ? given : newRequestId();
-    res.setHeader(REQUEST_ID_HEADER, req.requestId);
-    const store: RequestStore = { requestId: req.requestId };
-    storeOf.set(req, store);
+    const requestId = given && CALLER_ID.test(given) ? given : newRequestId();
+    req.requestId = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     if (logRequests) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
         // Session and OAuth principals are attached by the Nest guards; the gateway notes its caller's kind.
-        const principal = store.principal ?? req.principal?.kind;
+        const principal = req.principalKind ?? req.principal?.kind;
         logger.log({
           msg: `${req.method} ${req.path} ${res.statusCode} ${durationMs.toFixed(1)}ms`,
-          requestId: store.requestId,
+          requestId,
           method: req.method,
           path: req.path,
           status: res.statusCode,

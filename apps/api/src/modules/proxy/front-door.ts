@@ -13,8 +13,7 @@ import type { GatewayRequest, GatewayService } from './gateway.service';
 export function installFrontDoor(server: Server, gateway: GatewayService, logRequests: boolean): void {
   const [express, ...others] = server.listeners('request') as RequestListener[];
   if (!express || others.length) throw new Error('expected exactly one request listener (Express) on the http server');
-  const context = requestContext(undefined, logRequests) as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
-  const headers = securityHeaders as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  const context = requestContext(undefined, logRequests);
   server.removeListener('request', express);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
@@ -23,6 +22,6 @@ export function installFrontDoor(server: Server, gateway: GatewayService, logReq
     if (!gatewayPrefixOf(path)) return express(req, res);
     const call = req as GatewayRequest;
     call.path = path;
-    context(req, res, () => headers(req, res, () => gateway.serve(call, res)));
+    context(call, res, () => securityHeaders(call, res, () => gateway.serve(call, res)));
   });
 }

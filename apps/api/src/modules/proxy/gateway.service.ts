@@ -17,6 +17,7 @@ import { affordableOutputTokens, estimateCall } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
+import type { ContextRequest } from '../../common/http/request-context';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import type { Caller } from './credentials/caller';
@@ -39,7 +40,7 @@ export const COST_HEADER = 'x-switchyard-cost';
 export const MODEL_HEADER = 'x-switchyard-model';
 
 /** The request as the front door hands it over: node's own, with the id and path it gave it. */
-export type GatewayRequest = IncomingMessage & { requestId?: string; path: string };
+export type GatewayRequest = ContextRequest;
 type Response = ServerResponse;
 
 interface Frame {
@@ -80,13 +81,14 @@ const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, ${MODEL_HEADER}, x-switch
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
 
-/**
- * The /v1 gateway (and its /apikey/v1 and /oauth2/v1 aliases), served on node's own request and response
- * ahead of Express (front-door.ts), so the hot path pays for no framework machinery: allowlist → credential → catalog → provider →
- * relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
- */
 /** 503 while this instance drains: a load balancer retries the call on another one. */
 const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } });
+
+/**
+ * The /v1 gateway (and its /apikey/v1 and /oauth2/v1 aliases), served on node's own request and response ahead
+ * of Express (front-door.ts), so the hot path pays for no framework machinery: allowlist → credential → catalog
+ * → provider → relay (SSE chunk by chunk) → cost → usage record (batched). See docs/gateway.md.
+ */
 
 @Injectable()
 export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
@@ -113,7 +115,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   }
 
   /**
-   * Serves one /v1 call (or an alias's), straight from node's http server: the front door (common/http/front-door)
+   * Serves one /v1 call (or an alias's), straight from node's http server: the front door (front-door.ts)
    * sends only gateway paths here, past Express, with the request id and security headers already set.
    */
   serve(req: GatewayRequest, res: Response): void {

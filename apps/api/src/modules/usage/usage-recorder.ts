@@ -1,4 +1,5 @@
 import { MetricsService } from '../../common/metrics/metrics';
+import { OneAtATime } from '../../common/one-at-a-time';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -80,7 +81,7 @@ const MAX_QUEUED = 100_000;
 export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   private queue: UsageRecordInput[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | null = null;
+  private readonly flushing = new OneAtATime();
   private readonly logger = new Logger('UsageRecorder');
 
   constructor(
@@ -115,12 +116,7 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Writes everything queued so far; concurrent calls share one flush, then run again for what arrived meanwhile. */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (!this.queue.length) return;
-    this.flushing = this.writeAll().finally(() => {
-      this.flushing = null;
-    });
-    await this.flushing;
+    await this.flushing.run(() => this.writeAll());
   }
 
   private async writeAll(): Promise<void> {

@@ -1,4 +1,4 @@
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export interface UsageWindow {
   /** Whole UTC days, as YYYY-MM-DD, from `from` up to but not including `to`: read from the daily rollups. */

@@ -6,9 +6,7 @@ import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/
 import { LedgerRepository } from './ledger/ledger.repository';
 import { toUnits } from './ledger/budget.service';
 import { UsageErrorCode, UsageException } from './usage.exception';
-import { splitWindow, usageSource } from './usage-window';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, splitWindow, usageSource } from './usage-window';
 
 /** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
 const GROUP_KEYS = {

@@ -1,4 +1,5 @@
 import { MetricsService } from '../../../common/metrics/metrics';
+import { OneAtATime } from '../../../common/one-at-a-time';
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
@@ -32,8 +33,6 @@ interface Lease {
   inFlight: number;
   /** Settlements queued and not yet written: the lease is returned only once they are. */
   unwritten: number;
-  retired: boolean;
-  expiresAt: number;
   lastUsedAt: number;
 }
 
@@ -75,15 +74,15 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly running = new Set<string>();
   private readonly pending: { id: string; costMicros: number; reason: string; resolve: (debited: number) => void }[] = [];
   private readonly pendingLeased: (LeasedSettlement & { lease: Lease; resolve: (debited: number) => void })[] = [];
-  /** The lease each credential draws on now, and leases retired but not yet returned. */
+  /** The lease each credential draws on now (a lease is active while it is here), and leases retired but not yet returned. */
   private readonly leases = new Map<string, Lease>();
   private readonly retired = new Set<Lease>();
   /** Leases being given back (awaited at shutdown), and the settlement batch being written. */
   private readonly returning = new Set<Promise<void>>();
-  private flushing: Promise<void> | null = null;
-  /** Per credential: database reservations in the current second, and whether a lease is being taken. */
+  private readonly flushing = new OneAtATime();
   /** Bumped when credentials or limits change: a lease taken across a change is retired before it is used. */
   private generation = 0;
+  /** Per credential: database reservations in the current second, and whether a lease is being taken. */
   private readonly demand = new Map<string, Demand>();
   private settleTimer: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
@@ -165,9 +164,10 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Holds the call's worst case (or what remains, if at least the minimum); throws BUDGET_EXHAUSTED otherwise. */
   async reserve(request: ReservationRequest): Promise<Reservation> {
-    const fromLease = this.drawOnLease(request);
+    const key = leaseKey(request);
+    const fromLease = this.drawOnLease(key, request);
     if (fromLease) return fromLease;
-    this.noteDemand(request);
+    this.noteDemand(key, request);
     const id = randomUUID();
     const result = await this.ledger.reserve({ ...request, id, ttlSeconds: RESERVATION_TTL_SECONDS });
     if (result.amountMicros === null) {
@@ -182,12 +182,11 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** The call's worst case from this credential's lease, when it has one that covers it. */
-  private drawOnLease(request: ReservationRequest): Reservation | null {
-    const key = leaseKey(request);
+  private drawOnLease(key: string, request: ReservationRequest): Reservation | null {
     const lease = this.leases.get(key);
     if (!lease) return null;
     const now = Date.now();
-    if (now >= lease.expiresAt || lease.freeMicros < request.worstMicros) {
+    if (now - lease.takenAt >= LEASE_MAX_AGE_MS || lease.freeMicros < request.worstMicros) {
       // Used up fast: this credential has more calls in flight than the lease covers; the next one is larger.
       const demand = this.demand.get(key);
       if (demand && lease.freeMicros < request.worstMicros && now - lease.takenAt < 1000) demand.leaseCalls = Math.min(LEASE_CALLS_MAX, demand.leaseCalls * 2);
@@ -201,8 +200,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Counts a credential's database reservations; a busy one gets a lease, taken off the call's path. */
-  private noteDemand(request: ReservationRequest): void {
-    const key = leaseKey(request);
+  private noteDemand(key: string, request: ReservationRequest): void {
     const second = Math.floor(Date.now() / 1000);
     let demand = this.demand.get(key);
     if (!demand) this.demand.set(key, (demand = { second, calls: 0, acquiring: false, refusedUntil: 0, leaseCalls: LEASE_CALLS }));
@@ -240,16 +238,15 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
       return;
     }
     const now = Date.now();
-    const lease: Lease = { id, key, takenAt: now, freeMicros: result.amountMicros, inFlight: 0, unwritten: 0, retired: false, expiresAt: now + LEASE_MAX_AGE_MS, lastUsedAt: now };
+    const lease: Lease = { id, key, takenAt: now, freeMicros: result.amountMicros, inFlight: 0, unwritten: 0, lastUsedAt: now };
     this.leases.set(key, lease);
     // Limits or credentials changed while it was being taken: it must not be used.
     if (generation !== this.generation) this.retire(lease);
   }
 
   private retire(lease: Lease): void {
-    if (lease.retired) return;
-    lease.retired = true;
-    if (this.leases.get(lease.key) === lease) this.leases.delete(lease.key);
+    if (this.leases.get(lease.key) !== lease) return;
+    this.leases.delete(lease.key);
     this.retired.add(lease);
     this.returnLeases();
   }
@@ -261,7 +258,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
 
   private retireIdleLeases(): void {
     const now = Date.now();
-    for (const lease of [...this.leases.values()]) if (now - lease.lastUsedAt >= LEASE_IDLE_MS || now >= lease.expiresAt) this.retire(lease);
+    for (const lease of [...this.leases.values()]) if (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.takenAt >= LEASE_MAX_AGE_MS) this.retire(lease);
   }
 
   /** Gives back what retired leases still hold, once no call draws on them and their calls' settlements are written. */
@@ -324,11 +321,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   /** Writes every queued settlement now (also at shutdown). */
   async flushSettlements(): Promise<void> {
     // One writer at a time: a caller (shutdown) waits for a batch a timer already started, then writes the rest.
-    while (this.flushing) await this.flushing;
-    this.flushing = this.writeSettlements().finally(() => {
-      this.flushing = null;
-    });
-    await this.flushing;
+    await this.flushing.run(() => this.writeSettlements());
   }
 
   private async writeSettlements(): Promise<void> {
