@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (
@@ -15,8 +15,11 @@ export function randomToken(prefix: string, bytes = 32): string {
 
 /** How secrets are stored: SHA-256 suffices for high-entropy random tokens (not for passwords). */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return oneShotHash ? oneShotHash('sha256', value, 'hex') : createHash('sha256').update(value).digest('hex');
 }
+
+/** node's one-shot hash (20.12 and later): a third of createHash's cost for a short input, on every gateway call. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 // scrypt, memory-hard: N=2^15, r=8 uses 32 MiB per hash (OWASP's minimum is N=2^17 with r=8 p=1 or
 // equivalents; 2^15 with p=1 is the RFC 7914 interactive-login figure). The parameters are stored with each

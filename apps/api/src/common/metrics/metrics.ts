@@ -7,6 +7,8 @@ import type { AppConfig } from '../../config/config.schema';
 import { Access } from '../auth/access.decorator';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 
+type Count = ReturnType<Counter['labels']>;
+
 /** What one finished gateway call tells the metrics (a usage record's fields). */
 export interface ObservedCall {
   method: string;
@@ -46,13 +48,32 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_' });
   }
 
+  /**
+   * Each call's series, found by one string key: prom-client would otherwise sort and hash the labels object of
+   * every update (several per call, on the gateway's hot path). The labels are bounded, and so is this map.
+   */
+  private readonly series = new Map<string, { calls: Count; latency: ReturnType<Histogram['labels']>; prompt: Count; completion: Count; cost: Count }>();
+
   observeCall(call: ObservedCall): void {
-    this.calls.inc({ method: call.method, status: call.status });
-    this.latency.observe({ method: call.method, stream: String(call.stream) }, (call.endedAt.getTime() - call.startedAt.getTime()) / 1000);
+    const key = `${call.method}\n${call.status}\n${call.stream}\n${call.model}`;
+    let series = this.series.get(key);
+    if (!series) {
+      if (this.series.size >= 10_000) this.series.clear();
+      series = {
+        calls: this.calls.labels({ method: call.method, status: call.status }),
+        latency: this.latency.labels({ method: call.method, stream: String(call.stream) }),
+        prompt: this.tokens.labels({ model: call.model, kind: 'prompt' }),
+        completion: this.tokens.labels({ model: call.model, kind: 'completion' }),
+        cost: this.cost.labels({ model: call.model }),
+      };
+      this.series.set(key, series);
+    }
+    series.calls.inc();
+    series.latency.observe((call.endedAt.getTime() - call.startedAt.getTime()) / 1000);
     if (call.status === 'upstream_error' || call.status === 'timeout') this.upstreamErrors.inc({ provider: call.provider ?? 'unknown', status: call.status });
-    if (call.promptTokens) this.tokens.inc({ model: call.model, kind: 'prompt' }, call.promptTokens);
-    if (call.completionTokens) this.tokens.inc({ model: call.model, kind: 'completion' }, call.completionTokens);
-    if (call.costMicros) this.cost.inc({ model: call.model }, call.costMicros / 1e6);
+    if (call.promptTokens) series.prompt.inc(call.promptTokens);
+    if (call.completionTokens) series.completion.inc(call.completionTokens);
+    if (call.costMicros) series.cost.inc(call.costMicros / 1e6);
   }
 
   /** A gauge read at scrape time (e.g. from the database). A failed read leaves the gauge out of that scrape. */

@@ -439,10 +439,10 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   private async relayOpenAiFormat(call: Call, upstream: UpstreamResponse, res: Response): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
-    if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body));
+    if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body, undefined, call.signal));
     if (contentType.includes('text/event-stream')) return this.relayStream(call, res, sseFrames(upstream.body, call.signal));
     if (contentType.includes('json')) {
-      const text = await readText(upstream.body, 64 * 1024 * 1024);
+      const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(text) as Record<string, unknown>;
@@ -510,12 +510,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       timeoutMs: provider.timeoutMs,
     });
     if (upstream.status >= 400) {
-      const info = translator.parseError(upstream.status, await readText(upstream.body));
+      const info = translator.parseError(upstream.status, await readText(upstream.body, undefined, call.signal));
       throw this.mapUpstreamStatus(info.status, info.message, info.code, call);
     }
     const context = { publicModel: call.model.id, id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000) };
     if (!call.stream) {
-      const text = await readText(upstream.body, 64 * 1024 * 1024);
+      const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

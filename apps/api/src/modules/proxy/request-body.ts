@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
+import { collect } from './upstream/each-chunk';
 
 export const JSON_LIMIT_BYTES = 20 * 1024 * 1024;
 export const MULTIPART_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -26,17 +27,12 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTE
     req.resume();
     throw tooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw tooLarge(limit);
-    }
-    chunks.push(chunk as Buffer);
+  const { bytes: raw, over } = await collect(req, limit);
+  if (over) {
+    // Read on (and dropped), so the answer reaches a client still sending.
+    req.resume();
+    throw tooLarge(limit);
   }
-  const raw = Buffer.concat(chunks, size);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString('utf8'));

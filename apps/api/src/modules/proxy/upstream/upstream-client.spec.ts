@@ -76,6 +76,15 @@ describe('UpstreamClient', () => {
     expect((upstreamFailure(failure) as GatewayException).status).toBe(504);
   });
 
+  it('reads a body that falls silent into a 504 for the caller (not an internal error)', async () => {
+    const url = await stallingServer();
+    const signal = new AbortController().signal;
+    const response = await client.send({ url, method: 'POST', headers: {}, body: '{}', signal, timeoutMs: 300 });
+    const failure = await readText(response.body, undefined, signal).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GatewayException);
+    expect((failure as GatewayException).status).toBe(504);
+  });
+
   it('ends the upstream exchange when the caller goes away', async () => {
     const url = await stallingServer();
     const caller = new AbortController();

@@ -2,11 +2,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { type Body, collect } from './each-chunk';
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => void };
+  body: Body;
 }
 
 export interface UpstreamRequest {
@@ -122,13 +123,12 @@ export function upstreamFailure(error: unknown, signal?: AbortSignal): Error {
   return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider could not be reached');
 }
 
-export async function readText(body: AsyncIterable<Uint8Array>, limit = 256 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) break;
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * An upstream answer's text, up to `limit` bytes (the rest is dropped and the body destroyed). A failure while
+ * reading (the provider fell silent, the connection broke, the caller left) becomes the caller's error.
+ */
+export async function readText(body: Body, limit = 256 * 1024, signal?: AbortSignal): Promise<string> {
+  const { bytes, over } = await collect(body, limit, (error) => upstreamFailure(error, signal));
+  if (over) body.destroy?.();
+  return bytes.toString('utf8');
 }
