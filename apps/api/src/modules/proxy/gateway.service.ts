@@ -31,6 +31,7 @@ import { sanitizeUpstreamMessage, TranslationError } from './providers/translato
 import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
 import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
+import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
 import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
 import { VideoJobsRepository } from './video-jobs.repository';
@@ -47,6 +48,12 @@ interface Frame {
   event?: string;
   data: string;
 }
+
+/**
+ * Where a stream's frames come from: it calls `sink` with each upstream chunk's frames as they arrive, and waits
+ * when the sink asks (the caller reads slower than the provider writes) or stops when the sink says so ([DONE]).
+ */
+type FrameSource = (sink: (frames: Frame[]) => ChunkVerdict) => Promise<void>;
 
 /** Everything one gateway call knows; filled in as the call proceeds. */
 interface Call {
@@ -440,7 +447,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async relayOpenAiFormat(call: Call, upstream: UpstreamResponse, res: Response): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
     if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body, undefined, call.signal));
-    if (contentType.includes('text/event-stream')) return this.relayStream(call, res, sseFrames(upstream.body, call.signal));
+    if (contentType.includes('text/event-stream')) {
+      const parser = new SseParser();
+      return this.relayStream(call, res, async (sink) => {
+        if ((await eachChunk(upstream.body, (chunk) => sink(parser.push(chunk)), streamFailure(call.signal))) === 'ended') await sink(parser.flush());
+      });
+    }
     if (contentType.includes('json')) {
       const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
       let body: Record<string, unknown>;
@@ -525,17 +537,24 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       return this.sendJson(call, 200, translator.parseResponse(parsed, context) as unknown as Record<string, unknown>, res);
     }
     const stream = translator.createStream({ ...context, includeUsage: true });
-    const signal = call.signal;
-    async function* frames(): AsyncGenerator<Frame> {
-      for await (const event of sseEvents(upstream.body, signal)) {
-        for (const chunk of stream.push(event)) yield { data: JSON.stringify(chunk) };
+    const parser = new SseParser();
+    /** The provider's events as OpenAI chunks; at the end, what the translator still held, and [DONE]. */
+    const translate = (events: Frame[], end: boolean): Frame[] => {
+      const frames: Frame[] = [];
+      for (const event of events) {
+        for (const chunk of stream.push(event)) frames.push({ data: JSON.stringify(chunk) });
         if (stream.error) throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, stream.error.message);
       }
-      for (const chunk of stream.finish()) yield { data: JSON.stringify(chunk) };
+      if (!end) return frames;
+      for (const chunk of stream.finish()) frames.push({ data: JSON.stringify(chunk) });
       if (stream.error) throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, stream.error.message);
-      yield { data: '[DONE]' };
-    }
-    return this.relayStream(call, res, frames());
+      frames.push({ data: '[DONE]' });
+      return frames;
+    };
+    return this.relayStream(call, res, async (sink) => {
+      const read = await eachChunk(upstream.body, (chunk) => sink(translate(parser.push(chunk), false)), streamFailure(call.signal));
+      if (read === 'ended') await sink(translate(parser.flush(), true));
+    });
   }
 
   // ---- streaming -----------------------------------------------------------------------------------------
@@ -545,50 +564,63 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    * (chat, completions) or `response.completed` (responses), and the text actually delivered, for the bill
    * when the client leaves early. The usage chunk gets `usage.cost` and is passed on only if the caller asked.
    */
-  private async relayStream(call: Call, res: Response, frames: AsyncIterable<Frame>): Promise<void> {
+  private async relayStream(call: Call, res: Response, source: FrameSource): Promise<void> {
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     const responses = call.route.action === 'responses';
-    for await (const frame of frames) {
-      let data = frame.data;
-      if (data !== '[DONE]' && data.length) {
-        let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-        try {
-          chunk = JSON.parse(data);
-        } catch {
-          chunk = {};
-        }
-        if (responses) {
-          if (chunk.type === 'response.output_text.delta' && typeof chunk.delta === 'string') call.delivered.push(chunk.delta);
-          const usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
-          if (usage) {
-            this.setTokens(call, usage.input_tokens, usage.output_tokens);
-            usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
-            data = JSON.stringify(chunk);
-          }
-        } else {
-          for (const choice of chunk.choices ?? []) {
-            const text = choice.delta?.content ?? choice.text;
-            if (typeof text === 'string') call.delivered.push(text);
-          }
-          if (chunk.usage) {
-            this.setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
-            if (!call.callerWantsUsage && !chunk.choices?.length) continue;
-            chunk.usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
-            data = JSON.stringify(chunk);
-          }
+    let ended = false;
+    // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk.
+    await source((frames) => {
+      if (ended) return 'stop';
+      let out = '';
+      for (const frame of frames) {
+        const data = this.meterFrame(call, frame.data, responses);
+        if (data === null) continue;
+        out += `${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`;
+        // [DONE] is the last frame: end the answer now rather than when the upstream closes its end, so a client
+        // that hangs up right after it (the SDKs do) is not taken for one that left early. Whatever the upstream
+        // still sends is read and dropped, so its connection can go back to the pool.
+        if (data === '[DONE]') {
+          ended = true;
+          res.end(out);
+          return 'stop';
         }
       }
-      const text = `${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`;
-      // [DONE] is the last frame: end the answer now rather than when the upstream closes its end, so a client
-      // that hangs up right after it (the SDKs do) is not taken for one that left early.
-      if (data === '[DONE]') {
-        res.end(text);
-        return;
-      }
-      if (!res.write(text)) await waitForDrain(res, call.signal);
+      if (out && !res.write(out)) return waitForDrain(res, call.signal);
+    });
+    if (!ended) res.end();
+  }
+
+  /**
+   * Meters one frame and returns what to relay of it (null: nothing): usage from the final usage chunk (chat,
+   * completions) or `response.completed` (responses), and the text delivered, for the bill when the client leaves
+   * early. The usage chunk gets `usage.cost` and is passed on only if the caller asked for it.
+   */
+  private meterFrame(call: Call, data: string, responses: boolean): string | null {
+    if (data === '[DONE]' || !data.length) return data;
+    let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return data;
     }
-    res.end();
+    if (responses) {
+      if (chunk.type === 'response.output_text.delta' && typeof chunk.delta === 'string') call.delivered.push(chunk.delta);
+      const usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
+      if (!usage) return data;
+      this.setTokens(call, usage.input_tokens, usage.output_tokens);
+      usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
+      return JSON.stringify(chunk);
+    }
+    for (const choice of chunk.choices ?? []) {
+      const text = choice.delta?.content ?? choice.text;
+      if (typeof text === 'string') call.delivered.push(text);
+    }
+    if (!chunk.usage) return data;
+    this.setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+    if (!call.callerWantsUsage && !chunk.choices?.length) return null;
+    chunk.usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
+    return JSON.stringify(chunk);
   }
 
   // ---- metering ------------------------------------------------------------------------------------------
@@ -774,20 +806,9 @@ function estimateInputTokens(json: Record<string, unknown> | null): number {
   return countTokens(texts.join('\n'));
 }
 
-async function* sseEvents(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<{ event?: string; data: string }> {
-  const parser = new SseParser();
-  try {
-    for await (const chunk of body) {
-      for (const event of parser.push(chunk)) yield event;
-    }
-    for (const event of parser.flush()) yield event;
-  } catch (error) {
-    throw signal.aborted ? new ClientGoneError('client closed the request') : upstreamFailure(error, signal);
-  }
-}
-
-function sseFrames(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncIterable<Frame> {
-  return sseEvents(body, signal);
+/** A stream's read failure as the caller's error: the caller leaving, or the provider's failure. */
+function streamFailure(signal: AbortSignal): (error: unknown) => Error {
+  return (error) => (signal.aborted ? new ClientGoneError('client closed the request') : upstreamFailure(error, signal));
 }
 
 function waitForDrain(res: Response, signal: AbortSignal): Promise<void> {
