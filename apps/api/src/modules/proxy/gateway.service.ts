@@ -31,6 +31,7 @@ import { sanitizeUpstreamMessage, TranslationError } from './providers/translato
 import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
 import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
+import { Cancel, type CancelSignal } from './upstream/cancel';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
 import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
@@ -68,7 +69,7 @@ interface Call {
   stream: boolean;
   /** Whether the caller asked for the usage chunk (we always ask the upstream for it). */
   callerWantsUsage: boolean;
-  signal: AbortSignal;
+  signal: Cancel;
   metered: Metered;
   usageKnown: boolean;
   delivered: string[];
@@ -132,8 +133,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       sendError(req, res, shuttingDown());
       return;
     }
-    // One controller per call: the client leaving, or the shutdown's cut, aborts the upstream through it.
-    const abort = new AbortController();
+    // One cancellation per call: the client leaving, or the shutdown's cut, aborts the upstream through it.
+    const abort = new Cancel();
     const call = this.handle(req, res, abort).catch((error: unknown) => {
       if (!(error instanceof ClientGoneError)) sendError(req, res, toAppException(error, req, this.logger));
     });
@@ -166,7 +167,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     clearTimeout(timer);
   }
 
-  private async handle(req: GatewayRequest, res: Response, abort: AbortController): Promise<void> {
+  private async handle(req: GatewayRequest, res: Response, abort: Cancel): Promise<void> {
     const match = matchGatewayRoute(req.method ?? 'GET', req.path);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
     const caller = await this.credentials.authenticate(req, match.prefix);
@@ -205,7 +206,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         form,
         stream,
         callerWantsUsage: streamOptions?.include_usage === true,
-        signal: abort.signal,
+        signal: abort,
         metered: {},
         usageKnown: false,
         delivered: [],
@@ -216,7 +217,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       await this.dispatch(call, req, res);
       await this.finish(call, started, 'success', res.statusCode, null);
     } catch (error) {
-      const gone = error instanceof ClientGoneError || abort.signal.aborted;
+      const gone = error instanceof ClientGoneError || abort.aborted;
       if (call) {
         const failure = gone ? null : toAppException(error, req);
         this.settleUnfinished(call);
@@ -394,7 +395,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         videoId: call.params.id,
         userKey: call.caller.userId,
       },
-      call.signal,
+      call.signal.abortSignal,
     );
     return {
       status: response.status,
@@ -807,11 +808,11 @@ function estimateInputTokens(json: Record<string, unknown> | null): number {
 }
 
 /** A stream's read failure as the caller's error: the caller leaving, or the provider's failure. */
-function streamFailure(signal: AbortSignal): (error: unknown) => Error {
+function streamFailure(signal: CancelSignal): (error: unknown) => Error {
   return (error) => (signal.aborted ? new ClientGoneError('client closed the request') : upstreamFailure(error, signal));
 }
 
-function waitForDrain(res: Response, signal: AbortSignal): Promise<void> {
+function waitForDrain(res: Response, signal: CancelSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new ClientGoneError('client closed the request'));
     const done = () => {

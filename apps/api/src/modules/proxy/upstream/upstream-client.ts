@@ -1,7 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import type { CancelSignal } from './cancel';
 import { type Body, collect } from './each-chunk';
 
 export interface UpstreamResponse {
@@ -15,7 +17,7 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string | Buffer | Readable;
-  signal: AbortSignal;
+  signal: CancelSignal;
   timeoutMs: number;
 }
 
@@ -59,11 +61,11 @@ export class UpstreamClient {
     return new Promise((resolve, reject) => {
       if (req.signal.aborted) return reject(new ClientGoneError('client closed the request'));
       const url = this.parse(req.url);
-      const agent = this.agents[url.protocol];
+      const agent = this.agents[url.protocol!];
       if (!agent) return reject(new Error('unsupported protocol'));
       const headers: Record<string, string | number> = { ...req.headers };
       if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) headers['content-length'] = Buffer.byteLength(req.body);
-      const outgoing = (url.protocol === 'https:' ? https : http).request(url, { method: req.method, headers, agent });
+      const outgoing = (url.protocol === 'https:' ? https : http).request({ ...url, method: req.method, headers, agent });
       let response: http.IncomingMessage | null = null;
       // Whatever ends the exchange ends the response too, so a reader of the body sees the error.
       const fail = (error: Error) => (response ? response.destroy(error) : outgoing.destroy(error));
@@ -91,14 +93,14 @@ export class UpstreamClient {
     });
   }
 
-  /** Provider URLs repeat (a base URL and a few paths): parsed once each, in a bounded map. */
-  private readonly parsed = new Map<string, URL>();
+  /** Provider URLs repeat (a base URL and a few paths): parsed into request options once each, in a bounded map. */
+  private readonly parsed = new Map<string, http.RequestOptions>();
 
-  private parse(text: string): URL {
+  private parse(text: string): http.RequestOptions {
     let url = this.parsed.get(text);
     if (!url) {
       if (this.parsed.size >= 1000) this.parsed.clear();
-      this.parsed.set(text, (url = new URL(text)));
+      this.parsed.set(text, (url = urlToHttpOptions(new URL(text))));
     }
     return url;
   }
@@ -117,7 +119,7 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 /** Maps a network failure to the caller's error, without the upstream URL or key (decisions.md section 6). */
-export function upstreamFailure(error: unknown, signal?: AbortSignal): Error {
+export function upstreamFailure(error: unknown, signal?: CancelSignal): Error {
   if (signal?.aborted || error instanceof ClientGoneError) return new ClientGoneError('client closed the request');
   if (error instanceof UpstreamTimeoutError) return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');
   return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider could not be reached');
@@ -127,7 +129,7 @@ export function upstreamFailure(error: unknown, signal?: AbortSignal): Error {
  * An upstream answer's text, up to `limit` bytes (the rest is dropped and the body destroyed). A failure while
  * reading (the provider fell silent, the connection broke, the caller left) becomes the caller's error.
  */
-export async function readText(body: Body, limit = 256 * 1024, signal?: AbortSignal): Promise<string> {
+export async function readText(body: Body, limit = 256 * 1024, signal?: CancelSignal): Promise<string> {
   const { bytes, over } = await collect(body, limit, (error) => upstreamFailure(error, signal));
   if (over) body.destroy?.();
   return bytes.toString('utf8');
