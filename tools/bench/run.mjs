@@ -10,6 +10,7 @@
 //   BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)   an admin connection; a scratch database
 //                 sy_bench is created beside it and dropped afterwards
 //   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written)
+//   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
 //   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md)
 import { fork, spawn, execFileSync } from 'node:child_process';
@@ -208,6 +209,7 @@ async function startSwitchyard(kind, upstreamPort, { profileDir, redisPrefix = n
   }
   const logFile = join(work, `switchyard-${kind}${profileDir ? '-profile' : ''}.log`);
   const out = createWriteStream(logFile);
+  if (process.env.BENCH_SY_PROF) profileDir = process.env.BENCH_SY_PROF;
   const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, MAIN] : [MAIN];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

@@ -33,4 +33,29 @@ describe('OneAtATime', () => {
     await waiting;
     expect(ran).toBe(true);
   });
+
+  it('gives every caller that arrives during a run the same one next run (no herd of waiters)', async () => {
+    const serial = new OneAtATime();
+    let runs = 0;
+    let queued = 0;
+    let written = 0;
+    const work = async () => {
+      runs += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      written += queued;
+      queued = 0;
+    };
+    const first = serial.run(work);
+    const waiting = Array.from({ length: 1000 }, () => {
+      queued += 1;
+      return serial.run(work);
+    });
+    expect(new Set(waiting).size).toBe(1);
+    await Promise.all([first, ...waiting]);
+    expect(runs).toBe(2);
+    expect(written).toBe(1000);
+    // Idle again: the next caller runs at once.
+    await serial.run(work);
+    expect(runs).toBe(3);
+  });
 });

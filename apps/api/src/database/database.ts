@@ -12,7 +12,7 @@ export type DatabaseKind = 'embedded' | 'postgres';
 // Any fixed number works: it only has to be the same in every instance that migrates this database.
 const MIGRATION_LOCK_KEY = 7_460_912_311;
 
-export function dataSourceOptions(url: string, poolSize: number): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize: number, embedded = false): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -26,7 +26,9 @@ export function dataSourceOptions(url: string, poolSize: number): DataSourceOpti
     uuidExtension: 'pgcrypto',
     migrationsRun: false,
     poolSize,
-    extra: { max: poolSize, connectionTimeoutMillis: 15_000, idleTimeoutMillis: 30_000 },
+    // The embedded server's connections are in-process and share one session: they are kept (never closed
+    // when idle), so the statements each prepares there stay bounded (database/hot-path.ts).
+    extra: { max: poolSize, connectionTimeoutMillis: 15_000, idleTimeoutMillis: embedded ? 0 : 30_000 },
     logger: new SafeTypeOrmLogger(),
     logging: ['error', 'warn', 'migration'],
     maxQueryExecutionTime: 1000,
@@ -53,7 +55,7 @@ export class Database {
       url = embedded.url;
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }
-    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize));
+    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, embedded !== null));
     if (embedded) markSharedSession(dataSource);
     try {
       await dataSource.initialize();
