@@ -32,6 +32,7 @@ import { anthropicTranslator } from './providers/anthropic/anthropic.translator'
 import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel, type CancelSignal } from './upstream/cancel';
+import { Delivered, MAY_CARRY_USAGE } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
 import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
@@ -72,7 +73,8 @@ interface Call {
   signal: Cancel;
   metered: Metered;
   usageKnown: boolean;
-  delivered: string[];
+  /** What a stream relayed (metered only if the call ends without the provider's usage). */
+  delivered: Delivered;
   reservation: Reservation | null;
   /** The JSON was changed (output capped by the budget) and must be re-serialised. */
   bodyChanged: boolean;
@@ -84,6 +86,8 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
+/** How long a stream's headers wait for its first frame, to leave in the same write. */
+const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
 const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
@@ -209,7 +213,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         signal: abort,
         metered: {},
         usageKnown: false,
-        delivered: [],
+        delivered: new Delivered(match.route.action === 'responses'),
         reservation: null,
         bodyChanged: false,
       };
@@ -315,7 +319,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       try {
         return await this.dispatchOnce(call, req, res);
       } catch (error) {
-        if (!fallbacks.length || res.headersSent || call.delivered.length || call.signal.aborted || !worthFallingBack(error)) throw error;
+        if (!fallbacks.length || res.headersSent || call.delivered.count || call.signal.aborted || !worthFallingBack(error)) throw error;
         const next = this.nextFallback(call, fallbacks);
         if (!next) throw error;
         this.logger.warn({ msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.id}`, requestId: call.requestId });
@@ -567,7 +571,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    */
   private async relayStream(call: Call, res: Response, source: FrameSource): Promise<void> {
     res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
+    // The headers leave with the first frame (one write, not two), or on their own if the provider has sent none
+    // within HEADERS_ALONE_MS (a model slow to start): the caller always sees the answer begin at once.
+    let headersAlone: NodeJS.Timeout | undefined = setTimeout(() => {
+      headersAlone = undefined;
+      if (!res.writableEnded) res.flushHeaders();
+    }, HEADERS_ALONE_MS);
     const responses = call.route.action === 'responses';
     let ended = false;
     // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk.
@@ -587,18 +596,23 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
           return 'stop';
         }
       }
-      if (out && !res.write(out)) return waitForDrain(res, call.signal);
-    });
+      if (!out) return;
+      if (headersAlone) headersAlone = void clearTimeout(headersAlone);
+      if (!res.write(out)) return waitForDrain(res, call.signal);
+    }).finally(() => clearTimeout(headersAlone));
     if (!ended) res.end();
   }
 
   /**
    * Meters one frame and returns what to relay of it (null: nothing): usage from the final usage chunk (chat,
-   * completions) or `response.completed` (responses), and the text delivered, for the bill when the client leaves
-   * early. The usage chunk gets `usage.cost` and is passed on only if the caller asked for it.
+   * completions) or `response.completed` (responses); the frame itself is kept for the bill when the client leaves
+   * early (Delivered). Only a frame that may carry usage is parsed. The usage chunk gets `usage.cost` and is passed
+   * on only if the caller asked for it.
    */
   private meterFrame(call: Call, data: string, responses: boolean): string | null {
     if (data === '[DONE]' || !data.length) return data;
+    call.delivered.add(data);
+    if (!MAY_CARRY_USAGE.test(data)) return data;
     let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     try {
       chunk = JSON.parse(data);
@@ -606,16 +620,11 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       return data;
     }
     if (responses) {
-      if (chunk.type === 'response.output_text.delta' && typeof chunk.delta === 'string') call.delivered.push(chunk.delta);
       const usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
       if (!usage) return data;
       this.setTokens(call, usage.input_tokens, usage.output_tokens);
       usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
       return JSON.stringify(chunk);
-    }
-    for (const choice of chunk.choices ?? []) {
-      const text = choice.delta?.content ?? choice.text;
-      if (typeof text === 'string') call.delivered.push(text);
     }
     if (!chunk.usage) return data;
     this.setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
@@ -674,7 +683,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    */
   private settleUnfinished(call: Call): void {
     if (call.usageKnown) return;
-    const delivered = call.delivered.join('');
+    const delivered = call.delivered.text();
     if (!delivered) {
       call.metered = {};
       return;
@@ -715,12 +724,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
   private async finish(call: Call, started: Date, status: UsageStatus, httpStatus: number, errorCode: string | null): Promise<void> {
-    const failedEmpty = status !== 'success' && status !== 'client_closed' && !call.delivered.length && !call.usageKnown;
+    const failedEmpty = status !== 'success' && status !== 'client_closed' && !call.delivered.count && !call.usageKnown;
     const generates = call.route.action === 'chat_completions' || call.route.action === 'completions' || call.route.action === 'responses';
     // Nothing is charged for a failed or empty call (decisions.md section 8).
     const empty = generates && call.usageKnown && !call.metered.completionTokens;
     const metered = failedEmpty ? {} : call.metered;
-    const charged = status === 'success' || status === 'client_closed' || call.delivered.length ? costMicros(call.model.pricing, metered) : 0;
+    const charged = status === 'success' || status === 'client_closed' || call.delivered.count ? costMicros(call.model.pricing, metered) : 0;
     const cost = empty ? 0 : charged;
     const reason = status === 'success' ? (empty ? 'no_output' : 'success') : status === 'client_closed' ? 'client_gone' : status;
     // Settlement debits min(cost, held) exactly once; the record is queued first so it never waits on the database.
