@@ -15,6 +15,7 @@ export interface UpstreamResponse {
 export interface UpstreamRequest {
   url: string;
   method: 'GET' | 'POST';
+  /** Sent as they are (content-length is added to them for a string or Buffer body). */
   headers: Record<string, string>;
   body?: string | Buffer | Readable;
   signal: CancelSignal;
@@ -28,6 +29,14 @@ export class ClientGoneError extends Error {}
 export class UpstreamTimeoutError extends Error {}
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+interface ParsedUrl {
+  protocol: string;
+  hostname: string;
+  port: number | string | null | undefined;
+  path: string;
+  auth?: string;
+}
 
 /**
  * Keep-alive connection pools to the providers: node's own http(s) Agents, a pool per origin (they cost a
@@ -61,11 +70,13 @@ export class UpstreamClient {
     return new Promise((resolve, reject) => {
       if (req.signal.aborted) return reject(new ClientGoneError('client closed the request'));
       const url = this.parse(req.url);
-      const agent = this.agents[url.protocol!];
+      const agent = this.agents[url.protocol];
       if (!agent) return reject(new Error('unsupported protocol'));
-      const headers: Record<string, string | number> = { ...req.headers };
+      const headers: Record<string, string | number> = req.headers;
       if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) headers['content-length'] = Buffer.byteLength(req.body);
-      const outgoing = (url.protocol === 'https:' ? https : http).request({ ...url, method: req.method, headers, agent });
+      const options: http.RequestOptions = { protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.path, method: req.method, headers, agent };
+      if (url.auth) options.auth = url.auth;
+      const outgoing = (url.protocol === 'https:' ? https : http).request(options);
       let response: http.IncomingMessage | null = null;
       // Whatever ends the exchange ends the response too, so a reader of the body sees the error.
       const fail = (error: Error) => (response ? response.destroy(error) : outgoing.destroy(error));
@@ -93,14 +104,16 @@ export class UpstreamClient {
     });
   }
 
-  /** Provider URLs repeat (a base URL and a few paths): parsed into request options once each, in a bounded map. */
-  private readonly parsed = new Map<string, http.RequestOptions>();
+  /** Provider URLs repeat (a base URL and a few paths): parsed into what a request needs once each, in a bounded map. */
+  private readonly parsed = new Map<string, ParsedUrl>();
 
-  private parse(text: string): http.RequestOptions {
+  private parse(text: string): ParsedUrl {
     let url = this.parsed.get(text);
     if (!url) {
       if (this.parsed.size >= 1000) this.parsed.clear();
-      this.parsed.set(text, (url = urlToHttpOptions(new URL(text))));
+      const options = urlToHttpOptions(new URL(text));
+      const parsed: ParsedUrl = { protocol: options.protocol!, hostname: options.hostname!, port: options.port, path: options.path!, auth: options.auth ?? undefined };
+      this.parsed.set(text, (url = parsed));
     }
     return url;
   }
