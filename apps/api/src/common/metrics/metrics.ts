@@ -1,28 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Global, Header, Headers, Inject, Injectable, Module } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { CallTotals, type ObservedCall } from './call-totals';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { Access } from '../auth/access.decorator';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 
-type Count = ReturnType<Counter['labels']>;
-
-/** What one finished gateway call tells the metrics (a usage record's fields). */
-export interface ObservedCall {
-  method: string;
-  model: string;
-  provider: string | null;
-  stream: boolean;
-  status: string;
-  httpStatus: number;
-  promptTokens: number;
-  completionTokens: number;
-  costMicros: number;
-  startedAt: Date;
-  endedAt: Date;
-}
+export type { ObservedCall } from './call-totals';
 
 /**
  * Prometheus metrics (prom-client): gateway calls by method and outcome, their latency, upstream errors by
@@ -32,48 +18,46 @@ export interface ObservedCall {
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly calls = new Counter({ name: 'switchyard_gateway_calls_total', help: 'Gateway calls that reached a model, by method and outcome', labelNames: ['method', 'status'], registers: [this.registry] });
-  private readonly latency = new Histogram({
-    name: 'switchyard_gateway_call_duration_seconds',
-    help: 'Gateway call duration, from request to the last byte',
-    labelNames: ['method', 'stream'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [this.registry],
-  });
+  /** Each call adds to plain running totals; the series below are read from them when scraped. */
+  private readonly totals = new CallTotals();
   private readonly upstreamErrors = new Counter({ name: 'switchyard_upstream_errors_total', help: 'Calls that failed upstream (errors and timeouts), by provider', labelNames: ['provider', 'status'], registers: [this.registry] });
-  private readonly tokens = new Counter({ name: 'switchyard_tokens_total', help: 'Tokens metered, by model and kind (prompt, completion)', labelNames: ['model', 'kind'], registers: [this.registry] });
-  private readonly cost = new Counter({ name: 'switchyard_cost_total', help: 'Cost charged, in currency units, by model', labelNames: ['model'], registers: [this.registry] });
 
   constructor() {
+    const totals = this.totals;
+    new Counter({
+      name: 'switchyard_gateway_calls_total',
+      help: 'Gateway calls that reached a model, by method and outcome',
+      labelNames: ['method', 'status'],
+      registers: [this.registry],
+      collect() {
+        totals.fill(this, [(t) => ({ method: t.method, status: t.status }), (t) => t.calls]);
+      },
+    });
+    totals.registerLatency(this.registry, 'switchyard_gateway_call_duration_seconds', 'Gateway call duration, from request to the last byte');
+    new Counter({
+      name: 'switchyard_tokens_total',
+      help: 'Tokens metered, by model and kind (prompt, completion)',
+      labelNames: ['model', 'kind'],
+      registers: [this.registry],
+      collect() {
+        totals.fill(this, [(t) => ({ model: t.model, kind: 'prompt' }), (t) => t.promptTokens], [(t) => ({ model: t.model, kind: 'completion' }), (t) => t.completionTokens]);
+      },
+    });
+    new Counter({
+      name: 'switchyard_cost_total',
+      help: 'Cost charged, in currency units, by model',
+      labelNames: ['model'],
+      registers: [this.registry],
+      collect() {
+        totals.fill(this, [(t) => ({ model: t.model }), (t) => t.costMicros / 1e6]);
+      },
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_' });
   }
 
-  /**
-   * Each call's series, found by one string key: prom-client would otherwise sort and hash the labels object of
-   * every update (several per call, on the gateway's hot path). The labels are bounded, and so is this map.
-   */
-  private readonly series = new Map<string, { calls: Count; latency: ReturnType<Histogram['labels']>; prompt: Count; completion: Count; cost: Count }>();
-
   observeCall(call: ObservedCall): void {
-    const key = `${call.method}\n${call.status}\n${call.stream}\n${call.model}`;
-    let series = this.series.get(key);
-    if (!series) {
-      if (this.series.size >= 10_000) this.series.clear();
-      series = {
-        calls: this.calls.labels({ method: call.method, status: call.status }),
-        latency: this.latency.labels({ method: call.method, stream: String(call.stream) }),
-        prompt: this.tokens.labels({ model: call.model, kind: 'prompt' }),
-        completion: this.tokens.labels({ model: call.model, kind: 'completion' }),
-        cost: this.cost.labels({ model: call.model }),
-      };
-      this.series.set(key, series);
-    }
-    series.calls.inc();
-    series.latency.observe((call.endedAt.getTime() - call.startedAt.getTime()) / 1000);
+    this.totals.add(call);
     if (call.status === 'upstream_error' || call.status === 'timeout') this.upstreamErrors.inc({ provider: call.provider ?? 'unknown', status: call.status });
-    if (call.promptTokens) series.prompt.inc(call.promptTokens);
-    if (call.completionTokens) series.completion.inc(call.completionTokens);
-    if (call.costMicros) series.cost.inc(call.costMicros / 1e6);
   }
 
   /** A gauge read at scrape time (e.g. from the database). A failed read leaves the gauge out of that scrape. */
