@@ -62,11 +62,29 @@ export function gatewayPrefixOf(rawPath: string): string | null {
 }
 
 /**
+ * Matches of routes without parameters, by method and raw path (a few dozen in practice; bounded): the same few
+ * paths arrive on every call. Only matches are kept, never refusals, and a kept match is frozen.
+ */
+const staticMatches = new Map<string, MatchedRoute>();
+
+export function matchGatewayRoute(httpMethod: string, rawPath: string): MatchedRoute | null {
+  const key = `${httpMethod} ${rawPath}`;
+  const known = staticMatches.get(key);
+  if (known) return known;
+  const match = matchUncached(httpMethod, rawPath);
+  if (match && !match.route.template.includes('{')) {
+    if (staticMatches.size >= 1000) staticMatches.clear();
+    staticMatches.set(key, Object.freeze({ ...match, params: Object.freeze(match.params) }) as MatchedRoute);
+  }
+  return match;
+}
+
+/**
  * Matches a raw request path (as sent, before any decoding) against the allowlist after one canonical
  * decoding. Refused: encoded slashes, backslashes or dots, dot segments, empty segments (double slashes),
  * double encoding, any letter-case variant, and any method not listed for the path.
  */
-export function matchGatewayRoute(httpMethod: string, rawPath: string): MatchedRoute | null {
+function matchUncached(httpMethod: string, rawPath: string): MatchedRoute | null {
   const entry = GATEWAY_PREFIXES.find(({ prefix }) => rawPath.startsWith(`${prefix}/`));
   if (!entry) return null;
   const rest = rawPath.slice(entry.prefix.length + 1);
