@@ -86,6 +86,7 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
+const ASK_FOR_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
 /** How long a stream's headers wait for its first frame, to leave in the same write. */
 const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
@@ -356,6 +357,11 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const streamsUsage = call.stream && (call.route.action === 'chat_completions' || call.route.action === 'completions');
     const renamed = call.json.model !== call.model.upstreamModel;
     if (!renamed && !call.bodyChanged && (!streamsUsage || call.callerWantsUsage)) return call.raw!;
+    // The common stream (no stream_options at all): the option is put in front of the caller's own bytes.
+    if (!renamed && !call.bodyChanged && !('stream_options' in call.json)) {
+      const open = call.raw!.indexOf(0x7b); // the object's `{` (model is in it, so it is not empty)
+      return Buffer.concat([call.raw!.subarray(0, open + 1), ASK_FOR_USAGE, call.raw!.subarray(open + 1)]);
+    }
     const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };
     // Always ask for usage so streams can be billed exactly (decisions.md section 10).
     if (streamsUsage) body.stream_options = { ...(call.json.stream_options as object), include_usage: true };
@@ -394,7 +400,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       {
         method: call.route.action as DemoMethod,
         publicModel: call.model.id,
-        json: body === undefined ? this.formAsJson(call) : typeof body === 'string' ? JSON.parse(body) : call.json,
+        json: body === undefined ? this.formAsJson(call) : body === call.raw ? call.json : JSON.parse(body.toString()),
         form: call.form && call.route.body === 'multipart' ? await call.form.toFormData() : undefined,
         videoId: call.params.id,
         userKey: call.caller.userId,
