@@ -32,6 +32,7 @@ import { anthropicTranslator } from './providers/anthropic/anthropic.translator'
 import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel, type CancelSignal } from './upstream/cancel';
+import { spliceAnswer } from './answer-splice';
 import { Delivered, MAY_CARRY_USAGE } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
 import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
@@ -472,7 +473,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       } catch {
         throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
       }
-      return this.sendJson(call, upstream.status, body, res);
+      return this.sendJson(call, upstream.status, body, res, text);
     }
     // Binary (speech audio, video content): streamed through, priced from the request.
     this.meterRequest(call);
@@ -489,15 +490,19 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     res.end();
   }
 
-  private async sendJson(call: Call, status: number, body: Record<string, unknown>, res: Response): Promise<void> {
+  /** `original`: the upstream's own text of `body`, written into rather than re-serialised when it allows (answer-splice.ts). */
+  private async sendJson(call: Call, status: number, body: Record<string, unknown>, res: Response, original?: string): Promise<void> {
     this.meterJson(call, body);
     const cost = costMicros(call.model.pricing, call.metered);
-    if (typeof body.model === 'string') body.model = call.model.id;
-    const usage = body.usage as Record<string, unknown> | undefined;
-    if (usage && typeof usage === 'object') usage.cost = toUnits(cost);
     if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
-    const text = JSON.stringify(body);
+    let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost));
+    if (text === null) {
+      if (typeof body.model === 'string') body.model = call.model.id;
+      const usage = body.usage as Record<string, unknown> | undefined;
+      if (usage && typeof usage === 'object') usage.cost = toUnits(cost);
+      text = JSON.stringify(body);
+    }
     res.writeHead(status, { [COST_HEADER]: String(toUnits(cost)), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }
