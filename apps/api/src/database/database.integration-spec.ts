@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '../../test/support/test-database';
 import { Database } from './database';
 import { DataDirInUseError, EmbeddedPostgres } from './embedded-postgres';
+import { hotQuery, pgArray } from './hot-path';
 
 const embeddedOnly = process.env.DATABASE_URL ? describe.skip : describe;
 
@@ -20,6 +21,25 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
   afterAll(async () => {
     await database?.close();
     await testDatabase?.drop();
+  });
+
+  it('reads back every value of a batch sent as array literals (pgArray), and prepares hot statements per connection', async () => {
+    const texts = ['plain', '', 'with "quotes"', 'back\\slash', 'comma, {braces}', 'NULL', 'ünï ✓', null];
+    const numbers = [0, -5, 9007199254740991, null];
+    const flags = [true, false, null];
+    const at = new Date('2026-11-24T10:11:12.345Z');
+    for (let round = 0; round < 3; round += 1) {
+      const [row] = await hotQuery<{ t: (string | null)[]; n: (string | null)[]; b: (boolean | null)[]; d: Date[] }>(
+        database.dataSource,
+        'sy_test_arrays',
+        'SELECT $1::text[] AS t, $2::bigint[] AS n, $3::boolean[] AS b, $4::timestamptz[] AS d',
+        [pgArray(texts), pgArray(numbers), pgArray(flags), pgArray([at.toISOString()])],
+      );
+      expect(row.t).toEqual(texts);
+      expect(row.n).toEqual(['0', '-5', '9007199254740991', null]);
+      expect(row.b).toEqual(flags);
+      expect(row.d.map((d) => new Date(d).toISOString())).toEqual([at.toISOString()]);
+    }
   });
 
   it('loses no update among 40 concurrent SELECT … FOR UPDATE transactions', async () => {

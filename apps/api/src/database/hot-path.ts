@@ -33,3 +33,24 @@ let nextConnectionId = 1;
 export function markSharedSession(dataSource: DataSource): void {
   sharedSession.add(dataSource);
 }
+
+const NEEDS_ESCAPE = /["\\]/;
+
+/**
+ * A PostgreSQL array literal (`{"a","b",NULL,1,t}`) for one column of a batch, sent as a single text parameter
+ * and cast in the statement (`$1::uuid[]`). The pg driver's own array serialisation runs two regular-expression
+ * replacements and a type dispatch per element, which showed in the gateway's profile for its per-call batches;
+ * this quotes only what needs it. Dates must be given as ISO strings.
+ */
+export function pgArray(values: readonly (string | number | boolean | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i += 1) {
+    if (i) out += ',';
+    const value = values[i];
+    if (value === null) out += 'NULL';
+    else if (typeof value === 'number') out += String(value);
+    else if (typeof value === 'boolean') out += value ? 't' : 'f';
+    else out += NEEDS_ESCAPE.test(value) ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
+  }
+  return `${out}}`;
+}

@@ -1,6 +1,6 @@
 import { MetricsService } from '../../common/metrics/metrics';
 import { OneAtATime } from '../../common/one-at-a-time';
-import { hotQuery } from '../../database/hot-path';
+import { hotQuery, pgArray } from '../../database/hot-path';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -27,7 +27,7 @@ export interface UsageRecordInput {
 }
 
 /** The columns written, each with its PostgreSQL type (the batch goes as one array per column). */
-const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => unknown][] = [
+const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => string | number | boolean | null][] = [
   ['request_id', 'text', (r) => r.requestId],
   ['user_id', 'uuid', (r) => r.userId],
   ['api_key_id', 'uuid', (r) => r.apiKeyId],
@@ -45,8 +45,8 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => unkn
   ['total_tokens', 'integer', (r) => r.promptTokens + r.completionTokens],
   ['cost_micros', 'bigint', (r) => r.costMicros],
   ['latency_ms', 'integer', (r) => Math.max(0, r.endedAt.getTime() - r.startedAt.getTime())],
-  ['started_at', 'timestamptz', (r) => r.startedAt],
-  ['ended_at', 'timestamptz', (r) => r.endedAt],
+  ['started_at', 'timestamptz', (r) => r.startedAt.toISOString()],
+  ['ended_at', 'timestamptz', (r) => r.endedAt.toISOString()],
 ];
 const SUMS = `count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
   sum(total_tokens), sum(cost_micros)`;
@@ -156,6 +156,6 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async insert(batch: UsageRecordInput[]): Promise<void> {
-    await hotQuery(this.dataSource, 'sy_usage_insert', INSERT_WITH_ROLLUPS, COLUMNS.map(([, , value]) => batch.map(value)));
+    await hotQuery(this.dataSource, 'sy_usage_insert', INSERT_WITH_ROLLUPS, COLUMNS.map(([, , value]) => pgArray(batch.map(value))));
   }
 }

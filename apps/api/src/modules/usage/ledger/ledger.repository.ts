@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { hotQuery } from '../../../database/hot-path';
+import { hotQuery, pgArray } from '../../../database/hot-path';
 
 export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
 
@@ -226,8 +226,8 @@ export class LedgerRepository {
        ${debitCtes('calls')}
        SELECT id, settled_micros, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries FROM calls`,
       [
-        items.map((i) => i.leaseId), items.map((i) => i.id), items.map((i) => i.requestId),
-        items.map((i) => i.holdMicros), items.map((i) => i.costMicros), items.map((i) => i.reason),
+        pgArray(items.map((i) => i.leaseId)), pgArray(items.map((i) => i.id)), pgArray(items.map((i) => i.requestId)),
+        pgArray(items.map((i) => i.holdMicros)), pgArray(items.map((i) => i.costMicros)), pgArray(items.map((i) => i.reason)),
       ],
     );
     return new Map(rows.map((row) => [String(row.id), num(row.settled_micros)]));
