@@ -48,4 +48,18 @@ withRedis('RedisRateLimitStore (REDIS_URL)', () => {
     expect(new Set(counts.map((c) => c.count)).size).toBe(200);
     expect((await store.peek('burst')).count).toBe(200);
   });
+
+  it('does the same on an auto-pipelined connection (as the app opens it), on a server that never saw the script', async () => {
+    const pipelined = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+    try {
+      await pipelined.script('FLUSH');
+      const store = new RedisRateLimitStore(pipelined, `sy-test-${randomBytes(4).toString('hex')}:`);
+      const counts = await Promise.all(Array.from({ length: 200 }, () => store.hit('burst', 10_000)));
+      expect(new Set(counts.map((c) => c.count)).size).toBe(200);
+      expect(Math.max(...counts.map((c) => c.count))).toBe(200);
+      expect(counts.every((c) => c.resetInMs > 0 && c.resetInMs <= 10_000)).toBe(true);
+    } finally {
+      await pipelined.quit();
+    }
+  });
 });

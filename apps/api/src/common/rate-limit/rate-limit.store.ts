@@ -59,10 +59,14 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    // Sent by its SHA (EVALSHA, the script itself only when the server does not know it yet), not with every hit.
+    if (!('switchyardRateHit' in redis)) redis.defineCommand('switchyardRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, windowMs)) as [number, number];
+    const hit = (this.redis as Redis & { switchyardRateHit(key: string, windowMs: number): Promise<[number, number]> }).switchyardRateHit;
+    const [count, ttl] = await hit.call(this.redis, this.prefix + key, windowMs);
     return { count, resetInMs: Math.max(ttl, 0) };
   }
 

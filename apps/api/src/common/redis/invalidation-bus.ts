@@ -27,7 +27,7 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.redis.client) return;
-    this.subscriber = this.redis.client.duplicate();
+    this.subscriber = this.redis.client.duplicate({ enableAutoPipelining: false });
     this.subscriber.on('error', (error) => this.logger.warn(`subscriber error: ${error.message}`));
     this.subscriber.on('message', (_channel: string, message: string) => {
       const separator = message.indexOf(':');

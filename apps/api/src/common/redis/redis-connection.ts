@@ -11,7 +11,8 @@ export class RedisConnection implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.client = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+      ? // Commands issued in the same tick (rate-limit hits of concurrent calls) leave in one write.
+        new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true })
       : null;
     // ioredis reconnects by itself; log the reason without the URL (it may hold a password).
     this.client?.on('error', (error) => this.logger.warn(`Redis error: ${error.message}`));
