@@ -459,12 +459,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async relayOpenAiFormat(call: Call, upstream: UpstreamResponse, res: Response): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
     if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body, undefined, call.signal));
-    if (contentType.includes('text/event-stream')) {
-      const parser = new SseParser();
-      return this.relayStream(call, res, async (sink) => {
-        if ((await eachChunk(upstream.body, (chunk) => sink(parser.push(chunk)), streamFailure(call.signal))) === 'ended') await sink(parser.flush());
-      });
-    }
+    if (contentType.includes('text/event-stream')) return this.relayStream(call, res, sseSource(upstream.body, call.signal, (events) => events));
     if (contentType.includes('json')) {
       const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
       let body: Record<string, unknown>;
@@ -553,7 +548,6 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       return this.sendJson(call, 200, translator.parseResponse(parsed, context) as unknown as Record<string, unknown>, res);
     }
     const stream = translator.createStream({ ...context, includeUsage: true });
-    const parser = new SseParser();
     /** The provider's events as OpenAI chunks; at the end, what the translator still held, and [DONE]. */
     const translate = (events: Frame[], end: boolean): Frame[] => {
       const frames: Frame[] = [];
@@ -567,10 +561,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       frames.push({ data: '[DONE]' });
       return frames;
     };
-    return this.relayStream(call, res, async (sink) => {
-      const read = await eachChunk(upstream.body, (chunk) => sink(translate(parser.push(chunk), false)), streamFailure(call.signal));
-      if (read === 'ended') await sink(translate(parser.flush(), true));
-    });
+    return this.relayStream(call, res, sseSource(upstream.body, call.signal, translate));
   }
 
   // ---- streaming -----------------------------------------------------------------------------------------
@@ -829,9 +820,16 @@ function estimateInputTokens(json: Record<string, unknown> | null): number {
   return countTokens(texts.join('\n'));
 }
 
-/** A stream's read failure as the caller's error: the caller leaving, or the provider's failure. */
-function streamFailure(signal: CancelSignal): (error: unknown) => Error {
-  return (error) => (signal.aborted ? new ClientGoneError('client closed the request') : upstreamFailure(error, signal));
+/**
+ * The frames of an upstream SSE body, chunk by chunk: each chunk's events through `toFrames`, and at the body's end
+ * what the parser still held (`end` true). A read failure becomes the caller's error (upstreamFailure).
+ */
+function sseSource(body: UpstreamResponse['body'], signal: CancelSignal, toFrames: (events: Frame[], end: boolean) => Frame[]): FrameSource {
+  const parser = new SseParser();
+  return async (sink) => {
+    const read = await eachChunk(body, (chunk) => sink(toFrames(parser.push(chunk), false)), (error) => upstreamFailure(error, signal));
+    if (read === 'ended') await sink(toFrames(parser.flush(), true));
+  };
 }
 
 function waitForDrain(res: Response, signal: CancelSignal): Promise<void> {

@@ -1,4 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
 /**
  * Server-sent events: an incremental parser for upstream streams and a writer for our own OpenAI-style stream.
  *
@@ -16,6 +15,8 @@ import { StringDecoder } from 'node:string_decoder';
  * Performance: each chunk is scanned once. An unfinished line is kept as a list of pieces and joined only when its
  * terminator arrives, so a long line fed in many small chunks costs linear, not quadratic, time.
  */
+
+import { StringDecoder } from 'node:string_decoder';
 
 export interface SseEvent {
   /** The `event` field, if the stream named one (the spec's default type, "message", is left to the reader). */
