@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase } from '../../../test/support/test-database';
+import { usageRecord } from '../../../test/support/usage-record';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { Database } from '../../database/database';
 import { monthsFrom, UsagePartitions } from './usage-partitions';
@@ -15,28 +16,7 @@ async function newUser(app: TestApp) {
   return { userId: registered.body.data.user.id as string, keyId };
 }
 
-function record(userId: string, startedAt: Date, overrides: Partial<UsageRecordInput> = {}): UsageRecordInput {
-  return {
-    requestId: `req-${randomUUID()}`,
-    userId,
-    apiKeyId: null,
-    oauthClientId: null,
-    credentialName: null,
-    method: 'chat_completions',
-    model: 'demo-chat',
-    provider: 'demo',
-    stream: false,
-    status: 'success',
-    httpStatus: 200,
-    errorCode: null,
-    promptTokens: 10,
-    completionTokens: 20,
-    costMicros: 35,
-    startedAt,
-    endedAt: new Date(startedAt.getTime() + 150),
-    ...overrides,
-  };
-}
+const record = usageRecord;
 
 /** Where a record's row is stored: the partition's name. */
 async function partitionOf(app: TestApp, requestId: string): Promise<string> {

@@ -141,12 +141,18 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
     await this.flushing.run(() => this.writeAll());
   }
 
+  /**
+   * Writes the records queued when it starts; those that arrive meanwhile wait for the next interval or a full
+   * batch. (Looping until the queue was empty wrote a small batch per database round trip under load.)
+   */
   private async writeAll(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.slice(0, BATCH_SIZE);
+    let left = this.queue.length;
+    while (left > 0) {
+      const batch = this.queue.slice(0, Math.min(left, BATCH_SIZE));
       try {
         await this.insert(batch);
         this.queue.splice(0, batch.length);
+        left -= batch.length;
       } catch (error) {
         // Kept for the next interval; the unique (request_id, started_at) makes the retry safe.
         this.logger.error(`writing ${batch.length} usage records failed: ${(error as Error).message}`);
