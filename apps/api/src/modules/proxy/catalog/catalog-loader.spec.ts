@@ -32,4 +32,13 @@ describe('buildCatalog', () => {
       'MODELS_CONFIG test.yaml: models[0].provider "q" is not a provider id; use one of p',
     ]);
   });
+
+  it('lower-cases provider headers, and refuses invalid ones and those the gateway sets per request', () => {
+    const withHeaders = (headers: Record<string, string>) => ({ providers: [{ ...provider, headers }], models: [chat('a')] });
+    const catalog = buildCatalog(withHeaders({ 'OpenAI-Organization': 'org-1', 'X-Tenant': 't' }), 'test.yaml');
+    expect(catalog.providers.get('p')!.headers).toEqual({ 'openai-organization': 'org-1', 'x-tenant': 't' });
+    expect(problemsOf(withHeaders({ 'bad name': 'x' }))[0]).toMatch(/providers\[0\]\.headers\.bad name is not a valid HTTP header/);
+    expect(problemsOf(withHeaders({ 'x-ok': 'line\nbreak' }))[0]).toMatch(/headers\.x-ok is not a valid HTTP header/);
+    expect(problemsOf(withHeaders({ 'Content-Length': '5' }))[0]).toMatch(/headers\.Content-Length is set by the gateway/);
+  });
 });

@@ -3,6 +3,11 @@ import { parse as parseYaml } from 'yaml';
 import { MODEL_METHODS, MODEL_TYPES, type ModelMethod, type ModelPricing, type ModelType } from '@switchyard/shared-dto';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
 
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A request's framing and connection headers: the gateway's to set, never a provider's. */
+const GATEWAY_FRAMED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+
 /** The catalog file as written (decisions.md section 3), before validation. */
 export interface RawCatalog {
   providers: Record<string, unknown>[];
@@ -94,13 +99,21 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
     const apiKey = entry.apiKey === undefined || entry.apiKey === null || entry.apiKey === '' ? null : String(entry.apiKey);
     if (!apiKey && (type === 'anthropic' || type === 'gemini'))
       return problem(`${at}.apiKey`, `is required for a ${type} provider; set apiKey: \${${id.toUpperCase().replace(/-/g, '_')}_API_KEY}`);
-    const headers = (entry.headers ?? {}) as Record<string, unknown>;
-    if (typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+    const given = (entry.headers ?? {}) as Record<string, unknown>;
+    if (typeof given !== 'object' || Array.isArray(given) || Object.values(given).some((v) => typeof v !== 'string'))
       return problem(`${at}.headers`, 'must map header names to strings');
+    // Lower-cased once here, so the gateway's own headers (authorization, content-type…) replace a provider's by name.
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(given as Record<string, string>)) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) return problem(`${at}.headers.${name}`, 'is not a valid HTTP header');
+      if (GATEWAY_FRAMED.has(lower)) return problem(`${at}.headers.${name}`, 'is set by the gateway for each request');
+      headers[lower] = value;
+    }
     const timeoutMs = entry.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : Number(entry.timeoutMs);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1000 || timeoutMs > 3_600_000)
       return problem(`${at}.timeoutMs`, 'must be a whole number of milliseconds from 1000 to 3600000');
-    providers.set(id, { id, type, baseUrl, apiKey, headers: headers as Record<string, string>, timeoutMs });
+    providers.set(id, { id, type, baseUrl, apiKey, headers, timeoutMs });
   });
 
   const models = new Map<string, CatalogModel>();

@@ -103,4 +103,23 @@ describe('UpstreamClient', () => {
     expect((failure as GatewayException).status).toBe(502);
     expect(flaky.requests()).toBe(1);
   });
+
+  it('sends the Host of the URL, its user info as Basic credentials, the given headers and the body length, once each', async () => {
+    const seen: string[][] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.rawHeaders);
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const signal = new AbortController().signal;
+    const body = '{"model":"é"}';
+    await readText((await client.send({ url: `http://user:pa%20ss@127.0.0.1:${port}/v1/x`, method: 'POST', headers: { 'x-tenant': 't' }, body, signal, timeoutMs: 5000 })).body);
+    await readText((await client.send({ url: `http://127.0.0.1:${port}/v1/x`, method: 'GET', headers: { host: 'models.internal' }, signal, timeoutMs: 5000 })).body);
+    const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i].toLowerCase()}: ${raw[2 * i + 1]}`);
+    expect(pairs(seen[0])).toEqual(expect.arrayContaining([`host: 127.0.0.1:${port}`, `authorization: Basic ${Buffer.from('user:pa ss').toString('base64')}`, 'x-tenant: t', `content-length: ${Buffer.byteLength(body)}`]));
+    expect(pairs(seen[1]).filter((line) => line.startsWith('host:'))).toEqual(['host: models.internal']);
+  });
 });

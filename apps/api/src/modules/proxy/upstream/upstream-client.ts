@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
+import type { Socket } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import type { CancelSignal } from './cancel';
@@ -35,19 +36,41 @@ interface ParsedUrl {
   hostname: string;
   port: number | string | null | undefined;
   path: string;
-  auth?: string;
+  /** The Host header: the URL's host, with its port when not the default. */
+  host: string;
+  /** Basic credentials from the URL's user info, if any. */
+  authorization: string | null;
 }
 
 /**
- * Keep-alive connection pools to the providers: node's own http(s) Agents, a pool per origin (they cost a
- * fraction of undici's per-request CPU on the hot path; see docs/benchmarks.md). Connecting is bounded (10 s);
- * the provider may then be silent for its timeout at most — before its headers or between two chunks.
+ * A keep-alive pool whose sockets carry the provider's timeout from the start (so no call arms and disarms one),
+ * with connecting bounded on its own (10 s): a fresh connection that takes longer fails with a timeout.
+ */
+function pool(protocol: string, timeoutMs: number): http.Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' as const, timeout: timeoutMs };
+  const Base = protocol === 'https:' ? https.Agent : http.Agent;
+  return new (class extends Base {
+    override createConnection(...args: Parameters<http.Agent['createConnection']>) {
+      const socket = super.createConnection(...args) as Socket;
+      if (socket?.connecting) {
+        const timer = setTimeout(() => socket.destroy(new UpstreamTimeoutError('connecting took too long')), CONNECT_TIMEOUT_MS);
+        const clear = () => clearTimeout(timer);
+        socket.once('connect', clear);
+        socket.once('close', clear);
+      }
+      return socket;
+    }
+  })(options);
+}
+
+/**
+ * Keep-alive connection pools to the providers: node's own http(s) Agents, a pool per origin and timeout (they
+ * cost a fraction of undici's per-request CPU on the hot path; see docs/benchmarks.md). Connecting is bounded
+ * (10 s); the provider may then be silent for its timeout at most — before its headers or between two chunks.
  */
 export class UpstreamClient {
-  private readonly agents: Record<string, http.Agent> = {
-    'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' }),
-    'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' }),
-  };
+  /** Per protocol and provider timeout. */
+  private readonly agents = new Map<string, http.Agent>();
 
   /**
    * One request. A connection that fails before any answer came (refused, reset, a kept-alive socket the
@@ -66,30 +89,35 @@ export class UpstreamClient {
     }
   }
 
+  private agentFor(protocol: string, timeoutMs: number): http.Agent | undefined {
+    if (protocol !== 'http:' && protocol !== 'https:') return undefined;
+    const key = protocol + timeoutMs;
+    let agent = this.agents.get(key);
+    if (!agent) this.agents.set(key, (agent = pool(protocol, timeoutMs)));
+    return agent;
+  }
+
   private once(req: UpstreamRequest): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       if (req.signal.aborted) return reject(new ClientGoneError('client closed the request'));
       const url = this.parse(req.url);
-      const agent = this.agents[url.protocol];
+      const agent = this.agentFor(url.protocol, req.timeoutMs);
       if (!agent) return reject(new Error('unsupported protocol'));
-      const headers: Record<string, string | number> = req.headers;
-      if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) headers['content-length'] = Buffer.byteLength(req.body);
-      const options: http.RequestOptions = { protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.path, method: req.method, headers, agent };
-      if (url.auth) options.auth = url.auth;
-      const outgoing = (url.protocol === 'https:' ? https : http).request(options);
+      // Headers as a flat list: node writes them as given (still validating each) instead of storing them one by one.
+      const headers: (string | number)[] = 'host' in req.headers ? [] : ['host', url.host];
+      for (const name in req.headers) headers.push(name, req.headers[name]);
+      if (url.authorization && !('authorization' in req.headers)) headers.push('authorization', url.authorization);
+      if (typeof req.body === 'string' || Buffer.isBuffer(req.body)) headers.push('content-length', Buffer.byteLength(req.body));
+      const options = { protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.path, method: req.method, headers, agent };
+      const outgoing = (url.protocol === 'https:' ? https : http).request(options as unknown as http.RequestOptions);
       let response: http.IncomingMessage | null = null;
       // Whatever ends the exchange ends the response too, so a reader of the body sees the error.
       const fail = (error: Error) => (response ? response.destroy(error) : outgoing.destroy(error));
       const onAbort = () => fail(new ClientGoneError('client closed the request'));
       req.signal.addEventListener('abort', onAbort, { once: true });
       const done = () => req.signal.removeEventListener('abort', onAbort);
-      outgoing.setTimeout(req.timeoutMs, () => fail(new UpstreamTimeoutError('the provider was silent too long')));
-      outgoing.once('socket', (socket) => {
-        if (!socket.connecting) return;
-        const timer = setTimeout(() => fail(new UpstreamTimeoutError('connecting took too long')), CONNECT_TIMEOUT_MS);
-        socket.once('connect', () => clearTimeout(timer));
-        socket.once('close', () => clearTimeout(timer));
-      });
+      // The pool's sockets time out after the provider's timeout without traffic; node reports it on the request.
+      outgoing.on('timeout', () => fail(new UpstreamTimeoutError('the provider was silent too long')));
       outgoing.once('error', (error) => {
         done();
         reject(error);
@@ -111,15 +139,23 @@ export class UpstreamClient {
     let url = this.parsed.get(text);
     if (!url) {
       if (this.parsed.size >= 1000) this.parsed.clear();
-      const options = urlToHttpOptions(new URL(text));
-      const parsed: ParsedUrl = { protocol: options.protocol!, hostname: options.hostname!, port: options.port, path: options.path!, auth: options.auth ?? undefined };
-      this.parsed.set(text, (url = parsed));
+      const whole = new URL(text);
+      const options = urlToHttpOptions(whole);
+      url = {
+        protocol: options.protocol!,
+        hostname: options.hostname!,
+        port: options.port,
+        path: options.path!,
+        host: whole.host,
+        authorization: options.auth ? `Basic ${Buffer.from(options.auth).toString('base64')}` : null,
+      };
+      this.parsed.set(text, url);
     }
     return url;
   }
 
   async close(): Promise<void> {
-    for (const agent of Object.values(this.agents)) agent.destroy();
+    for (const agent of this.agents.values()) agent.destroy();
   }
 }
 
