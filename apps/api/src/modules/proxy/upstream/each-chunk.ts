@@ -53,7 +53,7 @@ export function eachChunk(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, 
     const onError = (error: Error) => settle(bodyError(error));
     const onClose = () => settle(bodyError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
     if (body.readableEnded) return resolve('ended');
-    if (body.destroyed) return onClose();
+    if (body.destroyed) return body.errored ? onError(body.errored) : onClose();
     body.on('data', onData);
     body.on('end', onEnd);
     body.on('error', onError);
