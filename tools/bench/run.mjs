@@ -23,6 +23,13 @@ import { freePort, gitInfo, log, pgClient, postJson, registerUser, ROOT, stopChi
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(ROOT, 'apps/api/dist/main.js');
+/** Switchyard runs with the node flags `npm start` gives it (and the Docker image): the bench measures what users run. */
+const NODE_FLAGS = (() => {
+  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const found = /\bnode((?: --[^\s]+)*) apps\/api\/dist\/main\.js/.exec(start);
+  if (!found) throw new Error(`cannot read the API's node command from package.json's start script: ${start}`);
+  return found[1].split(' ').filter(Boolean);
+})();
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
@@ -210,7 +217,7 @@ async function startSwitchyard(kind, upstreamPort, { profileDir, redisPrefix = n
   const logFile = join(work, `switchyard-${kind}${profileDir ? '-profile' : ''}.log`);
   const out = createWriteStream(logFile);
   if (process.env.BENCH_SY_PROF) profileDir = process.env.BENCH_SY_PROF;
-  const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, MAIN] : [MAIN];
+  const args = [...NODE_FLAGS, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), MAIN];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
