@@ -12,6 +12,8 @@
 //   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written)
 //   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
+//   BENCH_ROUNDS (5)   interleaved json-10 rounds of relay, Portkey and Switchyard (PostgreSQL), all running at
+//                 once and measured in turn, for ratios that a drifting machine does not skew (0: none)
 //   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md)
 import { fork, spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -52,6 +54,10 @@ const SCENARIOS = [
   { id: 'stream-100', stream: true, connections: 100 },
 ].filter((s) => !process.env.BENCH_SCENARIOS || process.env.BENCH_SCENARIOS.split(',').includes(s.id));
 const CHUNK_CHECK_REQUESTS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUND_WARMUP_MS = 1000;
+const ROUND_DURATION_MS = 3000;
+const ROUND_TARGETS = ['relay', 'portkey', 'switchyard-pg'];
 const SLOW_GAP_MS = 25; // fake-upstream.mjs's gap between chunks of the model bench-slow
 
 const work = mkdtempSync(join(os.tmpdir(), 'sy-bench-'));
@@ -365,7 +371,7 @@ async function waitForQuiet() {
   }
 }
 
-async function scenario(target, spec) {
+async function scenario(target, spec, { warmupMs = WARMUP_MS, durationMs = DURATION_MS } = {}) {
   await waitForQuiet();
   const result = await runLoad(
     {
@@ -375,15 +381,15 @@ async function scenario(target, spec) {
       headers: target.headers,
       body: chatBody(target.model ?? 'bench-model', spec.stream),
       connections: spec.connections,
-      warmupMs: WARMUP_MS,
-      durationMs: DURATION_MS,
+      warmupMs,
+      durationMs,
       stream: spec.stream,
       maxRequests: 2_000_000,
     },
     target,
   );
   result.cpuMsPerCall = result.cpuMs !== null && result.requests ? result.cpuMs / result.requests : null;
-  result.cpuCores = result.cpuMs !== null ? result.cpuMs / DURATION_MS : null;
+  result.cpuCores = result.cpuMs !== null ? result.cpuMs / durationMs : null;
   result.pgCpuMsPerCall = result.pgCpuMs !== null && result.pgCpuMs !== undefined && result.requests ? result.pgCpuMs / result.requests : null;
   return result;
 }
@@ -588,48 +594,56 @@ const TARGETS = [
 ];
 const REDIS_URL_BENCH = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** Starts a target (none for `direct`); `stop` ends it. Switchyard's handle also knows its PostgreSQL backends. */
+async function startTarget(target, upstream) {
+  let handle = null;
+  let stop = async () => undefined;
+  if (target.id === 'direct') {
+    handle = { base: `http://127.0.0.1:${upstream.port}`, pid: upstream.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+  } else if (target.id === 'relay') {
+    const relay = await forkReady(join(HERE, 'relay.mjs'), { UPSTREAM_PORT: String(upstream.port) });
+    handle = { base: `http://127.0.0.1:${relay.port}`, pid: relay.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+    stop = () => stopChild(relay.child);
+  } else if (target.id === 'portkey') {
+    const portkey = await startPortkey();
+    handle = {
+      base: portkey.base,
+      pid: portkey.pid,
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` },
+    };
+    stop = () => stopChild(portkey.child);
+  } else {
+    const kind = target.id.startsWith('switchyard-pg') ? 'postgres' : 'embedded';
+    const options = { redisPrefix: target.redis ? `sy-bench-${process.pid}-${target.id}:` : null, gatewayRpm: target.rpm ?? null };
+    const sy = await startSwitchyard(kind, upstream.port, options);
+    const more = [];
+    for (let i = 1; i < (target.instances ?? 1); i += 1) more.push(await startSwitchyard(kind, upstream.port, { ...options, shared: sy }));
+    const all = [sy, ...more];
+    handle = { base: sy.base, bases: all.map((s) => s.base), pid: sy.pid, pids: all.map((s) => s.pid), headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind, model: target.model };
+    stop = async () => {
+      for (const s of all) await stopChild(s.child);
+    };
+    if (kind === 'postgres') {
+      // PostgreSQL's own CPU for Switchyard's connections (usage inserts, key lookups), from an admin connection.
+      const admin = await pgClient(PG_ADMIN_URL);
+      handle.pgPids = async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
+      const stopAll = stop;
+      stop = async () => {
+        await admin.end().catch(() => undefined);
+        await stopAll();
+      };
+    }
+  }
+  handle.upstreamPid = upstream.child.pid;
+  return { handle, stop };
+}
+
 async function benchTarget(target, upstream) {
   const outcome = { id: target.id, label: target.label, scenarios: {}, error: null, chunks: null, usage: null, extraCalls: 0 };
   let handle = null;
   let stop = async () => undefined;
   try {
-    if (target.id === 'direct') {
-      handle = { base: `http://127.0.0.1:${upstream.port}`, pid: upstream.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
-    } else if (target.id === 'relay') {
-      const relay = await forkReady(join(HERE, 'relay.mjs'), { UPSTREAM_PORT: String(upstream.port) });
-      handle = { base: `http://127.0.0.1:${relay.port}`, pid: relay.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
-      stop = () => stopChild(relay.child);
-    } else if (target.id === 'portkey') {
-      const portkey = await startPortkey();
-      handle = {
-        base: portkey.base,
-        pid: portkey.pid,
-        headers: { authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` },
-      };
-      stop = () => stopChild(portkey.child);
-    } else {
-      const kind = target.id.startsWith('switchyard-pg') ? 'postgres' : 'embedded';
-      const options = { redisPrefix: target.redis ? `sy-bench-${process.pid}-${target.id}:` : null, gatewayRpm: target.rpm ?? null };
-      const sy = await startSwitchyard(kind, upstream.port, options);
-      const more = [];
-      for (let i = 1; i < (target.instances ?? 1); i += 1) more.push(await startSwitchyard(kind, upstream.port, { ...options, shared: sy }));
-      const all = [sy, ...more];
-      handle = { base: sy.base, bases: all.map((s) => s.base), pid: sy.pid, pids: all.map((s) => s.pid), headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind, model: target.model };
-      stop = async () => {
-        for (const s of all) await stopChild(s.child);
-      };
-      if (kind === 'postgres') {
-        // PostgreSQL's own CPU for Switchyard's connections (usage inserts, key lookups), from an admin connection.
-        const admin = await pgClient(PG_ADMIN_URL);
-        handle.pgPids = async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
-        const stopAll = stop;
-        stop = async () => {
-          await admin.end().catch(() => undefined);
-          await stopAll();
-        };
-      }
-    }
-    handle.upstreamPid = upstream.child.pid;
+    ({ handle, stop } = await startTarget(target, upstream));
     outcome.extraCalls += await smoke(handle);
     outcome.startRssMb = memoryMb(handle.pid)?.rss ?? null;
     for (const spec of SCENARIOS.filter((s) => !target.scenarios || target.scenarios.includes(s.id))) {
@@ -668,6 +682,51 @@ async function benchTarget(target, upstream) {
 }
 
 
+const median = (values) => {
+  const sorted = values.filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * The ratio targets compare targets measured one after another, on a machine whose speed drifts by tens of
+ * percent within minutes. Here relay, Portkey and Switchyard (PostgreSQL) run side by side (idle while another
+ * is measured) and json-10 is measured in short rounds, each round in a rotated order; every round gives its own
+ * ratios, and the medians are reported.
+ */
+async function interleavedRounds(upstream) {
+  const spec = { id: 'json-10', stream: false, connections: 10 };
+  const running = [];
+  try {
+    for (const id of ROUND_TARGETS) {
+      const started = await startTarget(TARGETS.find((t) => t.id === id), upstream);
+      running.push({ id, ...started });
+      await smoke(started.handle);
+    }
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r += 1) {
+      const round = {};
+      for (let i = 0; i < running.length; i += 1) {
+        const target = running[(i + r) % running.length];
+        const result = await scenario(target.handle, spec, { warmupMs: ROUND_WARMUP_MS, durationMs: ROUND_DURATION_MS });
+        round[target.id] = { rps: result.rps, p50: result.latencyMs.p50 };
+      }
+      round.vsPortkey = round['switchyard-pg'].rps / round.portkey.rps;
+      round.vsRelay = round['switchyard-pg'].rps / round.relay.rps;
+      rounds.push(round);
+      log(
+        `  round ${r + 1}: relay ${round.relay.rps.toFixed(0)}, Portkey ${round.portkey.rps.toFixed(0)}, Switchyard ${round['switchyard-pg'].rps.toFixed(0)} req/s` +
+          ` → ${round.vsPortkey.toFixed(2)}× Portkey, ${round.vsRelay.toFixed(2)}× relay`,
+      );
+    }
+    return { rounds, vsPortkey: median(rounds.map((r) => r.vsPortkey)), vsRelay: median(rounds.map((r) => r.vsRelay)) };
+  } finally {
+    for (const target of running.reverse()) await target.stop().catch(() => undefined);
+    await dropScratchDb().catch(() => undefined);
+  }
+}
+
 async function main() {
   const started = new Date();
   const machine = {
@@ -696,11 +755,20 @@ async function main() {
   log(`fake upstream on 127.0.0.1:${upstream.port}`);
   const outcomes = {};
   let profile = null;
+  let rounds = null;
   try {
     for (const target of TARGETS) {
       if (ONLY && !ONLY.includes(target.id)) continue;
       log(`\n${target.label}`);
       outcomes[target.id] = await benchTarget(target, upstream);
+    }
+    if (ROUNDS > 0 && (!ONLY || ONLY.includes('rounds'))) {
+      log(`\nInterleaved rounds: json-10, ${ROUND_WARMUP_MS / 1000} s warm-up + ${ROUND_DURATION_MS / 1000} s each, relay, Portkey and Switchyard (PostgreSQL) side by side`);
+      try {
+        rounds = await interleavedRounds(upstream);
+      } catch (error) {
+        log(`  rounds failed: ${error.message}`);
+      }
     }
     if (PROFILE && (!ONLY || ONLY.includes('switchyard-pg') || ONLY.includes('profile'))) {
       log('\nCPU profile of Switchyard (PostgreSQL, non-streaming, 10 connections, 5 s, separate run)');
@@ -715,12 +783,12 @@ async function main() {
     await stopChild(upstream.child);
   }
 
-  const report = analyse(outcomes);
+  const report = analyse(outcomes, rounds);
   log('');
   for (const line of report.console) log(line);
   const finished = new Date();
   if ((!ONLY && !process.env.BENCH_SCENARIOS) || process.env.BENCH_DOC) {
-    writeFileSync(DOC, renderDoc({ machine, started, finished, outcomes, report, profile }));
+    writeFileSync(DOC, renderDoc({ machine, started, finished, outcomes, report, profile, rounds }));
     log(`\nwrote ${relative(ROOT, DOC)}`);
   } else log('\n(BENCH_ONLY set: docs/benchmarks.md not written)');
 }
@@ -751,7 +819,7 @@ function chunkStats(outcome, direct) {
   return { chunks: runs[0].length, spread, first, distinct, delay, expected, streamed: spread >= 0.8 * expected && distinct >= runs[0].length - 1, error: outcome.chunks.firstError };
 }
 
-function analyse(outcomes) {
+function analyse(outcomes, rounds = null) {
   const lines = [];
   const targets = [];
   const ratios = [];
@@ -788,6 +856,12 @@ function analyse(outcomes) {
       row('non-streaming, 10 conn: added p50', added10, 'ms', '≤ 2 ms', added10 <= 2),
       row('non-streaming, 10 conn: throughput vs Portkey', vsPortkey10, '×', '≥ 3×', vsPortkey10 >= 3),
       row('non-streaming, 10 conn: throughput vs node:http relay', vsRelay10, '×', '≥ 0.35×', vsRelay10 >= 0.35),
+      ...(sy === 'switchyard-pg' && rounds
+        ? [
+            row(`non-streaming, 10 conn: throughput vs Portkey, median of ${rounds.rounds.length} interleaved rounds`, rounds.vsPortkey, '×', '≥ 3×', rounds.vsPortkey >= 3),
+            row(`non-streaming, 10 conn: throughput vs node:http relay, median of ${rounds.rounds.length} interleaved rounds`, rounds.vsRelay, '×', '≥ 0.35×', rounds.vsRelay >= 0.35),
+          ]
+        : []),
       row('non-streaming, 100 conn: throughput vs Portkey', vsPortkey100, '×', '≥ 3×', vsPortkey100 >= 3),
       row('non-streaming, 100 conn: added p99', added99, 'ms', '≤ 25 ms', added99 <= 25),
       row('streaming, 10 conn: added TTFB p50', ttfb, 'ms', '≤ 2 ms', ttfb <= 2),
@@ -859,7 +933,7 @@ function scaleAndFeatures(outcomes, profile) {
   return md;
 }
 
-function renderDoc({ machine, started, finished, outcomes, report, profile }) {
+function renderDoc({ machine, started, finished, outcomes, report, profile, rounds }) {
   const md = [];
   const order = TARGETS.filter((t) => outcomes[t.id]);
   const direct = (id) => get(outcomes, 'direct', id);
@@ -938,6 +1012,24 @@ function renderDoc({ machine, started, finished, outcomes, report, profile }) {
   for (const r of report.ratios) {
     if (r.vsPortkey === null && r.vsRelay === null) continue;
     md.push(`| ${r.sy === 'switchyard-pg' ? 'PostgreSQL' : 'embedded DB'} | ${r.scenario} | ${r.vsPortkey === null ? 'n/a' : `${r.vsPortkey.toFixed(2)}×`} | ${r.vsRelay === null ? 'n/a' : `${r.vsRelay.toFixed(2)}×`} |`);
+  }
+  if (rounds) {
+    md.push('');
+    md.push('### Interleaved rounds (json-10)');
+    md.push('');
+    md.push(
+      `The node:http relay, Portkey and Switchyard on PostgreSQL running side by side, each idle while another is measured; ${rounds.rounds.length} rounds of ` +
+        `${ROUND_WARMUP_MS / 1000} s warm-up + ${ROUND_DURATION_MS / 1000} s per target, each round in a rotated order. Each round's ratios come from ` +
+        'figures measured within seconds of each other, so the machine\'s drift (tens of percent over minutes here) skews them far less than the ' +
+        'sequential run above.',
+    );
+    md.push('');
+    md.push('| round | relay req/s | Portkey req/s | Switchyard req/s | ÷ Portkey | ÷ relay |');
+    md.push('|---:|---:|---:|---:|---:|---:|');
+    rounds.rounds.forEach((r, i) =>
+      md.push(`| ${i + 1} | ${r.relay.rps.toFixed(0)} | ${r.portkey.rps.toFixed(0)} | ${r['switchyard-pg'].rps.toFixed(0)} | ${r.vsPortkey.toFixed(2)}× | ${r.vsRelay.toFixed(2)}× |`),
+    );
+    md.push(`| median | | | | ${rounds.vsPortkey.toFixed(2)}× | ${rounds.vsRelay.toFixed(2)}× |`);
   }
   md.push(...scaleAndFeatures(outcomes, profile));
   md.push('');
