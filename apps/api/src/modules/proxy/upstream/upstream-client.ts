@@ -56,7 +56,8 @@ export class UpstreamClient {
   /**
    * One request. A request whose connection fails before any answer came (refused, reset, a kept-alive socket
    * the provider had closed) is sent once more (on another pooled connection or a new one), when the body can be
-   * sent again (JSON; a streamed multipart body cannot). Nothing has reached the caller at that point, so the retry is invisible to them.
+   * sent again (JSON; a streamed multipart body cannot). Nothing has reached the caller at that point, so the
+   * retry is invisible to them.
    */
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     for (let attempt = 1; ; attempt += 1) {
