@@ -682,12 +682,8 @@ async function benchTarget(target, upstream) {
 }
 
 
-const median = (values) => {
-  const sorted = values.filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
-  if (!sorted.length) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+/** The middle value (the upper of the two middles for an even count). */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * The ratio targets compare targets measured one after another, on a machine whose speed drifts by tens of
@@ -710,7 +706,7 @@ async function interleavedRounds(upstream) {
       for (let i = 0; i < running.length; i += 1) {
         const target = running[(i + r) % running.length];
         const result = await scenario(target.handle, spec, { warmupMs: ROUND_WARMUP_MS, durationMs: ROUND_DURATION_MS });
-        round[target.id] = { rps: result.rps, p50: result.latencyMs.p50 };
+        round[target.id] = { rps: result.rps };
       }
       round.vsPortkey = round['switchyard-pg'].rps / round.portkey.rps;
       round.vsRelay = round['switchyard-pg'].rps / round.relay.rps;
@@ -805,7 +801,6 @@ function chunkStats(outcome, direct) {
   if (!outcome?.chunks?.runs?.length) return null;
   const runs = outcome.chunks.runs.filter((r) => r.length);
   if (!runs.length) return { ok: outcome.chunks.ok, error: outcome.chunks.firstError };
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const spread = median(runs.map((r) => r[r.length - 1] - r[0]));
   const first = median(runs.map((r) => r[0]));
   const distinct = median(runs.map((r) => new Set(r.map((t) => Math.round(t))).size));

@@ -16,7 +16,6 @@ async function newUser(app: TestApp) {
   return { userId: registered.body.data.user.id as string, keyId };
 }
 
-const record = usageRecord;
 
 /** Where a record's row is stored: the partition's name. */
 async function partitionOf(app: TestApp, requestId: string): Promise<string> {
@@ -54,9 +53,9 @@ describe('usage data: monthly partitions and daily rollups', () => {
     const months = monthsFrom(new Date(), 2);
     expect(await partitions(app)).toEqual(expect.arrayContaining([...months.map(partitionName), 'usage_records_default']));
     const { userId } = await newUser(app);
-    const now = record(userId, new Date());
-    const nextMonth = record(userId, new Date(`${months[1]}T00:00:00Z`));
-    const lastMomentOfMonth = record(userId, new Date(new Date(`${months[1]}T00:00:00Z`).getTime() - 1));
+    const now = usageRecord(userId, new Date());
+    const nextMonth = usageRecord(userId, new Date(`${months[1]}T00:00:00Z`));
+    const lastMomentOfMonth = usageRecord(userId, new Date(new Date(`${months[1]}T00:00:00Z`).getTime() - 1));
     await write(now, nextMonth, lastMomentOfMonth);
     expect(await partitionOf(app, now.requestId)).toBe(partitionName(months[0]));
     expect(await partitionOf(app, nextMonth.requestId)).toBe(partitionName(months[1]));
@@ -75,7 +74,7 @@ describe('usage data: monthly partitions and daily rollups', () => {
 
   it("keeps a call of a month without a partition in the DEFAULT one, and moves it when that month's partition is made", async () => {
     const { userId } = await newUser(app);
-    const old = record(userId, new Date('2019-03-15T12:00:00Z'));
+    const old = usageRecord(userId, new Date('2019-03-15T12:00:00Z'));
     await write(old);
     expect(await partitionOf(app, old.requestId)).toBe('usage_records_default');
     const [{ created }] = await app.database.dataSource.query(`SELECT usage_partition_ensure('2019-03-01') AS created`);
@@ -92,9 +91,9 @@ describe('usage data: monthly partitions and daily rollups', () => {
     const at = new Date();
     const appId = `app-${randomUUID()}`;
     const batch = [
-      record(userId, at, { apiKeyId: keyId, credentialName: 'usage key' }),
-      record(userId, at, { apiKeyId: keyId, credentialName: 'usage key', status: 'upstream_error', httpStatus: 502 }),
-      record(userId, at, { oauthClientId: appId }),
+      usageRecord(userId, at, { apiKeyId: keyId, credentialName: 'usage key' }),
+      usageRecord(userId, at, { apiKeyId: keyId, credentialName: 'usage key', status: 'upstream_error', httpStatus: 502 }),
+      usageRecord(userId, at, { oauthClientId: appId }),
     ];
     await write(...batch);
     await write(...batch.map((r) => ({ ...r })));
@@ -126,7 +125,7 @@ describe('usage data: monthly partitions and daily rollups', () => {
       for (let t = base; t < base + 5 * DAY_MS; t += 97 * 60_000) {
         const i = records.length;
         const via = i % 3 === 0 ? { apiKeyId: user.keyId, credentialName: 'usage key' } : i % 3 === 1 ? { oauthClientId: appId, credentialName: 'An app' } : {};
-        records.push(record(userId, new Date(t), { ...via, model: i % 2 ? 'demo-chat' : 'demo-large', promptTokens: i, completionTokens: 2 * i, costMicros: 7 * i }));
+        records.push(usageRecord(userId, new Date(t), { ...via, model: i % 2 ? 'demo-chat' : 'demo-large', promptTokens: i, completionTokens: 2 * i, costMicros: 7 * i }));
       }
       await write(...records);
     });
@@ -173,7 +172,7 @@ describe('usage data: monthly partitions and daily rollups', () => {
 
     it("counts an app's distinct users and its calls by model and by day, as the raw rows do", async () => {
       const others = [await newUser(app), await newUser(app)];
-      await write(...others.flatMap((u, i) => [record(u.userId, new Date(base + DAY_MS + i * 3_600_000), { oauthClientId: appId, model: 'demo-chat' }), record(u.userId, new Date(base + 2 * DAY_MS), { oauthClientId: appId, model: 'demo-other' })]));
+      await write(...others.flatMap((u, i) => [usageRecord(u.userId, new Date(base + DAY_MS + i * 3_600_000), { oauthClientId: appId, model: 'demo-chat' }), usageRecord(u.userId, new Date(base + 2 * DAY_MS), { oauthClientId: appId, model: 'demo-other' })]));
       const from = new Date(base);
       const to = new Date(base + 3 * DAY_MS); // both days included: 10 to 13 October
       const stats = await usage.clientUsage(appId, from, to);
@@ -191,7 +190,7 @@ describe('usage data: monthly partitions and daily rollups', () => {
       expect((await usage.clientUsage(appId, from, from)).users).toBe(1);
       // Across a month's end: one more user on 30 September only.
       const september = await newUser(app);
-      await write(record(september.userId, new Date(base - 10 * DAY_MS + 5_000), { oauthClientId: appId }));
+      await write(usageRecord(september.userId, new Date(base - 10 * DAY_MS + 5_000), { oauthClientId: appId }));
       for (const [first, last] of [['2026-09-30', '2026-10-10'], ['2026-09-01', '2026-09-29'], ['2026-10-01', '2026-10-10'], ['2026-10-11', '2026-10-31'], ['2026-09-30', '2026-09-30']]) {
         const [{ users }] = await app.database.dataSource.query(
           `SELECT count(DISTINCT user_id)::int AS users FROM usage_records WHERE oauth_client_id = $1 AND started_at >= $2 AND started_at < $3`,
