@@ -113,7 +113,10 @@ export interface ApiKeyResponse {
 
 /** One gateway call on the dashboard (interface.md section 2's activity record, with the money trace). */
 export interface ActivityRecord {
+  /** The call's own id (the server's): what its ledger entry references. */
   id: string;
+  /** The X-Request-Id the call came with (or the one the gateway gave it), to quote when asking about it. */
+  requestId: string;
   startTime: string;
   endTime: string;
   /** The key's or the app's name; 'Unknown' when none. */

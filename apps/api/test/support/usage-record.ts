@@ -4,6 +4,7 @@ import type { UsageRecordInput } from '../../src/modules/usage/usage-recorder';
 /** A successful chat call's usage record (10 + 20 tokens, 35 micros, 150 ms), changed by `overrides`. */
 export function usageRecord(userId: string, startedAt: Date, overrides: Partial<UsageRecordInput> = {}): UsageRecordInput {
   return {
+    callId: randomUUID(),
     requestId: `req-${randomUUID()}`,
     userId,
     apiKeyId: null,

@@ -32,18 +32,20 @@ export function notePrincipal(req: IncomingMessage, kind: string): void {
 }
 
 /**
- * Request ids: a random per-process prefix and a counter, unique across instances and restarts without a call
- * into the random generator per request (ids are correlation handles, not secrets).
+ * Request ids: 96 random bits each, drawn from a pooled buffer (one call into the random generator per 512 ids).
+ * They are correlation handles, never keys: money is keyed by each call's own id (docs/budgets.md), yet an id that
+ * another caller could predict would still let them muddle a victim's logs, so they are not a counter.
  */
-let prefix = randomBytes(8).toString('hex');
-let counter = 0;
+const ID_BYTES = 12;
+let pool = Buffer.alloc(0);
+let offset = 0;
 export function newRequestId(): string {
-  counter += 1;
-  if (counter > 0xffffffff) {
-    prefix = randomBytes(8).toString('hex');
-    counter = 1;
+  if (offset + ID_BYTES > pool.length) {
+    pool = randomBytes(ID_BYTES * 512);
+    offset = 0;
   }
-  return `req_${prefix}${counter.toString(16).padStart(8, '0')}`;
+  offset += ID_BYTES;
+  return `req_${pool.toString('hex', offset - ID_BYTES, offset)}`;
 }
 
 /**

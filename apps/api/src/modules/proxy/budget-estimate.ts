@@ -1,49 +1,105 @@
 import type { CatalogModel } from './catalog/catalog.types';
 import type { RouteMethod } from './allowlist';
-import { costMicros } from './pricing';
+import { GatewayErrorCode, GatewayException } from './gateway.exception';
+import { costMicros, type Metered } from './pricing';
+import { measurePrompt, TOOLS_OVERHEAD_TOKENS, type PromptSize } from './prompt-size';
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
-/** What an image in a prompt counts for in the worst case (OpenAI's high-detail tiles stay far below). */
-const IMAGE_TOKENS = 2000;
+/** OpenAI's default max_tokens for the legacy completions endpoint. */
+const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
+/** The most choices one request may ask for (OpenAI's own limit for `n`). */
+const MAX_CHOICES = 128;
+
+export type OutputField = 'max_tokens' | 'max_completion_tokens' | 'max_output_tokens';
+
+/** The output-token bound of a generating call: what the reservation assumes and what the upstream is told. */
+export interface OutputBound {
+  /** Tokens per choice. */
+  tokens: number;
+  /** Choices generated (`n`, or `best_of` for completions): the worst case is tokens × choices. */
+  choices: number;
+  /** The fields the gateway writes `tokens` into (each the caller gave, or the model's default one). */
+  fields: OutputField[];
+  /** The caller's own limit in those fields, when every one was given and none is above `tokens`. */
+  callerLimit: number | null;
+}
 
 export interface Estimate {
   /** The most the call can cost. */
   worstMicros: number;
-  /** The least it needs: its input. Below this the call is refused. */
+  /** The least it needs: its input (and one output token). Below this the call is refused. */
   minimumMicros: number;
+  /** The prompt's upper bound in tokens. */
   inputTokens: number;
-  /** For token-priced generation: the output-token limit the worst case assumed, and the field that sets it. */
-  output?: { tokens: number; field: 'max_tokens' | 'max_completion_tokens' | 'max_output_tokens' };
+  /**
+   * What the input probably is (tokens, or images, seconds, characters), and its cost: billed, at least, once the
+   * provider accepted a call whose usage never came.
+   */
+  inputEstimate: Metered;
+  inputEstimateMicros: number;
+  /** For token-priced generation: the output bound. */
+  output?: OutputBound;
+}
+
+const invalid = (message: string, param: string) => new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param });
+
+/** A positive whole number, or absent (undefined or null); anything else is the caller's error. */
+function optionalCount(json: Record<string, unknown>, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number | null {
+  const value = json[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw invalid(`${field} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`, field);
+  return value;
 }
 
 /**
- * An upper bound on a prompt's tokens: every token is at least one byte of text, so the UTF-8 size of the
- * text fields bounds the count (images count a fixed amount; data URLs are not text). Deliberately
- * pessimistic: a reservation may hold more than the call will cost, never less.
+ * The output bound: the model's output limit (catalog `maxOutputTokens`, else 4,096), or the caller's own when it is
+ * lower. The gateway sends it upstream (writeOutputBound) whenever the caller's own is absent or higher, so the
+ * provider can never produce more than was reserved.
  */
-export function inputTokensUpperBound(value: unknown, key = ''): number {
-  if (typeof value === 'string') {
-    if (value.startsWith('data:')) return IMAGE_TOKENS;
-    if (key === 'model' || key === 'role' || key === 'type') return 0;
-    return Buffer.byteLength(value, 'utf8');
-  }
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + inputTokensUpperBound(item, key), 0);
-  if (value && typeof value === 'object') {
-    if (key === 'image_url' || (value as { type?: string }).type === 'input_image') return IMAGE_TOKENS;
-    return Object.entries(value).reduce((sum, [k, v]) => sum + inputTokensUpperBound(v, k), 0);
-  }
-  return 0;
-}
-
-function requestedOutput(json: Record<string, unknown>, action: RouteMethod, model: CatalogModel): Estimate['output'] {
-  const field = action === 'responses' ? 'max_output_tokens' : action === 'chat_completions' && json.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-  const asked = Number(json[field]);
+function outputBound(json: Record<string, unknown>, action: RouteMethod, model: CatalogModel): OutputBound {
   const limit = model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  const tokens = Number.isInteger(asked) && asked > 0 ? Math.min(asked, limit) : action === 'completions' && json.max_tokens === undefined ? 16 : limit;
-  return { tokens, field };
+  let fields: OutputField[];
+  if (action === 'responses') fields = ['max_output_tokens'];
+  else if (action === 'completions') fields = ['max_tokens'];
+  else {
+    fields = (['max_tokens', 'max_completion_tokens'] as const).filter((field) => json[field] !== undefined && json[field] !== null);
+    if (!fields.length) fields = [model.maxTokensParam ?? 'max_tokens'];
+  }
+  // completions allows 0 (with echo: the prompt's logprobs only); Responses wants at least 16, as OpenAI does.
+  const asked = fields.map((field) => optionalCount(json, field, action === 'completions' ? 0 : 1));
+  const given = asked.every((value) => value !== null) ? Math.max(...(asked as number[])) : null;
+  const fallback = action === 'completions' && given === null ? COMPLETIONS_DEFAULT_MAX_TOKENS : limit;
+  const tokens = given === null ? Math.min(fallback, limit) : Math.min(given, limit);
+  const n = optionalCount(json, 'n', 1, MAX_CHOICES) ?? 1;
+  const bestOf = action === 'completions' ? (optionalCount(json, 'best_of', 1, MAX_CHOICES) ?? 1) : 1;
+  return { tokens, choices: Math.max(n, bestOf), fields, callerLimit: given !== null && given <= tokens ? given : null };
 }
 
-/** The worst-case cost of a call, from its request and the model's pricing (decisions.md section 10). */
+/** Parts of a Responses request that bring in input the request does not carry. */
+function responsesUnbounded(json: Record<string, unknown>): string | null {
+  if (json.background === true) throw invalid('background responses are not supported through the gateway: its budget needs the usage when the call ends', 'background');
+  if (typeof json.previous_response_id === 'string' && json.previous_response_id) return 'previous_response_id';
+  if (json.conversation !== undefined && json.conversation !== null) return 'conversation';
+  if (json.prompt !== undefined && json.prompt !== null) return 'a stored prompt';
+  return null;
+}
+
+/**
+ * The prompt's size; a part the gateway cannot size is priced at the model's context length (the most the
+ * provider will take in), or refused when the catalog does not give one.
+ */
+function boundedPrompt(size: PromptSize, model: CatalogModel): PromptSize {
+  if (!size.unbounded) return size;
+  if (!model.contextLength)
+    throw invalid(
+      `The gateway cannot bound the input of a request with ${size.unbounded} for ${model.id}, whose context length is unknown: send the content itself`,
+      'input',
+    );
+  return { bound: Math.max(size.bound, model.contextLength), estimate: size.estimate, unbounded: null };
+}
+
+/** The worst-case cost of a call, from its request and the model's pricing (docs/budgets.md). */
 export function estimateCall(
   action: RouteMethod,
   model: CatalogModel,
@@ -52,53 +108,108 @@ export function estimateCall(
 ): Estimate {
   const pricing = model.pricing;
   const field = (name: string) => (json ? json[name] : form?.fields.get(name)?.[0]);
+  const fixed = (metered: Metered): Estimate => {
+    const micros = costMicros(pricing, metered);
+    return { worstMicros: micros, minimumMicros: micros, inputTokens: 0, inputEstimate: metered, inputEstimateMicros: micros };
+  };
   switch (action) {
     case 'chat_completions':
     case 'completions':
     case 'responses': {
       const body = json ?? {};
-      const inputTokens = inputTokensUpperBound([body.messages, body.prompt, body.input, body.instructions, body.tools]);
-      const output = requestedOutput(body, action, model);
-      const n = Math.max(1, Number(body.n) || 1);
-      const minimumMicros = costMicros(pricing, { promptTokens: inputTokens, completionTokens: 1 });
-      return { worstMicros: costMicros(pricing, { promptTokens: inputTokens, completionTokens: output!.tokens * n }), minimumMicros, inputTokens, output };
+      const tools = Array.isArray(body.tools) && body.tools.length ? body.tools : null;
+      const parts = [body.messages, body.prompt, body.input, body.instructions, tools, body.functions, body.response_format, body.text, body.prediction];
+      if (action === 'responses') parts.splice(1, 1);
+      const measured = measurePrompt(parts);
+      if (action === 'responses') measured.unbounded ??= responsesUnbounded(body);
+      const size = boundedPrompt(measured, model);
+      const overhead = tools || body.functions ? TOOLS_OVERHEAD_TOKENS : 0;
+      const inputTokens = size.bound + overhead;
+      const output = outputBound(body, action, model);
+      const minimumMicros = costMicros(pricing, { promptTokens: inputTokens, completionTokens: Math.min(1, output.tokens) });
+      const inputEstimate = { promptTokens: Math.min(inputTokens, size.estimate + overhead) };
+      return {
+        worstMicros: costMicros(pricing, { promptTokens: inputTokens, completionTokens: output.tokens * output.choices }),
+        minimumMicros,
+        inputTokens,
+        inputEstimate,
+        inputEstimateMicros: costMicros(pricing, inputEstimate),
+        output,
+      };
     }
     case 'embeddings': {
-      const inputTokens = inputTokensUpperBound(field('input'));
-      const micros = costMicros(pricing, { promptTokens: inputTokens });
-      return { worstMicros: micros, minimumMicros: micros, inputTokens };
+      const size = boundedPrompt(measurePrompt([field('input')]), model);
+      const micros = costMicros(pricing, { promptTokens: size.bound });
+      const inputEstimate = { promptTokens: Math.min(size.bound, size.estimate) };
+      return { worstMicros: micros, minimumMicros: micros, inputTokens: size.bound, inputEstimate, inputEstimateMicros: costMicros(pricing, inputEstimate) };
     }
     case 'image_generation':
     case 'image_edit':
     case 'image_variation': {
-      const micros = costMicros(pricing, { images: Math.max(1, Number(field('n')) || 1) });
-      return { worstMicros: micros, minimumMicros: micros, inputTokens: 0 };
+      const n = field('n');
+      const count = n === undefined || n === null || n === '' ? 1 : Number(n);
+      if (!Number.isInteger(count) || count < 1 || count > 10) throw invalid('n must be a whole number from 1 to 10', 'n');
+      return fixed({ images: count });
     }
-    case 'audio_speech': {
-      const micros = costMicros(pricing, { characters: String(field('input') ?? '').length });
-      return { worstMicros: micros, minimumMicros: micros, inputTokens: 0 };
-    }
+    case 'audio_speech':
+      return fixed({ characters: String(field('input') ?? '').length });
     case 'audio_transcription': {
       // The audio's length is unknown before decoding: bound it by its size (16 kbit/s is below any usable
-      // speech codec), and its tokens likewise; the transcript by the default output limit.
+      // speech codec), and its tokens likewise; the transcript by the default output limit. The estimate takes
+      // a typical 128 kbit/s.
       const bytes = form?.files.reduce((sum, file) => sum + file.size, 0) ?? 0;
       const worstMicros = costMicros(pricing, { seconds: Math.ceil(bytes / 2000), promptTokens: Math.ceil(bytes / 100), completionTokens: DEFAULT_MAX_OUTPUT_TOKENS });
-      return { worstMicros, minimumMicros: Math.min(worstMicros, costMicros(pricing, { promptTokens: 1 })), inputTokens: 0 };
+      const inputEstimate = { seconds: Math.ceil(bytes / 16_000), promptTokens: Math.ceil(bytes / 800) };
+      return {
+        worstMicros,
+        minimumMicros: Math.min(worstMicros, costMicros(pricing, { promptTokens: 1 })),
+        inputTokens: 0,
+        inputEstimate,
+        inputEstimateMicros: costMicros(pricing, inputEstimate),
+      };
     }
     case 'video_generation':
     case 'video_remix': {
-      const micros = costMicros(pricing, { seconds: Math.max(1, Number(field('seconds')) || 12) });
-      return { worstMicros: micros, minimumMicros: micros, inputTokens: 0 };
+      const given = field('seconds');
+      const seconds = given === undefined || given === null || given === '' ? 12 : Number(given);
+      if (!(seconds > 0) || seconds > 600) throw invalid('seconds must be a number from 1 to 600', 'seconds');
+      return fixed({ seconds: Math.ceil(seconds) });
     }
     default:
-      return { worstMicros: 0, minimumMicros: 0, inputTokens: 0 };
+      return { worstMicros: 0, minimumMicros: 0, inputTokens: 0, inputEstimate: {}, inputEstimateMicros: 0 };
   }
 }
 
-/** With only `amountMicros` held, how many output tokens the call may produce (0: not even one). */
-export function affordableOutputTokens(model: CatalogModel, estimate: Estimate, amountMicros: number, n = 1): number {
+/** Whether a model charges anything for this kind of call (a priced call must never be estimated at 0). */
+export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
+  const p = model.pricing;
+  switch (action) {
+    case 'chat_completions':
+    case 'completions':
+    case 'responses':
+    case 'embeddings':
+      return (p.inputPerMTok ?? 0) > 0 || (p.outputPerMTok ?? 0) > 0;
+    case 'image_generation':
+    case 'image_edit':
+    case 'image_variation':
+      return (p.perImage ?? 0) > 0;
+    case 'audio_speech':
+      return (p.perMChars ?? 0) > 0;
+    case 'audio_transcription':
+      return (p.perSecond ?? 0) > 0 || (p.inputPerMTok ?? 0) > 0 || (p.outputPerMTok ?? 0) > 0;
+    case 'video_generation':
+    case 'video_remix':
+      return (p.perSecond ?? 0) > 0;
+    default:
+      return false;
+  }
+}
+
+/** With only `amountMicros` held, how many output tokens per choice the call may produce (0: not even one). */
+export function affordableOutputTokens(model: CatalogModel, estimate: Estimate, amountMicros: number): number {
+  const output = estimate.output;
   const perToken = model.pricing.outputPerMTok ?? 0;
-  if (!estimate.output || perToken <= 0) return estimate.output?.tokens ?? 0;
+  if (!output || perToken <= 0) return output?.tokens ?? 0;
   const inputMicros = costMicros(model.pricing, { promptTokens: estimate.inputTokens });
-  return Math.min(estimate.output.tokens, Math.floor((amountMicros - inputMicros) / perToken / n));
+  return Math.min(output.tokens, Math.floor((amountMicros - inputMicros) / perToken / output.choices));
 }

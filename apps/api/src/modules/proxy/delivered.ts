@@ -24,7 +24,14 @@ export class Delivered {
     if (this.rawBytes > RAW_LIMIT) this.fold();
   }
 
-  /** The text delivered: every content delta, in order. */
+  /** Output of a JSON answer that came without usage: its text, and what its message holds, as if relayed. */
+  addText(text: string, message?: unknown): void {
+    this.count += 1;
+    if (text) this.texts.push(text);
+    if (message !== undefined) outputText(message, this.texts);
+  }
+
+  /** The output delivered: the text of every delta (content, tool arguments, reasoning, refusals), in order. */
   text(): string {
     this.fold();
     return this.texts.join('');
@@ -37,9 +44,14 @@ export class Delivered {
   }
 }
 
-/** The text a frame carried: a chat or completions chunk's choices, or a Responses API text delta. */
+/**
+ * What a frame delivered of the model's output: a chat chunk's delta (content, tool-call names and arguments,
+ * reasoning, refusal, audio transcript), a completions chunk's text, or a Responses API event's `delta` (output
+ * text, function-call arguments, reasoning and its summary, refusals, transcripts: every `*.delta` event carries
+ * generated text). Ids, roles and types are not output.
+ */
 function frameText(data: string, responses: boolean, into: string[]): void {
-  let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's chunk, read defensively
   try {
     chunk = JSON.parse(data);
   } catch {
@@ -47,13 +59,31 @@ function frameText(data: string, responses: boolean, into: string[]): void {
   }
   if (!chunk || typeof chunk !== 'object') return;
   if (responses) {
-    if (chunk.type === 'response.output_text.delta' && typeof chunk.delta === 'string') into.push(chunk.delta);
+    if (typeof chunk.type === 'string' && chunk.type.endsWith('.delta') && typeof chunk.delta === 'string') into.push(chunk.delta);
     return;
   }
   if (!Array.isArray(chunk.choices)) return;
   for (const choice of chunk.choices) {
-    const text = choice?.delta?.content ?? choice?.text;
-    if (typeof text === 'string') into.push(text);
+    if (typeof choice?.text === 'string') into.push(choice.text);
+    outputText(choice?.delta, into);
+  }
+}
+
+/** Keys whose string values are bookkeeping, not text the model generated. */
+const NOT_OUTPUT = new Set(['role', 'id', 'type', 'index', 'tool_call_id', 'call_id', 'status', 'finish_reason', 'data', 'expires_at']);
+
+/**
+ * The generated text in a chat message or delta: every string in it but bookkeeping ones (audio `data` is base64
+ * of what the transcript already says). Walked with its own stack: a provider's nesting cannot overflow it.
+ */
+export function outputText(message: unknown, into: string[]): void {
+  const stack: unknown[] = [message];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value === 'string') into.push(value);
+    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i -= 1) stack.push(value[i]);
+    else if (value && typeof value === 'object')
+      for (const [key, item] of Object.entries(value).reverse()) if (!NOT_OUTPUT.has(key)) stack.push(item);
   }
 }
 

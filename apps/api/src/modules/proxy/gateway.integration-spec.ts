@@ -128,10 +128,11 @@ describe('the gateway, through the official openai SDK', () => {
       for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) arrivals.push(Date.now());
       expect(arrivals).toHaveLength(2);
       expect(arrivals[0]).toBeLessThan(fake.pacedSecondChunkAt);
-      // Not renamed: the caller's own bytes went up, with the usage request put in front of them.
+      // Not renamed: the caller's own bytes went up, with the usage request and the output bound the call reserved
+      // for (the default 4,096: the caller gave none) put in front of them.
       const sent = fake.last('/chat/completions')!.body.toString();
-      expect(sent.startsWith('{"stream_options":{"include_usage":true},')).toBe(true);
-      expect(JSON.parse(sent)).toEqual({ model: 'paced', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+      expect(sent.startsWith('{"stream_options":{"include_usage":true},"max_tokens":4096,')).toBe(true);
+      expect(JSON.parse(sent)).toEqual({ model: 'paced', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true }, max_tokens: 4096 });
     });
   });
 

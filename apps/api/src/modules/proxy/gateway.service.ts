@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
@@ -13,18 +13,20 @@ import { BudgetService, Reservation } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 import type { UsageStatus } from '../usage/entities/usage-record.entity';
 import { gatewayPrefixOf, GatewayRoute, matchGatewayRoute } from './allowlist';
-import { affordableOutputTokens, estimateCall } from './budget-estimate';
+import { affordableOutputTokens, type Estimate, estimateCall, isPriced } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
-import type { ContextRequest } from '../../common/http/request-context';
+import { type ContextRequest, newRequestId } from '../../common/http/request-context';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 import { costMicros, Metered, toUnits } from './pricing';
-import { countTokens, DemoProvider, type DemoMethod } from './providers/demo/demo-provider';
+import { DemoProvider, type DemoMethod } from './providers/demo/demo-provider';
+import { estimateTextTokens } from './prompt-size';
+import { setTopLevelFields } from './json-fields';
 import { SseParser } from './providers/sse';
 import type { ChatTranslator } from './providers/translator.types';
 import { sanitizeUpstreamMessage, TranslationError } from './providers/translator.types';
@@ -33,7 +35,7 @@ import { geminiTranslator } from './providers/gemini/gemini.translator';
 import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel, type CancelSignal } from './upstream/cancel';
 import { spliceAnswer } from './answer-splice';
-import { Delivered, MAY_CARRY_USAGE } from './delivered';
+import { Delivered, MAY_CARRY_USAGE, outputText } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
 import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
@@ -60,6 +62,9 @@ type FrameSource = (sink: (frames: Frame[]) => ChunkVerdict) => Promise<void>;
 
 /** Everything one gateway call knows; filled in as the call proceeds. */
 interface Call {
+  /** The server's own id of the call (random): the key of its reservation, ledger debit and usage record. */
+  callId: string;
+  /** The caller's X-Request-Id (or one made for it): for correlation only, never a key. */
   requestId: string;
   route: GatewayRoute;
   params: Record<string, string>;
@@ -74,11 +79,17 @@ interface Call {
   signal: Cancel;
   metered: Metered;
   usageKnown: boolean;
+  /** The provider accepted the call (answered 2xx): from then on, at least the input estimate is charged. */
+  accepted: boolean;
   /** What a stream relayed (metered only if the call ends without the provider's usage). */
   delivered: Delivered;
+  /** The call's worst case and input estimate (null for calls that cost nothing). */
+  estimate: Estimate | null;
   reservation: Reservation | null;
-  /** The JSON was changed (output capped by the budget) and must be re-serialised. */
-  bodyChanged: boolean;
+  /** The output bound the gateway writes into the request, field by field (docs/budgets.md). */
+  outputBound: Record<string, number> | null;
+  /** What the call was charged, when it was settled before its answer went out (a charge above its hold). */
+  chargedMicros: number | null;
 }
 
 const SSE_HEADERS = {
@@ -87,7 +98,7 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
-const ASK_FOR_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
+const ASK_FOR_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
 /** How long a stream's headers wait for its first frame, to leave in the same write. */
 const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
@@ -202,7 +213,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', { param: 'stream' });
       const streamOptions = json?.stream_options as { include_usage?: unknown } | undefined;
       call = {
-        requestId: req.requestId ?? `req_${randomBytes(12).toString('hex')}`,
+        callId: randomUUID(),
+        requestId: req.requestId ?? newRequestId(),
         route: match.route,
         params: match.params,
         caller,
@@ -215,9 +227,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         signal: abort,
         metered: {},
         usageKnown: false,
+        accepted: false,
         delivered: new Delivered(match.route.action === 'responses'),
+        estimate: null,
         reservation: null,
-        bodyChanged: false,
+        outputBound: null,
+        chargedMicros: null,
       };
       await this.reserve(call, res);
       await this.dispatch(call, req, res);
@@ -226,12 +241,11 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       const gone = error instanceof ClientGoneError || abort.aborted;
       if (call) {
         const failure = gone ? null : toAppException(error, req);
-        this.settleUnfinished(call);
         this.finish(call, started, gone ? 'client_closed' : failure!.status === 504 ? 'timeout' : failure!.status >= 500 ? 'upstream_error' : 'rejected', gone ? 499 : failure!.status, gone ? 'client_closed' : failure!.code.toLowerCase());
       } else if (requestedModel && !gone) {
         const failure = toAppException(error, req);
         this.usage.record({
-          requestId: req.requestId ?? `req_${randomBytes(12).toString('hex')}`, userId: caller.userId, apiKeyId: caller.apiKeyId,
+          callId: randomUUID(), requestId: req.requestId ?? newRequestId(), userId: caller.userId, apiKeyId: caller.apiKeyId,
           oauthClientId: caller.oauthClientId, credentialName: caller.credentialName, method: match.route.action,
           model: requestedModel.slice(0, 200), provider: null, stream: json?.stream === true, status: 'rejected',
           httpStatus: failure.status, errorCode: failure.code.toLowerCase(), promptTokens: 0, completionTokens: 0,
@@ -324,21 +338,32 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         if (!fallbacks.length || res.headersSent || call.delivered.count || call.signal.aborted || !worthFallingBack(error)) throw error;
         const next = this.nextFallback(call, fallbacks);
         if (!next) throw error;
-        this.logger.warn({ msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.id}`, requestId: call.requestId });
-        call.model = next;
+        this.logger.warn({ msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.model.id}`, requestId: call.requestId });
+        call.model = next.model;
+        // The fallback's own output bound: its estimate read the bound already written, so it is never above it.
+        call.estimate = next.estimate;
+        const output = next.estimate.output;
+        if (output) this.applyOutputBound(call, output.fields, output.callerLimit, output.tokens);
         // Streamed chunks pass through untouched (their `model` is the provider's): the header names who served.
-        res.setHeader(MODEL_HEADER, next.id);
+        res.setHeader(MODEL_HEADER, next.model.id);
       }
     }
   }
 
-  private nextFallback(call: Call, remaining: string[]): CatalogModel | null {
+  /** The next fallback that serves the method and whose worst case fits in what the call holds. */
+  private nextFallback(call: Call, remaining: string[]): { model: CatalogModel; estimate: Estimate } | null {
     const needed = call.route.action as ModelMethod;
     while (remaining.length) {
       const model = this.catalog.find(remaining.shift()!);
       if (!model || !model.methods.includes(needed)) continue;
-      const worst = estimateCall(call.route.action, model, call.json, call.form).worstMicros;
-      if (worst <= (call.reservation?.amountMicros ?? 0)) return model;
+      let estimate: Estimate;
+      try {
+        estimate = estimateCall(call.route.action, model, call.json, call.form);
+      } catch {
+        continue; // this model cannot bound the request (an unknown context length): skip it
+      }
+      if (estimate.worstMicros <= (call.reservation?.amountMicros ?? 0) && (estimate.worstMicros > 0 || !isPriced(call.route.action, model)))
+        return { model, estimate };
     }
     return null;
   }
@@ -352,19 +377,23 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     await this.relayOpenAiFormat(call, upstream, res);
   }
 
-  /** The JSON sent upstream: the caller's bytes untouched unless the model name or usage request must change. */
+  /**
+   * The JSON sent upstream: the caller's own bytes, with the output bound the gateway reserved for and the request
+   * for a stream's usage written into them (setTopLevelFields), or re-serialised when the model name must change or
+   * the caller's own stream_options must be merged.
+   */
   private openAiJsonBody(call: Call): string | Buffer | undefined {
     if (!call.json) return undefined;
     const streamsUsage = call.stream && (call.route.action === 'chat_completions' || call.route.action === 'completions');
+    const askForUsage = streamsUsage && !call.callerWantsUsage;
     const renamed = call.json.model !== call.model.upstreamModel;
-    if (!renamed && !call.bodyChanged && (!streamsUsage || call.callerWantsUsage)) return call.raw!;
-    // The common stream (no stream_options at all): the option is put in front of the caller's own bytes.
-    if (!renamed && !call.bodyChanged && !('stream_options' in call.json)) {
-      const open = call.raw!.indexOf(0x7b); // the object's `{` (model is in it, so it is not empty)
-      return Buffer.concat([call.raw!.subarray(0, open + 1), ASK_FOR_USAGE, call.raw!.subarray(open + 1)]);
+    if (!renamed && !(askForUsage && 'stream_options' in call.json)) {
+      if (!askForUsage && !call.outputBound) return call.raw!;
+      return setTopLevelFields(call.raw!, call.outputBound ?? {}, askForUsage ? ASK_FOR_USAGE : null);
     }
+    // call.json already holds the output bound.
     const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };
-    // Always ask for usage so streams can be billed exactly (decisions.md section 10).
+    // Always ask for usage so streams can be billed exactly (docs/budgets.md).
     if (streamsUsage) body.stream_options = { ...(call.json.stream_options as object), include_usage: true };
     return JSON.stringify(body);
   }
@@ -459,6 +488,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async relayOpenAiFormat(call: Call, upstream: UpstreamResponse, res: Response): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
     if (upstream.status >= 400) throw this.upstreamError(call, upstream.status, await readText(upstream.body, undefined, call.signal));
+    call.accepted = true;
     if (contentType.includes('text/event-stream')) return this.relayStream(call, res, sseSource(upstream.body, call.signal, (events) => events));
     if (contentType.includes('json')) {
       const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
@@ -470,9 +500,10 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       }
       return this.sendJson(call, upstream.status, body, res, text);
     }
-    // Binary (speech audio, video content): streamed through, priced from the request.
+    // Binary or text (speech audio, a transcript as text): streamed through, priced from the request (speech) or
+    // estimated from it.
     this.meterRequest(call);
-    const cost = costMicros(call.model.pricing, call.metered);
+    const cost = await this.charge(call);
     res.statusCode = upstream.status;
     for (const name of PASSED_HEADERS) {
       const value = upstream.headers[name];
@@ -488,7 +519,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   /** `original`: the upstream's own text of `body`, written into rather than re-serialised when it allows (answer-splice.ts). */
   private async sendJson(call: Call, status: number, body: Record<string, unknown>, res: Response, original?: string): Promise<void> {
     this.meterJson(call, body);
-    const cost = costMicros(call.model.pricing, call.metered);
+    const cost = await this.charge(call);
     if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
     let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost));
@@ -536,6 +567,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       const info = translator.parseError(upstream.status, await readText(upstream.body, undefined, call.signal));
       throw this.mapUpstreamStatus(info.status, info.message, info.code, call);
     }
+    call.accepted = true;
     const context = { publicModel: call.model.id, id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000) };
     if (!call.stream) {
       const text = await readText(upstream.body, 64 * 1024 * 1024, call.signal);
@@ -581,14 +613,14 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     }, HEADERS_ALONE_MS);
     const responses = call.route.action === 'responses';
     let ended = false;
-    // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk.
-    await source((frames) => {
-      if (ended) return 'stop';
-      let out = '';
-      for (const frame of frames) {
-        const data = this.meterFrame(call, frame.data, responses);
+    // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk. `start`
+    // and `metered`: where a chunk resumes after its usage frame waited for a charge above the hold to be written.
+    const relay = (frames: Frame[], start: number, out: string, metered?: string | null): ChunkVerdict => {
+      for (let i = start; i < frames.length; i += 1) {
+        const data = i === start && metered !== undefined ? metered : this.meterFrame(call, frames[i].data, responses);
+        if (data instanceof Promise) return data.then((settled) => void relay(frames, i, out, settled));
         if (data === null) continue;
-        out += `${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`;
+        out += `${frames[i].event ? `event: ${frames[i].event}\n` : ''}data: ${data}\n\n`;
         // [DONE] is the last frame: end the answer now rather than when the upstream closes its end, so a client
         // that hangs up right after it (the SDKs do) is not taken for one that left early. Whatever the upstream
         // still sends is read and dropped, so its connection can go back to the pool.
@@ -601,7 +633,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       if (!out) return;
       if (headersAlone) headersAlone = void clearTimeout(headersAlone);
       if (!res.write(out)) return waitForDrain(res, call.signal);
-    }).finally(() => clearTimeout(headersAlone));
+    };
+    await source((frames) => (ended ? 'stop' : relay(frames, 0, ''))).finally(() => clearTimeout(headersAlone));
     if (!ended) res.end();
   }
 
@@ -611,61 +644,77 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    * early (Delivered). Only a frame that may carry usage is parsed. The usage chunk gets `usage.cost` and is passed
    * on only if the caller asked for it.
    */
-  private meterFrame(call: Call, data: string, responses: boolean): string | null {
+  private meterFrame(call: Call, data: string, responses: boolean): string | null | Promise<string | null> {
     if (data === '[DONE]' || !data.length) return data;
     call.delivered.add(data);
     if (!MAY_CARRY_USAGE.test(data)) return data;
-    let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's chunk, read defensively
     try {
       chunk = JSON.parse(data);
     } catch {
       return data;
     }
+    let usage: Record<string, unknown> | undefined;
     if (responses) {
-      const usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
+      usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
       if (!usage) return data;
       this.setTokens(call, usage.input_tokens, usage.output_tokens);
-      usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
-      return JSON.stringify(chunk);
+    } else {
+      usage = chunk.usage;
+      if (!usage) return data;
+      this.setTokens(call, usage.prompt_tokens, usage.completion_tokens);
+      if (!call.callerWantsUsage && !chunk.choices?.length) return null;
     }
-    if (!chunk.usage) return data;
-    this.setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
-    if (!call.callerWantsUsage && !chunk.choices?.length) return null;
-    chunk.usage.cost = toUnits(costMicros(call.model.pricing, call.metered));
-    return JSON.stringify(chunk);
+    const withCost = (cost: number) => {
+      usage!.cost = toUnits(cost);
+      return JSON.stringify(chunk);
+    };
+    const cost = this.charge(call);
+    return typeof cost === 'number' ? withCost(cost) : cost.then(withCost);
   }
 
   // ---- metering ------------------------------------------------------------------------------------------
 
+  /** Usage as the provider reported it; a usage object without counts is no usage (the call is then estimated). */
   private setTokens(call: Call, prompt: unknown, completion: unknown): void {
-    call.metered.promptTokens = Number(prompt) || 0;
-    call.metered.completionTokens = Number(completion) || 0;
+    if (typeof prompt !== 'number' && typeof completion !== 'number') return;
+    call.metered.promptTokens = Math.max(0, Number(prompt) || 0);
+    call.metered.completionTokens = Math.max(0, Number(completion) || 0);
     call.usageKnown = true;
   }
 
-  private meterJson(call: Call, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const usage = body.usage ?? {};
+  private meterJson(call: Call, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's answer, read defensively
+    const usage = body.usage && typeof body.usage === 'object' ? body.usage : {};
     switch (call.route.action) {
       case 'chat_completions':
       case 'completions':
       case 'embeddings':
-        return this.setTokens(call, usage.prompt_tokens, usage.completion_tokens ?? 0);
+        this.setTokens(call, usage.prompt_tokens, usage.completion_tokens ?? 0);
+        // No usage in the answer: what it delivered is estimated like a stream's (finish()).
+        if (!call.usageKnown && Array.isArray(body.choices))
+          for (const choice of body.choices) call.delivered.addText(typeof choice?.text === 'string' ? choice.text : '', choice?.message);
+        return;
       case 'responses':
-        return this.setTokens(call, usage.input_tokens, usage.output_tokens);
+        this.setTokens(call, usage.input_tokens, usage.output_tokens);
+        if (!call.usageKnown && Array.isArray(body.output)) call.delivered.addText('', body.output);
+        return;
       case 'image_generation':
       case 'image_edit':
       case 'image_variation':
-        call.metered.images = Array.isArray(body.data) ? body.data.length : 0;
+        if (!Array.isArray(body.data)) return;
+        call.metered.images = body.data.length;
         call.usageKnown = true;
         return;
       case 'audio_transcription':
-        if (usage.type === 'duration') call.metered.seconds = Number(usage.seconds) || 0;
-        else this.setTokens(call, usage.input_tokens, usage.output_tokens);
-        call.usageKnown = true;
+        if (usage.type === 'duration' && typeof usage.seconds === 'number') {
+          call.metered.seconds = Math.max(0, usage.seconds);
+          call.usageKnown = true;
+        } else this.setTokens(call, usage.input_tokens, usage.output_tokens);
         return;
       case 'video_generation':
       case 'video_remix':
-        call.metered.seconds = Number(body.seconds) || 0;
+        if (!(Number(body.seconds) > 0)) return;
+        call.metered.seconds = Number(body.seconds);
         call.usageKnown = true;
         return;
       default:
@@ -673,93 +722,132 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     }
   }
 
-  /** Costs known from the request alone (speech is priced by characters). */
+  /** Costs known from the request alone (speech is priced by characters); other binary answers are estimated. */
   private meterRequest(call: Call): void {
-    if (call.route.action === 'audio_speech') call.metered.characters = String(call.json?.input ?? '').length;
+    if (call.route.action !== 'audio_speech') return;
+    call.metered.characters = String(call.json?.input ?? '').length;
     call.usageKnown = true;
   }
 
   /**
-   * A call that ended without the provider's usage (client gone, failure mid-stream) is billed by decisions.md
-   * section 10: the estimated input plus the tokens actually delivered; nothing when nothing was delivered.
+   * What the call costs (docs/budgets.md, "What a call is charged"): price × usage when the provider reported it,
+   * prompt included whatever the completion count; without it, once the provider accepted the call, the input
+   * estimate plus everything relayed (text, tool arguments, reasoning, refusals, transcripts), never more than was
+   * held; nothing for a call the provider never accepted.
    */
-  private settleUnfinished(call: Call): void {
-    if (call.usageKnown) return;
-    const delivered = call.delivered.text();
-    if (!delivered) {
-      call.metered = {};
-      return;
-    }
-    call.metered = { promptTokens: estimateInputTokens(call.json), completionTokens: countTokens(delivered) };
+  private costOf(call: Call): number {
+    if (call.usageKnown) return costMicros(call.model.pricing, call.metered);
+    if (!call.accepted || !call.estimate) return 0;
+    const input = call.estimate.inputEstimate;
+    call.metered = { ...input, completionTokens: (input.completionTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
+    return Math.min(costMicros(call.model.pricing, call.metered), call.reservation?.amountMicros ?? 0);
   }
 
   /**
-   * Holds the call's worst case against the budget before anything is forwarded (decisions.md section 10).
-   * When the budget covers the input but not the whole output, the output-token limit is lowered to what it
-   * covers and the answer says so in x-switchyard-max-tokens-capped; when it cannot cover even that, 403.
+   * The call's charge for its answer (usage.cost, x-switchyard-cost), once its usage is known. A cost within what
+   * the call held is settled as the call ends (batched) and is exactly what it is debited; a cost above it (the
+   * provider produced more than the bound it was sent) is settled now, from the account's free balance as far as
+   * it goes, and the answer states what was actually debited.
+   */
+  private charge(call: Call): number | Promise<number> {
+    const cost = this.costOf(call);
+    const reservation = call.reservation;
+    if (!reservation || cost <= reservation.amountMicros) return cost;
+    call.reservation = null;
+    this.logger.warn({ msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`, requestId: call.requestId });
+    return this.budget.settleExact(reservation, cost, 'success').then((charged) => (call.chargedMicros = charged));
+  }
+
+  /**
+   * Holds the call's worst case against the budget before anything is forwarded, and writes the output bound it
+   * assumed into the request (docs/budgets.md). When the budget covers the input but not the whole output, the
+   * bound is lowered to what it covers and the answer says so in x-switchyard-max-tokens-capped; when it cannot
+   * cover even that, 403. A priced call whose worst case comes out 0 is refused: it would be served free.
    */
   private async reserve(call: Call, res: Response): Promise<void> {
     const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
-    if (estimate.worstMicros <= 0) return;
+    if (estimate.worstMicros <= 0) {
+      if (isPriced(call.route.action, call.model))
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'The request has no input to bill: send a non-empty input', { param: 'input' });
+      return;
+    }
+    call.estimate = estimate;
     call.reservation = await this.budget.reserve({
+      id: call.callId,
       requestId: call.requestId,
       userId: call.caller.userId,
       apiKeyId: call.caller.apiKeyId,
       oauthClientId: call.caller.oauthClientId,
       worstMicros: estimate.worstMicros,
       minimumMicros: estimate.minimumMicros,
-      inputEstimateMicros: costMicros(call.model.pricing, { promptTokens: estimate.inputTokens }),
+      inputEstimateMicros: estimate.inputEstimateMicros,
     });
-    if (call.reservation.amountMicros >= estimate.worstMicros) return;
-    const n = Math.max(1, Number(call.json?.n) || 1);
-    const tokens = estimate.output ? affordableOutputTokens(call.model, estimate, call.reservation.amountMicros, n) : 0;
-    if (!estimate.output || tokens < 1 || !call.json) {
-      const reservation = call.reservation;
-      call.reservation = null;
-      await this.budget.settle(reservation, 0, 'refused');
-      throw this.budget.exhausted(reservation.amountMicros, 'Your remaining budget does not cover this call: add funds to continue');
+    const output = estimate.output;
+    if (!output) return;
+    let tokens = output.tokens;
+    if (call.reservation.amountMicros < estimate.worstMicros) {
+      tokens = affordableOutputTokens(call.model, estimate, call.reservation.amountMicros);
+      if (tokens < Math.min(1, output.tokens) || !call.json) {
+        const reservation = call.reservation;
+        call.reservation = null;
+        await this.budget.settle(reservation, 0, 'refused');
+        throw this.budget.exhausted(reservation.amountMicros, 'Your remaining budget does not cover this call: add funds to continue');
+      }
+      res.setHeader('x-switchyard-max-tokens-capped', String(tokens));
     }
-    call.json[estimate.output.field] = tokens;
-    call.bodyChanged = true;
-    res.setHeader('x-switchyard-max-tokens-capped', String(tokens));
+    this.applyOutputBound(call, output.fields, output.callerLimit, tokens);
+  }
+
+  /** Writes `tokens` as the output bound unless the caller's own is already within it. */
+  private applyOutputBound(call: Call, fields: string[], callerLimit: number | null, tokens: number): void {
+    if (!call.json || (callerLimit !== null && callerLimit <= tokens)) return;
+    call.outputBound = {};
+    for (const field of fields) call.outputBound[field] = call.json[field] = tokens;
   }
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
   private finish(call: Call, started: Date, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
-    const failedEmpty = status !== 'success' && status !== 'client_closed' && !call.delivered.count && !call.usageKnown;
-    const generates = call.route.action === 'chat_completions' || call.route.action === 'completions' || call.route.action === 'responses';
-    // Nothing is charged for a failed or empty call (decisions.md section 8).
-    const empty = generates && call.usageKnown && !call.metered.completionTokens;
-    const metered = failedEmpty ? {} : call.metered;
-    const charged = status === 'success' || status === 'client_closed' || call.delivered.count ? costMicros(call.model.pricing, metered) : 0;
-    const cost = empty ? 0 : charged;
-    const reason = status === 'success' ? (empty ? 'no_output' : 'success') : status === 'client_closed' ? 'client_gone' : status;
-    // Settlement debits min(cost, held) exactly once; the record is queued first so it never waits on the database.
+    const cost = call.chargedMicros ?? this.costOf(call);
     const reservation = call.reservation;
     call.reservation = null;
-    const billed = reservation ? Math.min(cost, reservation.amountMicros) : cost;
-    this.usage.record({
-      requestId: call.requestId,
-      userId: call.caller.userId,
-      apiKeyId: call.caller.apiKeyId,
-      oauthClientId: call.caller.oauthClientId,
-      credentialName: call.caller.credentialName,
-      method: call.route.action,
-      model: call.model.id,
-      provider: call.model.provider.id,
-      stream: call.stream,
-      status,
-      httpStatus,
-      errorCode,
-      promptTokens: metered.promptTokens ?? 0,
-      completionTokens: metered.completionTokens ?? 0,
-      costMicros: billed,
-      startedAt: started,
-      endedAt: new Date(),
-    });
-    // Not awaited: the answer is out, and settlements are batched (up to 20 ms); holding the call open for it kept
-    // every call's objects alive past a garbage collection or two. A shutdown flushes the batch after the drain.
-    if (reservation) void this.budget.settle(reservation, cost, reason).catch(() => undefined);
+    const reason =
+      status === 'success' ? (call.usageKnown && call.metered.completionTokens === 0 && call.estimate?.output ? 'no_output' : 'success')
+      : status === 'client_closed' ? 'client_gone'
+      : status;
+    const record = (costMicros: number) =>
+      this.usage.record({
+        callId: call.callId,
+        requestId: call.requestId,
+        userId: call.caller.userId,
+        apiKeyId: call.caller.apiKeyId,
+        oauthClientId: call.caller.oauthClientId,
+        credentialName: call.caller.credentialName,
+        method: call.route.action,
+        model: call.model.id,
+        provider: call.model.provider.id,
+        stream: call.stream,
+        status,
+        httpStatus,
+        errorCode,
+        promptTokens: call.metered.promptTokens ?? 0,
+        completionTokens: call.metered.completionTokens ?? 0,
+        costMicros,
+        startedAt: started,
+        endedAt: new Date(),
+      });
+    if (!reservation) return record(cost);
+    if (cost > reservation.amountMicros) {
+      // Usage above the hold, reported after the answer had gone (a failure once the usage was in): settled at
+      // its exact cost, recorded with what was actually charged.
+      void this.budget.settleExact(reservation, cost, reason).then(record, () => record(0));
+      return;
+    }
+    // The record is queued first so it never waits on the database; settlement debits exactly `cost` (within the
+    // hold) once. Not awaited: the answer is out, and settlements are batched (up to 20 ms); holding the call
+    // open for it kept every call's objects alive past a garbage collection or two. A shutdown flushes the batch
+    // after the drain.
+    record(cost);
+    void this.budget.settle(reservation, cost, reason).catch(() => undefined);
   }
 
   // ---- upstream errors -----------------------------------------------------------------------------------
@@ -804,20 +892,6 @@ function sanitize(message: string, apiKey: string | null): string {
   let clean = sanitizeUpstreamMessage(message).replace(/\b(sk|rk|pk|sy|key)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
   if (apiKey && apiKey.length >= 6) clean = clean.split(apiKey).join('[redacted]');
   return clean;
-}
-
-function estimateInputTokens(json: Record<string, unknown> | null): number {
-  if (!json) return 0;
-  const texts: string[] = [];
-  const walk = (value: unknown, key = ''): void => {
-    if (typeof value === 'string') {
-      if (key !== 'model' && key !== 'role' && key !== 'type' && !value.startsWith('data:')) texts.push(value);
-    } else if (Array.isArray(value)) value.forEach((item) => walk(item, key));
-    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
-  };
-  walk(json.messages ?? json.input ?? json.prompt);
-  if (typeof json.instructions === 'string') texts.push(json.instructions);
-  return countTokens(texts.join('\n'));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { BudgetService } from './ledger/budget.service';
 import { UsageRecorder } from './usage-recorder';
@@ -164,7 +165,7 @@ describe('budgets', () => {
   it('settles a reservation exactly once, and an expired one (its instance died) from what was recorded', async () => {
     const { userId } = await newUser(app, 1_000_000);
     const budget = app.app.get(BudgetService);
-    const reservation = await budget.reserve({ requestId: `crash-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 300_000, minimumMicros: 1000, inputEstimateMicros: 1234 });
+    const reservation = await budget.reserve({ id: randomUUID(), requestId: `crash-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 300_000, minimumMicros: 1000, inputEstimateMicros: 1234 });
     expect(reservation.amountMicros).toBe(300_000);
     expect((await readLedger(app, userId)).reserved).toBe(300_000);
     // The instance "dies": nobody settles. Once expired, the sweeper (on any instance) bills the recorded input.
@@ -175,7 +176,7 @@ describe('budgets', () => {
     expect(await budget.settle(reservation, 250_000, 'success')).toBe(0);
     expect((await ledgerState(app, userId)).debits).toBe(1234);
 
-    const twice = await budget.reserve({ requestId: `twice-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 5000, minimumMicros: 1, inputEstimateMicros: 0 });
+    const twice = await budget.reserve({ id: randomUUID(), requestId: `twice-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 5000, minimumMicros: 1, inputEstimateMicros: 0 });
     const results = await Promise.all([budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success')]);
     expect(results.sort()).toEqual([0, 0, 4000]);
     expect((await ledgerState(app, userId)).debits).toBe(1234 + 4000);
@@ -242,7 +243,7 @@ describe('money safety under concurrency', () => {
       costs.push(...results.map((r) => Math.round(r.body.usage.cost * 1e6)));
     }
     const db = apps[0].database.dataSource;
-    const [leases] = await db.query(`SELECT count(*)::int AS n FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    const [leases] = await db.query(`SELECT count(*)::int AS n FROM reservations WHERE user_id = $1 AND lease`, [userId]);
     expect(leases.n).toBeGreaterThanOrEqual(1);
     // Leases idle for two seconds are given back: nothing stays reserved, and every call was debited once.
     const deadline = Date.now() + 10_000;
@@ -252,16 +253,16 @@ describe('money safety under concurrency', () => {
     expect(state).toMatchObject({ reserved: 0, debits: spent, ledgerDebits: spent });
     const [calls] = await db.query(
       `SELECT count(*)::int AS n, COALESCE(sum(settled_micros), 0)::bigint AS settled, count(*) FILTER (WHERE status = 'open')::int AS open
-         FROM reservations WHERE user_id = $1 AND request_id NOT LIKE 'lease:%'`,
+         FROM reservations WHERE user_id = $1 AND NOT lease`,
       [userId],
     );
     expect({ n: calls.n, settled: Number(calls.settled), open: calls.open }).toEqual({ n: costs.length, settled: spent, open: 0 });
-    const [returned] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open, COALESCE(sum(settled_micros), 0)::bigint AS billed FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    const [returned] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open, COALESCE(sum(settled_micros), 0)::bigint AS billed FROM reservations WHERE user_id = $1 AND lease`, [userId]);
     expect({ open: returned.open, billed: Number(returned.billed) }).toEqual({ open: 0, billed: 0 });
 
     // A busy key again, then a daily limit at what it spent today: the very next call is refused on every instance.
     await Promise.all(Array.from({ length: 40 }, (_, i) => apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } })));
-    const [again] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+    const [again] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`, [userId]);
     expect(again.open).toBeGreaterThanOrEqual(1);
     expect((await apps[0].http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.000001 } })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -274,7 +275,7 @@ describe('money safety under concurrency', () => {
     const until = Date.now() + 1500;
     let open = -1;
     while (open !== 0 && Date.now() < until) {
-      [{ open }] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND request_id LIKE 'lease:%'`, [userId]);
+      [{ open }] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`, [userId]);
       if (open) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(open).toBe(0);

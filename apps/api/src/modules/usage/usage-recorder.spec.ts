@@ -3,7 +3,7 @@ import { MetricsService } from '../../common/metrics/metrics';
 import { usageRecord } from '../../../test/support/usage-record';
 import { UsageRecorder } from './usage-recorder';
 
-const record = (n: number) => usageRecord('00000000-0000-4000-8000-000000000001', new Date(0), { requestId: `req_${n}` });
+const record = (n: number) => usageRecord('00000000-0000-4000-8000-000000000001', new Date(0), { callId: `req_${n}` });
 
 describe('UsageRecorder batches', () => {
   it('writes what was queued when a flush starts; what arrives while it writes waits for the next batch', async () => {

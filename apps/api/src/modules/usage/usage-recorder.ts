@@ -7,6 +7,9 @@ import { DataSource } from 'typeorm';
 import type { UsageStatus } from './entities/usage-record.entity';
 
 export interface UsageRecordInput {
+  /** The call's own id (the server's, random): the record's key. */
+  callId: string;
+  /** The caller's X-Request-Id, for correlation. */
   requestId: string;
   userId: string;
   apiKeyId: string | null;
@@ -28,6 +31,7 @@ export interface UsageRecordInput {
 
 /** The columns written, each with its PostgreSQL type (the batch goes as one array per column). */
 const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => string | number | boolean | null][] = [
+  ['call_id', 'uuid', (r) => r.callId],
   ['request_id', 'text', (r) => r.requestId],
   ['user_id', 'uuid', (r) => r.userId],
   ['api_key_id', 'uuid', (r) => r.apiKeyId],
@@ -64,7 +68,7 @@ const INSERT_WITH_ROLLUPS = `
   WITH inserted AS (
     INSERT INTO usage_records (${COLUMNS.map(([name]) => name).join(', ')})
     SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
-    ON CONFLICT (request_id, started_at) DO NOTHING
+    ON CONFLICT (call_id, started_at) DO NOTHING
     RETURNING (started_at AT TIME ZONE 'UTC')::date AS day, user_id, api_key_id, oauth_client_id, credential_name, model,
               status, prompt_tokens, completion_tokens, total_tokens, cost_micros
   ),
@@ -94,7 +98,7 @@ const MAX_QUEUED = 100_000;
 /**
  * Writes usage records in batches, off the request's hot path: a call adds to a queue, and one statement per
  * interval (or per 200 records) inserts them and adds them to the daily rollups (usage_daily, usage_app_daily,
- * usage_app_users). A record is unique by (request_id, started_at) (the table is partitioned by started_at, and
+ * usage_app_users). A record is unique by (call_id, started_at) (the table is partitioned by started_at, and
  * a retried batch carries the same started_at) and the insert skips conflicts, so a retried batch never counts a
  * call twice. A graceful shutdown flushes the queue; a crash can lose at most the last interval's records (the
  * budget ledger does not depend on them: reservations are written first).
@@ -154,7 +158,7 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
         this.queue.splice(0, batch.length);
         left -= batch.length;
       } catch (error) {
-        // Kept for the next interval; the unique (request_id, started_at) makes the retry safe.
+        // Kept for the next interval; the unique (call_id, started_at) makes the retry safe.
         this.logger.error(`writing ${batch.length} usage records failed: ${(error as Error).message}`);
         return;
       }

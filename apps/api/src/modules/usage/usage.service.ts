@@ -48,18 +48,20 @@ export class UsageService {
       where += ' AND started_at <= $3::timestamptz AND (started_at, id) < ($3::timestamptz, $4::uuid)';
     }
     const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
+      `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
               error_code, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at
          FROM usage_records WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $2`,
       params,
     );
     const page = rows.slice(0, limit);
-    const trace = await this.ledger.trace(page.map((row) => String(row.request_id)));
+    // The money trace reads only this user's own reservations, by the calls' own ids.
+    const trace = await this.ledger.trace(userId, page.map((row) => String(row.call_id)));
     const items: ActivityRecord[] = page.map((row) => {
-      const money = trace.get(String(row.request_id));
+      const money = trace.get(String(row.call_id));
       const charged = money?.settled ?? 0;
       return {
-        id: String(row.request_id),
+        id: String(row.call_id),
+        requestId: String(row.request_id),
         startTime: (row.started_at as Date).toISOString(),
         endTime: (row.ended_at as Date).toISOString(),
         name: (row.credential_name as string) || 'Unknown',

@@ -156,6 +156,9 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
     const contextLength = positive('contextLength');
     const maxOutputTokens = positive('maxOutputTokens');
     if (contextLength === undefined || maxOutputTokens === undefined) return;
+    const maxTokensParam = entry.maxTokensParam ?? 'max_tokens';
+    if (maxTokensParam !== 'max_tokens' && maxTokensParam !== 'max_completion_tokens')
+      return problem(`${at}.maxTokensParam`, 'must be max_tokens or max_completion_tokens (the field a chat completion\'s output limit is sent in)');
     models.set(id, {
       id,
       provider,
@@ -165,6 +168,7 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
       capabilities,
       contextLength,
       maxOutputTokens,
+      maxTokensParam,
       pricing: pricing as ModelPricing,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
       fallbacks: [...new Set(fallbacks as string[])],

@@ -24,6 +24,12 @@ export interface CatalogModel {
   capabilities: string[];
   contextLength: number | null;
   maxOutputTokens: number | null;
+  /**
+   * The field a chat completion's output bound is written in when the caller gave none (the gateway always sends
+   * one: docs/budgets.md): `max_tokens` (understood by every OpenAI-compatible server), or `max_completion_tokens`
+   * (OpenAI's reasoning models refuse `max_tokens`).
+   */
+  maxTokensParam: 'max_tokens' | 'max_completion_tokens';
   pricing: ModelPricing;
   ownedBy: string;
   /**

@@ -11,7 +11,11 @@ function budgetOn(db: ReturnType<typeof slowPool>): BudgetService {
   return new BudgetService(new LedgerRepository(db.dataSource), new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
 }
 
-const held = (id: string) => ({ id, amountMicros: 100 });
+const held = (id: string) => ({
+  id,
+  amountMicros: 100,
+  request: { id, requestId: null, userId: 'u', apiKeyId: null, oauthClientId: null, worstMicros: 100, minimumMicros: 1, inputEstimateMicros: 0 },
+});
 
 describe('BudgetService settlement batches', () => {
   it('writes the settlements queued when a batch starts; latecomers wait for the next interval, not the next round trip', async () => {

@@ -10,14 +10,17 @@ import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC, OAUTH_TOKENS_TOPIC } from '../../../common/auth/principal';
 import { CreditKind, LeasedSettlement, LedgerRepository, ReserveInput } from './ledger.repository';
 
-/** What a caller asks to hold; the service adds the reservation's id and lifetime. */
-export type ReservationRequest = Omit<ReserveInput, 'id' | 'ttlSeconds'>;
+/** What a caller asks to hold: `id` is the call's own id (random, the server's), the reservation's key. */
+export type ReservationRequest = Omit<ReserveInput, 'ttlSeconds' | 'lease'>;
 
 export interface Reservation {
+  /** The call's id. */
   id: string;
   amountMicros: number;
+  /** Who the call was for (settleExact writes a row of its own when the call drew on a lease). */
+  request: ReservationRequest;
   /** Set when the call drew on this instance's lease instead of reserving in the database. */
-  lease?: { lease: Lease; requestId: string; settled: boolean };
+  lease?: { lease: Lease; settled: boolean };
 }
 
 /**
@@ -42,6 +45,10 @@ const HEARTBEAT_MS = 60_000;
 const SWEEP_MS = 30_000;
 const SETTLE_INTERVAL_MS = 20;
 const SETTLE_BATCH = 200;
+/** A settlement that could not be written is tried again after 50 ms, doubling up to this, for as long as the process lives. */
+const RETRY_MAX_MS = 10_000;
+/** At shutdown, how long settlements that keep failing are tried before what is left goes to the sweeper. */
+const SHUTDOWN_RETRY_MS = 5_000;
 /** A credential with this many calls reserved in the database within one second gets a lease. */
 const LEASE_AFTER_CALLS = 20;
 /** A lease first holds this many of the triggering call's worst case; one used up within a second doubles the next, up to the maximum... */
@@ -71,9 +78,14 @@ interface Demand {
  */
 @Injectable()
 export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
+  /** Reservations of calls this instance runs or has yet to settle: the heartbeat keeps them from the sweeper. */
   private readonly running = new Set<string>();
-  private readonly pending: { id: string; costMicros: number; reason: string; resolve: (debited: number) => void }[] = [];
-  private readonly pendingLeased: (LeasedSettlement & { lease: Lease; resolve: (debited: number) => void })[] = [];
+  private readonly pending: PlainItem[] = [];
+  private readonly pendingLeased: LeasedItem[] = [];
+  /** Settlements whose write failed, tried again after their back-off: never dropped while the process lives. */
+  private readonly retrying: (PlainItem | LeasedItem)[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private shuttingDown = false;
   /** The lease each credential draws on now (a lease is active while it is here), and leases retired but not yet returned. */
   private readonly leases = new Map<string, Lease>();
   private readonly retired = new Set<Lease>();
@@ -108,8 +120,18 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    this.shuttingDown = true;
     this.retireAllLeases();
     await this.flushSettlements();
+    // Settlements that failed get a few more tries; what still cannot be written stays durable as the open
+    // reservation (billed its input estimate by the sweeper) or the open lease (released by it).
+    const deadline = Date.now() + SHUTDOWN_RETRY_MS;
+    while (this.retrying.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await this.flushSettlements(true);
+    }
+    if (this.retrying.length) this.logger.error(`${this.retrying.length} settlements could not be written before shutdown; the expiry sweeper settles them`);
+    clearTimeout(this.retryTimer);
     // What the retired leases still hold goes back before the database closes (else it waits for the sweeper).
     await Promise.allSettled([...this.returning]);
   }
@@ -168,8 +190,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     const fromLease = this.drawOnLease(key, request);
     if (fromLease) return fromLease;
     this.noteDemand(key, request);
-    const id = randomUUID();
-    const result = await this.ledger.reserve({ ...request, id, ttlSeconds: RESERVATION_TTL_SECONDS });
+    const result = await this.ledger.reserve({ ...request, ttlSeconds: RESERVATION_TTL_SECONDS });
     if (result.amountMicros === null) {
       if (result.tripped?.startsWith('app_'))
         throw this.exhausted(result.remainingMicros, `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`, result.tripped);
@@ -177,8 +198,8 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
         throw this.exhausted(result.remainingMicros, `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`, result.tripped);
       throw this.exhausted(result.remainingMicros);
     }
-    this.running.add(id);
-    return { id, amountMicros: result.amountMicros };
+    this.running.add(request.id);
+    return { id: request.id, amountMicros: result.amountMicros, request };
   }
 
   /** The call's worst case from this credential's lease, when it has one that covers it. */
@@ -196,7 +217,7 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     lease.freeMicros -= request.worstMicros;
     lease.inFlight += 1;
     lease.lastUsedAt = now;
-    return { id: randomUUID(), amountMicros: request.worstMicros, lease: { lease, requestId: request.requestId, settled: false } };
+    return { id: request.id, amountMicros: request.worstMicros, request, lease: { lease, settled: false } };
   }
 
   /** Counts a credential's database reservations; a busy one gets a lease, taken off the call's path. */
@@ -222,7 +243,8 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     const generation = this.generation;
     const result = await this.ledger.reserve({
       id,
-      requestId: `lease:${id}`,
+      requestId: null,
+      lease: true,
       userId: request.userId,
       apiKeyId: request.apiKeyId,
       oauthClientId: request.oauthClientId,
@@ -285,15 +307,17 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * Settles once. Settlements are batched (one statement per SETTLE_INTERVAL_MS or SETTLE_BATCH calls), so a
-   * busy account's balance row is written once per batch rather than once per call; a failed batch is retried,
-   * then left to the expiry sweeper. Resolves with what was debited (0 if it had been settled elsewhere).
+   * Settles once, at `costMicros` capped at what the call held (a call that may cost more goes through
+   * settleExact). Settlements are batched (one statement per SETTLE_INTERVAL_MS or SETTLE_BATCH calls), so a busy
+   * account's balance row is written once per batch rather than once per call. A batch that fails is split when one
+   * of its rows is at fault (so no row fails the others) and tried again with back-off until it is written; until
+   * then the reservation stays open and this instance keeps it alive. Resolves with what was debited (0 if it had
+   * been settled elsewhere).
    */
   settle(reservation: Reservation, costMicros: number, reason: string): Promise<number> {
     if (reservation.lease) return this.settleLeased(reservation, costMicros, reason);
-    this.running.delete(reservation.id);
     return new Promise((resolve) => {
-      this.pending.push({ id: reservation.id, costMicros, reason, resolve });
+      this.pending.push({ kind: 'plain', id: reservation.id, costMicros, reason, resolve, attempts: 0, notBefore: 0 });
       this.scheduleFlush();
     });
   }
@@ -306,11 +330,62 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     const cost = Math.min(reservation.amountMicros, Math.max(0, Math.round(costMicros)));
     lease.freeMicros += reservation.amountMicros - cost;
     lease.inFlight -= 1;
+    return this.queueLeased(lease, reservation, reservation.amountMicros, cost, reason);
+  }
+
+  private queueLeased(lease: Lease, reservation: Reservation, holdMicros: number, costMicros: number, reason: string): Promise<number> {
     lease.unwritten += 1;
     return new Promise((resolve) => {
-      this.pendingLeased.push({ lease, leaseId: lease.id, id: reservation.id, requestId: drawn.requestId, holdMicros: reservation.amountMicros, costMicros: cost, reason, resolve });
+      this.pendingLeased.push({
+        kind: 'leased', lease, reservation, leaseId: lease.id, id: reservation.id, requestId: reservation.request.requestId,
+        holdMicros, costMicros, reason, resolve, attempts: 0, notBefore: 0,
+      });
       this.scheduleFlush();
     });
+  }
+
+  /**
+   * Settles a call at exactly `costMicros` when that is more than it held (the provider reported more than the
+   * bound the gateway sent): the difference comes from the account's free balance, as far as it goes, so the
+   * charge is price × usage whenever the account can pay it, and no balance goes below zero. Written at once (the
+   * answer states what was charged); resolves with the charge.
+   * - A call drawn on a lease takes the difference from the lease when it can (then it settles in the batch);
+   *   otherwise its draw goes back to the lease and it is written as a row of its own.
+   * - If the write fails, the call settles in the batch at what it held, which is then its charge.
+   */
+  async settleExact(reservation: Reservation, costMicros: number, reason: string): Promise<number> {
+    const cost = Math.max(0, Math.round(costMicros));
+    if (cost <= reservation.amountMicros) return this.settle(reservation, cost, reason);
+    const drawn = reservation.lease;
+    if (drawn) {
+      if (drawn.settled) return 0;
+      const { lease } = drawn;
+      const extra = cost - reservation.amountMicros;
+      if (lease.freeMicros >= extra) {
+        drawn.settled = true;
+        lease.freeMicros -= extra;
+        lease.inFlight -= 1;
+        return this.queueLeased(lease, reservation, cost, cost, reason);
+      }
+    }
+    try {
+      const charged = await this.ledger.settleExact({
+        ...reservation.request,
+        leaseId: drawn?.lease.id ?? null,
+        costMicros: cost,
+        reason,
+      });
+      if (drawn) {
+        drawn.settled = true;
+        drawn.lease.freeMicros += reservation.amountMicros;
+        drawn.lease.inFlight -= 1;
+        this.returnLeases();
+      } else this.running.delete(reservation.id);
+      return charged;
+    } catch (error) {
+      this.logger.error(`settling call ${reservation.id} at its exact cost failed (${(error as Error).message}); it is charged what it held`);
+      return this.settle(reservation, reservation.amountMicros, reason);
+    }
   }
 
   private scheduleFlush(): void {
@@ -318,56 +393,113 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     else this.settleTimer ??= setTimeout(() => void this.flushSettlements(), SETTLE_INTERVAL_MS);
   }
 
-  /** Writes every queued settlement now (also at shutdown). */
-  async flushSettlements(): Promise<void> {
+  /** Writes every queued settlement now (also at shutdown); `retries`: also those waiting out their back-off. */
+  async flushSettlements(retries = false): Promise<void> {
     // One writer at a time: a caller (shutdown) waits for a batch a timer already started, then writes the rest.
-    await this.flushing.run(() => this.writeSettlements());
+    await this.flushing.run(() => this.writeSettlements(retries));
   }
 
   /**
-   * Writes the settlements queued when it starts. Those that arrive while it writes wait for their own batch (the
-   * interval's timer, or a full batch): looping on until the queue was empty wrote a batch per database round trip
-   * under load, a dozen calls each instead of an interval's worth (docs/benchmarks.md).
+   * Writes the settlements queued when it starts, and the failed ones whose back-off is over. Those that arrive
+   * while it writes wait for their own batch (the interval's timer, or a full batch): looping on until the queue
+   * was empty wrote a batch per database round trip under load, a dozen calls each instead of an interval's worth
+   * (docs/benchmarks.md).
    */
-  private async writeSettlements(): Promise<void> {
+  private async writeSettlements(allRetries = false): Promise<void> {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
-    let leased = this.pendingLeased.length;
-    let plain = this.pending.length;
-    while (leased > 0) {
-      const batch = this.pendingLeased.splice(0, Math.min(leased, SETTLE_BATCH));
-      leased -= batch.length;
-      const settled = await this.withRetries(`settling ${batch.length} calls of leases`, () => this.ledger.settleLeased(batch));
-      for (const item of batch) {
-        item.lease.unwritten -= 1;
-        item.resolve(settled?.get(item.id) ?? 0);
-      }
-      this.returnLeases();
-    }
-    while (plain > 0) {
-      const batch = this.pending.splice(0, Math.min(plain, SETTLE_BATCH));
-      plain -= batch.length;
-      const settled = await this.withRetries(`settling ${batch.length} reservations`, () => this.ledger.settleMany(batch));
-      // A reservation named twice in a batch is debited once: only its first settlement reports the amount.
-      const reported = new Set<string>();
-      for (const item of batch) {
-        item.resolve(reported.has(item.id) ? 0 : (settled?.get(item.id) ?? 0));
-        reported.add(item.id);
-      }
+    const now = Date.now();
+    const due = this.retrying.filter((item) => allRetries || item.notBefore <= now);
+    for (const item of due) this.retrying.splice(this.retrying.indexOf(item), 1);
+    const leased = [...due.filter((item): item is LeasedItem => item.kind === 'leased'), ...this.pendingLeased.splice(0)];
+    const plain = [...due.filter((item): item is PlainItem => item.kind === 'plain'), ...this.pending.splice(0)];
+    for (let i = 0; i < leased.length; i += SETTLE_BATCH) await this.writeLeased(leased.slice(i, i + SETTLE_BATCH));
+    for (let i = 0; i < plain.length; i += SETTLE_BATCH) await this.writePlain(plain.slice(i, i + SETTLE_BATCH));
+    this.scheduleRetry();
+  }
+
+  private async writeLeased(batch: LeasedItem[]): Promise<void> {
+    const settled = await this.attempt(batch, (part) => this.ledger.settleLeased(part), (part) => this.writeLeased(part));
+    if (!settled) return;
+    for (const item of batch) {
+      const charged = settled.get(item.id);
+      if (charged === undefined) {
+        // Its lease is no longer open (the sweeper released it while the database could not be reached): the call
+        // is written as a row of its own, charged from the free balance.
+        void this.ledger
+          .settleExact({ ...item.reservation.request, leaseId: item.leaseId, costMicros: item.costMicros, reason: item.reason })
+          .then((amount) => this.written(item, amount), () => this.failed([item]));
+      } else this.written(item, charged);
     }
   }
 
-  /** A deadlock with another instance's batch rolls the whole statement back: safe to run again, twice. */
-  private async withRetries<T>(what: string, run: () => Promise<T>): Promise<T | null> {
-    for (let attempt = 1; attempt <= 3; attempt += 1) {
-      try {
-        return await run();
-      } catch (error) {
-        this.logger.error(`${what} failed (attempt ${attempt}): ${(error as Error).message}`);
-        if (attempt < 3) await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
+  private async writePlain(batch: PlainItem[]): Promise<void> {
+    const settled = await this.attempt(batch, (part) => this.ledger.settleMany(part), (part) => this.writePlain(part));
+    if (!settled) return;
+    // A reservation named twice in a batch is debited once: only its first settlement reports the amount.
+    const reported = new Set<string>();
+    for (const item of batch) {
+      this.written(item, reported.has(item.id) ? 0 : (settled.get(item.id) ?? 0));
+      reported.add(item.id);
     }
-    return null;
+  }
+
+  /**
+   * Runs one batch's statement. When it fails because of what one of its rows holds (a constraint or a value: SQL
+   * states 22 and 23), the batch is split in halves, each written on its own, so the bad row is isolated and every
+   * other row is written; any other failure (connection lost, deadlock, database down) puts the batch back for a
+   * retry after its back-off. Returns null when the batch was handled that way.
+   */
+  private async attempt<T extends PlainItem | LeasedItem>(
+    batch: T[],
+    write: (batch: T[]) => Promise<Map<string, number>>,
+    writePart: (batch: T[]) => Promise<void>,
+  ): Promise<Map<string, number> | null> {
+    try {
+      return await write(batch);
+    } catch (error) {
+      const state = String((error as { code?: unknown }).code ?? '');
+      if (batch.length > 1 && /^2[23]/.test(state)) {
+        const half = Math.ceil(batch.length / 2);
+        await writePart(batch.slice(0, half));
+        await writePart(batch.slice(half));
+        return null;
+      }
+      this.logger.error(`settling ${batch.length} calls failed (attempt ${batch[0].attempts + 1}): ${(error as Error).message}`);
+      this.failed(batch);
+      return null;
+    }
+  }
+
+  private written(item: PlainItem | LeasedItem, debited: number): void {
+    item.resolve(debited);
+    if (item.kind === 'plain') return void this.running.delete(item.id);
+    item.lease.unwritten -= 1;
+    // A retired lease goes back once its last call is written.
+    if (!item.lease.unwritten) this.returnLeases();
+  }
+
+  private failed(items: (PlainItem | LeasedItem)[]): void {
+    const now = Date.now();
+    for (const item of items) {
+      item.attempts += 1;
+      item.notBefore = now + Math.min(RETRY_MAX_MS, 50 * 2 ** (item.attempts - 1));
+      this.retrying.push(item);
+    }
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (!this.retrying.length || this.shuttingDown) return;
+    clearTimeout(this.retryTimer);
+    const next = Math.min(...this.retrying.map((item) => item.notBefore));
+    this.retryTimer = setTimeout(() => void this.flushSettlements(), Math.max(0, next - Date.now()));
+    this.retryTimer.unref();
+  }
+
+  /** Settlements not yet written (queued or waiting to be tried again). */
+  get unwrittenSettlements(): number {
+    return this.pending.length + this.pendingLeased.length + this.retrying.length;
   }
 
   /** Settles reservations whose instance died: billed the estimated input recorded when they were made. */
@@ -379,6 +511,18 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
     return settled;
   }
 }
+
+interface Queued {
+  id: string;
+  costMicros: number;
+  reason: string;
+  resolve: (debited: number) => void;
+  /** Failed writes so far, and when the next may be tried. */
+  attempts: number;
+  notBefore: number;
+}
+type PlainItem = Queued & { kind: 'plain' };
+type LeasedItem = Queued & LeasedSettlement & { kind: 'leased'; lease: Lease; reservation: Reservation };
 
 /** Leases are per credential: the user with the key, or with the app, the call came with. */
 function leaseKey(request: ReservationRequest): string {
