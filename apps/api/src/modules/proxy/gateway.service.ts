@@ -44,6 +44,8 @@ import { VideoJobsRepository } from './video-jobs.repository';
 export const COST_HEADER = 'x-switchyard-cost';
 /** On an answer served by a fallback model: that model's id. */
 export const MODEL_HEADER = 'x-switchyard-model';
+/** The call's own id: what its ledger entry and its record in the activity name. */
+export const CALL_ID_HEADER = 'x-switchyard-call-id';
 
 /** The request as the front door hands it over: node's own, with the id and path it gave it. */
 export type GatewayRequest = ContextRequest;
@@ -102,7 +104,7 @@ const ASK_FOR_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
 /** How long a stream's headers wait for its first frame, to leave in the same write. */
 const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
-const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
+const EXPOSED_HEADERS = `x-request-id, ${CALL_ID_HEADER}, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
 
@@ -234,6 +236,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         outputBound: null,
         chargedMicros: null,
       };
+      res.setHeader(CALL_ID_HEADER, call.callId);
       await this.reserve(call, res);
       await this.dispatch(call, req, res);
       this.finish(call, started, 'success', res.statusCode, null);
@@ -675,9 +678,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   // ---- metering ------------------------------------------------------------------------------------------
 
-  /** Usage as the provider reported it; a usage object without counts is no usage (the call is then estimated). */
+  /**
+   * Usage as the provider reported it. Every usage object of these APIs counts the prompt: one without that count
+   * is no usage, and the call is then estimated rather than taken as free.
+   */
   private setTokens(call: Call, prompt: unknown, completion: unknown): void {
-    if (typeof prompt !== 'number' && typeof completion !== 'number') return;
+    if (typeof prompt !== 'number') return;
     call.metered.promptTokens = Math.max(0, Number(prompt) || 0);
     call.metered.completionTokens = Math.max(0, Number(completion) || 0);
     call.usageKnown = true;
@@ -689,7 +695,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       case 'chat_completions':
       case 'completions':
       case 'embeddings':
-        this.setTokens(call, usage.prompt_tokens, usage.completion_tokens ?? 0);
+        this.setTokens(call, usage.prompt_tokens, usage.completion_tokens);
         // No usage in the answer: what it delivered is estimated like a stream's (finish()).
         if (!call.usageKnown && Array.isArray(body.choices))
           for (const choice of body.choices) call.delivered.addText(typeof choice?.text === 'string' ? choice.text : '', choice?.message);

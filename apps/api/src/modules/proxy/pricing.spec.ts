@@ -10,6 +10,11 @@ describe('costMicros', () => {
     expect(costMicros({ perSecond: 0.1 }, { seconds: 8 })).toBe(800_000);
     expect(costMicros({ perMChars: 15 }, { characters: 1000 })).toBe(15_000);
   });
+  it('rounds a fraction of a micro-unit up, so a priced call is never free, and an exact price not at all', () => {
+    expect(costMicros({ inputPerMTok: 0.02 }, { promptTokens: 6 })).toBe(1);
+    expect(costMicros({ inputPerMTok: 0.5 }, { promptTokens: 3 })).toBe(2);
+    expect(costMicros({ inputPerMTok: 0.1, outputPerMTok: 0.3 }, { promptTokens: 30, completionTokens: 10 })).toBe(6);
+  });
   it('is zero for a model without pricing', () => {
     expect(costMicros({}, { promptTokens: 10_000 })).toBe(0);
   });

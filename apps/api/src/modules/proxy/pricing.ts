@@ -9,8 +9,9 @@ export interface Metered {
 }
 
 /**
- * Cost in integer micro-units (1 currency unit = 1,000,000; decisions.md section 1). A price per million tokens
- * in currency units is exactly micro-units per token, so token costs need no division.
+ * Cost in integer micro-units (1 currency unit = 1,000,000). A price per million tokens in currency units is
+ * exactly micro-units per token, so token costs need no division. A fraction of a micro-unit is rounded up: a call
+ * that used anything of a priced model is never free (docs/budgets.md).
  */
 export function costMicros(pricing: ModelPricing, metered: Metered): number {
   const micros =
@@ -19,7 +20,8 @@ export function costMicros(pricing: ModelPricing, metered: Metered): number {
     (metered.images ?? 0) * (pricing.perImage ?? 0) * 1e6 +
     (metered.seconds ?? 0) * (pricing.perSecond ?? 0) * 1e6 +
     (metered.characters ?? 0) * (pricing.perMChars ?? 0);
-  return Math.round(micros);
+  // The tolerance keeps binary floating point (0.15 * 1000 = 150.00000000000003) from rounding an exact price up.
+  return Math.max(0, Math.ceil(micros - Math.max(1e-6, micros * 1e-12)));
 }
 
 /** Micro-units to currency units for JSON and headers (exact to the micro-unit). */

@@ -208,6 +208,8 @@ describe('the usage partitions migration', () => {
     const database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 2 });
     try {
       const { dataSource } = database;
+      // Back to before the partitions (undoing the money-keys migration that followed them first).
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       const [{ id: userId }] = await dataSource.query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [uniqueEmail('migrate')]);
       await dataSource.query(
@@ -224,6 +226,9 @@ describe('the usage partitions migration', () => {
         { request_id: 'old-1', part: 'usage_records_p202502' },
         { request_id: 'old-2', part: 'usage_records_p202502' },
       ]);
+      // The money-keys migration gave each old record a call id of its own.
+      const [{ ids }] = await dataSource.query(`SELECT count(DISTINCT call_id)::int AS ids FROM usage_records WHERE user_id = $1`, [userId]);
+      expect(ids).toBe(3);
       const daily = await dataSource.query(`SELECT to_char(day, 'YYYY-MM-DD') AS day, requests::int, cost_micros::int AS cost FROM usage_daily WHERE user_id = $1 ORDER BY day`, [userId]);
       expect(daily).toEqual([
         { day: '2025-01-31', requests: 1, cost: 0 },
