@@ -439,6 +439,26 @@ describe('money attacks: every served call is paid for', () => {
     });
   });
 
+  it('reconciliation reports a book that disagrees with itself', async () => {
+    const user = await newUser(1_000_000);
+    const res = await post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 3, messages: ask() });
+    const callId = res.headers.get('x-switchyard-call-id')!;
+    await noDrift(user.userId);
+    const db = app.database.dataSource;
+    await db.query('UPDATE usage_records SET cost_micros = cost_micros + 1 WHERE call_id = $1', [callId]);
+    await db.query(`INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key) VALUES ($1, 5, 'admin_adjustment', 'tamper', $2)`, [user.userId, `tamper:${callId}`]);
+    try {
+      const report = await app.app.get(ReconciliationService).reconcile(null, user.userId);
+      expect(report.drifts.map((drift) => drift.kind).sort()).toEqual(['balance_credits', 'call_record']);
+      expect(report.drifts.find((drift) => drift.kind === 'call_record')).toMatchObject({ callId, expected: micros(res.body.usage.cost), actual: micros(res.body.usage.cost) + 1 });
+    } finally {
+      // CI reconciles this database afterwards: the books are put right again.
+      await db.query('UPDATE usage_records SET cost_micros = cost_micros - 1 WHERE call_id = $1', [callId]);
+      await db.query('DELETE FROM ledger_entries WHERE idempotency_key = $1', [`tamper:${callId}`]);
+    }
+    await noDrift(user.userId);
+  });
+
   describe('settlement never drops a call', () => {
     it('writes every settlement of calls made while the database refuses them, once it answers again', async () => {
       const user = await newUser(10_000_000);

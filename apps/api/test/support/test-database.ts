@@ -16,14 +16,20 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return { databaseUrl: null, dataDir: 'memory://', drop: async () => undefined };
-  const name = `sy_test_${randomBytes(6).toString('hex')}`;
+  // SY_TEST_KEEP_DATABASES=<prefix>: the databases are named with it and kept, for CI to reconcile what the money
+  // suites left (.ci/run); a prefix of lower-case letters, digits and underscores.
+  const keep = process.env.SY_TEST_KEEP_DATABASES;
+  if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,40}$/.test(keep)) throw new Error('SY_TEST_KEEP_DATABASES must be a database name prefix');
+  const name = `${keep ?? 'sy_test_'}${randomBytes(6).toString('hex')}`;
   await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     databaseUrl: url.toString(),
     dataDir: 'memory://',
-    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: async () => {
+      if (!keep) await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
   };
 }
 

@@ -31,7 +31,7 @@ export function addGatewayPaths(document: OpenAPIObject): void {
         parameters,
         ...(requestBody ? { requestBody } : {}),
         responses: {
-          200: { description: 'The OpenAI-format answer; JSON answers carry x-switchyard-cost' },
+          200: { description: 'The OpenAI-format answer; every answer carries x-switchyard-call-id (the call’s own id, named by its ledger debit), JSON answers x-switchyard-cost (what was debited)' },
           401: { description: 'missing_credentials, invalid_token' },
           403: { description: 'invalid_api_key, endpoint_not_allowed' },
           404: { description: 'model_not_found' },

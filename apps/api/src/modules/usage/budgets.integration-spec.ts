@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { BudgetService } from './ledger/budget.service';
 import { UsageRecorder } from './usage-recorder';
+import { usageRecord } from '../../../test/support/usage-record';
 
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user', content: 'Hello budget' }] };
 
@@ -179,6 +180,9 @@ describe('budgets', () => {
     const twice = await budget.reserve({ id: randomUUID(), requestId: `twice-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 5000, minimumMicros: 1, inputEstimateMicros: 0 });
     const results = await Promise.all([budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success')]);
     expect(results.sort()).toEqual([0, 0, 4000]);
+    // As the gateway does, the call's usage record says what it was charged (CI reconciles this database).
+    app.app.get(UsageRecorder).record(usageRecord(userId, new Date(), { callId: twice.id, costMicros: 4000 }));
+    await app.app.get(UsageRecorder).flush();
     expect((await ledgerState(app, userId)).debits).toBe(1234 + 4000);
   });
 });
