@@ -90,6 +90,8 @@ interface Call {
   reservation: Reservation | null;
   /** The output bound the gateway writes into the request, field by field (docs/budgets.md). */
   outputBound: Record<string, number> | null;
+  /** Whether the caller's body already had one of those fields (else the bound is only put in front of it). */
+  outputBoundReplaces: boolean;
   /** What the call was charged, when it was settled before its answer went out (a charge above its hold). */
   chargedMicros: number | null;
 }
@@ -234,6 +236,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         estimate: null,
         reservation: null,
         outputBound: null,
+        outputBoundReplaces: false,
         chargedMicros: null,
       };
       res.setHeader(CALL_ID_HEADER, call.callId);
@@ -392,7 +395,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const renamed = call.json.model !== call.model.upstreamModel;
     if (!renamed && !(askForUsage && 'stream_options' in call.json)) {
       if (!askForUsage && !call.outputBound) return call.raw!;
-      return setTopLevelFields(call.raw!, call.outputBound ?? {}, askForUsage ? ASK_FOR_USAGE : null);
+      return setTopLevelFields(call.raw!, call.outputBound ?? {}, askForUsage ? ASK_FOR_USAGE : null, call.outputBoundReplaces);
     }
     // call.json already holds the output bound.
     const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };
@@ -807,6 +810,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   /** Writes `tokens` as the output bound unless the caller's own is already within it. */
   private applyOutputBound(call: Call, fields: string[], callerLimit: number | null, tokens: number): void {
     if (!call.json || (callerLimit !== null && callerLimit <= tokens)) return;
+    call.outputBoundReplaces ||= fields.some((field) => field in call.json!);
     call.outputBound = {};
     for (const field of fields) call.outputBound[field] = call.json[field] = tokens;
   }

@@ -41,3 +41,12 @@ describe('setTopLevelFields', () => {
     }
   });
 });
+
+describe('setTopLevelFields without a scan', () => {
+  it('puts the members in front without reading the body through', () => {
+    const text = '{"model":"m","messages":[{"role":"user","content":"max_tokens"}]}';
+    expect(setTopLevelFields(Buffer.from(text), { max_tokens: 8 }, Buffer.from('"stream_options":{"include_usage":true}'), false).toString()).toBe(
+      '{"stream_options":{"include_usage":true},"max_tokens":8,"model":"m","messages":[{"role":"user","content":"max_tokens"}]}',
+    );
+  });
+});

@@ -17,7 +17,7 @@ const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0
  * `prefix` (the raw text of members to put first, without a trailing comma, or null). `raw` must be a JSON object
  * that JSON.parse accepted.
  */
-export function setTopLevelFields(raw: Buffer, values: Record<string, number>, prefix: Buffer | null = null): Buffer {
+export function setTopLevelFields(raw: Buffer, values: Record<string, number>, prefix: Buffer | null = null, scan = true): Buffer {
   const open = raw.indexOf(OPEN_OBJECT);
   if (open < 0) throw new Error('not a JSON object');
   const edits: [start: number, end: number][] = [];
@@ -25,7 +25,9 @@ export function setTopLevelFields(raw: Buffer, values: Record<string, number>, p
   const seen = new Set<string>();
   let i = skipSpace(raw, open + 1);
   const empty = raw[i] === CLOSE_OBJECT;
-  while (!empty && i < raw.length) {
+  // `scan` false: the caller knows none of the keys is there (JSON.parse found none of them, in any spelling), so
+  // the body is not read through; the members go in front.
+  while (scan && !empty && i < raw.length) {
     const keyEnd = stringEnd(raw, i);
     const key = keyOf(raw, i, keyEnd);
     i = skipSpace(raw, keyEnd);
