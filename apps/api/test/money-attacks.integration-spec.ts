@@ -324,7 +324,17 @@ describe('money attacks: every served call is paid for', () => {
       expect(fake.find('stream-bound')!.body.max_tokens).toBe(LIMIT);
       const usage = JSON.parse(text.split('\n\n').filter((frame) => frame.includes('"usage":{')).at(-1)!.slice(6)).usage;
       expect(usage.completion_tokens).toBe(LIMIT);
-      expect((await money(user.userId)).debits).toBe(micros(usage.cost));
+      // A Responses stream that reaches its bound ends with response.incomplete, which carries the usage.
+      const responses = await fetch(`${app.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm-honest', stream: true, input: 'responses-stream-bound' }),
+      });
+      const events = (await responses.text()).split('\n\n').filter(Boolean);
+      expect(fake.find('responses-stream-bound')!.body.max_output_tokens).toBe(LIMIT);
+      const last = JSON.parse(events.at(-1)!.split('data: ')[1]);
+      expect(last).toMatchObject({ type: 'response.incomplete', response: { usage: { output_tokens: LIMIT } } });
+      expect((await money(user.userId)).debits).toBe(micros(usage.cost) + micros(last.response.usage.cost));
     });
   });
 

@@ -172,7 +172,9 @@ export class FakeMeteredUpstream {
     event('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
     if (!slow) {
       for (let left = limit; left > 0; left -= 50) event('response.output_text.delta', { item_id: 'msg_m', output_index: 0, content_index: 0, delta: 'tok '.repeat(Math.min(50, left)) });
-      event('response.completed', { response });
+      // Stopped by the bound it was sent: OpenAI ends such a stream with response.incomplete, usage and all.
+      if (typeof body.max_output_tokens === 'number') event('response.incomplete', { response: { ...response, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+      else event('response.completed', { response });
       res.end();
       return;
     }

@@ -103,6 +103,8 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 const ASK_FOR_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
+/** The Responses API events that end a stream, each with the response's usage. */
+const FINAL_RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 /** How long a stream's headers wait for its first frame, to leave in the same write. */
 const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
@@ -606,7 +608,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   /**
    * Relays SSE frames as they arrive (never buffered), metering on the way: usage from the final usage chunk
-   * (chat, completions) or `response.completed` (responses), and the text actually delivered, for the bill
+   * (chat, completions) or the final response event (responses), and the text actually delivered, for the bill
    * when the client leaves early. The usage chunk gets `usage.cost` and is passed on only if the caller asked.
    */
   private async relayStream(call: Call, res: Response, source: FrameSource): Promise<void> {
@@ -646,7 +648,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   /**
    * Meters one frame and returns what to relay of it (null: nothing): usage from the final usage chunk (chat,
-   * completions) or `response.completed` (responses); the frame itself is kept for the bill when the client leaves
+   * completions) or the final response event (responses); the frame itself is kept for the bill when the client leaves
    * early (Delivered). Only a frame that may carry usage is parsed. The usage chunk gets `usage.cost` and is passed
    * on only if the caller asked for it.
    */
@@ -662,7 +664,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     }
     let usage: Record<string, unknown> | undefined;
     if (responses) {
-      usage = chunk.type === 'response.completed' ? chunk.response?.usage : undefined;
+      // The last event carries the usage: completed, or incomplete (the output bound was reached), or failed.
+      usage = FINAL_RESPONSE_EVENTS.has(chunk.type) ? chunk.response?.usage : undefined;
       if (!usage) return data;
       this.setTokens(call, usage.input_tokens, usage.output_tokens);
     } else {
