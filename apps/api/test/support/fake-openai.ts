@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeLocally, listenLocally } from './local-server';
 
 /**
  * A fake upstream that speaks OpenAI's wire format, for the gateway's integration tests: it answers every
@@ -27,14 +27,13 @@ export class FakeOpenAI {
   slowPageMs = 2_000;
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    const { server, origin } = await listenLocally((req, res) => this.handle(req, res));
+    this.server = server;
+    this.url = `${origin}/v1`;
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return closeLocally(this.server);
   }
 
   last(path: string): Received | undefined {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeLocally, listenLocally } from './local-server';
 import Stripe from 'stripe';
 
 /**
@@ -48,15 +48,14 @@ export class FakeStripe {
 
   static async start(): Promise<FakeStripe> {
     const fake = new FakeStripe();
-    fake.server = createServer((req, res) => void fake.handle(req, res));
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-    fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    const { server, origin } = await listenLocally((req, res) => fake.handle(req, res));
+    fake.server = server;
+    fake.url = origin;
     return fake;
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return closeLocally(this.server);
   }
 
   /** The customer completes the hosted page. `async` leaves the payment processing (a bank debit). */
