@@ -147,7 +147,12 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
     const client = await this.byRef(ref);
     const redirectUris = redirectUrisOf(body);
     if (redirectUris && !redirectUris.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Keep at least one redirect URI', 'redirectUris');
+    // An admin trusted the app as it was: where its codes go and what it may ask for. An owner who changes either
+    // would otherwise get silent codes for every user at a new address, so the trust ends until an admin renews it.
+    const changesTrustedShape =
+      (redirectUris !== undefined && !sameSet(redirectUris, client.redirectUris)) || (body.requestedScopes !== undefined && !sameSet(uniqueScopes(body.requestedScopes), client.scopes));
     await this.repository.update(client.id, {
+      ...(client.trusted && changesTrustedShape && actor.role !== 'admin' ? { trusted: false } : {}),
       ...(body.clientName !== undefined ? { clientName: body.clientName } : {}),
       ...(redirectUris ? { redirectUris } : {}),
       ...(body.requestedScopes ? { scopes: uniqueScopes(body.requestedScopes) } : {}),
@@ -229,6 +234,10 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
 function redirectUrisOf(body: { redirectUris?: string[]; redirectUri?: string }): string[] | undefined {
   if (body.redirectUris === undefined && body.redirectUri === undefined) return undefined;
   return [...new Set([...(body.redirectUris ?? []), ...(body.redirectUri ? [body.redirectUri] : [])])];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
 }
 
 function uniqueScopes(scopes: OAuthScope[]): OAuthScope[] {

@@ -262,6 +262,18 @@ describe('OAuth2 for third-party apps', () => {
       const registered = await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], client_name: 'Anonymous Agent' } });
       expect((await trust(registered.body.client_id, true)).body.error.code).toBe('CLIENT_NOT_TRUSTABLE');
     });
+
+    it('a trusted app whose owner changes its redirect URIs or scopes loses the trust until an admin renews it', async () => {
+      const client = await kit.createClient({ clientName: 'Trusted Then Edited' });
+      expect((await trust(client.clientId, true)).status).toBe(200);
+      const edit = (body: Record<string, unknown>) => app.http(`/api/v1/oauth2/clients/${client.clientId}`, { method: 'PUT', token: owner.session, body });
+      // A rename or a new token lifetime keeps it; the same URIs sent again keep it.
+      expect((await edit({ clientName: 'Trusted Renamed', accessTokenTtlSeconds: 600, redirectUris: [CALLBACK] })).body.data.trusted).toBe(true);
+      expect((await edit({ redirectUris: [CALLBACK, 'https://attacker.example/cb'] })).body.data).toMatchObject({ trusted: false, requireConsent: true });
+      expect((await kit.authorize(await request(client.clientId))).location).toMatch(/^\/consent\?/);
+      expect((await trust(client.clientId, true)).body.data.trusted).toBe(true);
+      expect((await edit({ requestedScopes: ['api:access'] })).body.data.trusted).toBe(false);
+    });
   });
 
   describe('refused as the RFCs require', () => {
