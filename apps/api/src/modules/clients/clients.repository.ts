@@ -14,9 +14,18 @@ export type NewClient = Pick<
 export class ClientsRepository {
   constructor(@InjectRepository(OAuthClientEntity) private readonly clients: Repository<OAuthClientEntity>) {}
 
-  /** A dynamically registered client (RFC 7591): no owner, so no slot. */
-  insertDynamic(client: NewClient): Promise<OAuthClientEntity> {
-    return this.clients.save(this.clients.create({ ...client, ownerId: null, registration: 'dynamic', isActive: true, requirePkce: true, trusted: false, usedAt: null, slot: null }));
+  /**
+   * A dynamically registered client (RFC 7591): no owner, so no slot. One INSERT, not `save()` (whose transaction
+   * the embedded database breaks under concurrent traffic, docs/database.md); anonymous callers can race here.
+   */
+  async insertDynamic(client: NewClient): Promise<OAuthClientEntity> {
+    const rows: { id: number }[] = await this.clients.query(
+      `INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, secret_hash, redirect_uris, scopes,
+                                  access_token_ttl_seconds, refresh_token_ttl_seconds, registration)
+       VALUES ($1, NULL, $2, $3, $4, $5, $6, $7, $8, 'dynamic') RETURNING id`,
+      [client.clientId, client.clientName, client.clientType, client.secretHash, client.redirectUris, client.scopes, client.accessTokenTtlSeconds, client.refreshTokenTtlSeconds],
+    );
+    return (await this.clients.findOneBy({ id: Number(rows[0].id) }))!;
   }
 
   /**
