@@ -143,6 +143,7 @@ describe('the app', () => {
   "POST /oauth2/register public",
   "POST /oauth2/revoke public",
   "POST /oauth2/token public",
+  "PUT /api/v1/admin/oauth2/clients/:clientId/trusted roles:admin",
   "PUT /api/v1/keys/:id/limits user",
   "PUT /api/v1/oauth2/clients/:id user",
   "PUT /api/v1/oauth2/consents/:clientId/limits user",

@@ -16,7 +16,10 @@ export interface OAuthClientResponse {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   requirePkce: boolean;
+  /** False only for a trusted app: its users are not asked (the opposite of `trusted`). */
   requireConsent: boolean;
+  /** A first-party app that an admin marked trusted: it skips the consent page. */
+  trusted: boolean;
   isActive: boolean;
   createdAt: string;
   updatedAt: string;

@@ -17,24 +17,30 @@ import { DataDirInUseError } from '../database/embedded-postgres';
 import { GiftcardsModule } from '../modules/giftcards/giftcards.module';
 import { GiftcardsService } from '../modules/giftcards/giftcards.service';
 import { ReconciliationService } from '../modules/usage/ledger/reconciliation';
+import { ClientsModule } from '../modules/clients/clients.module';
+import { ClientsService } from '../modules/clients/clients.service';
 
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
+       npm run admin -- clients trust <client id>
+       npm run admin -- clients untrust <client id>
        npm run admin -- reconcile [--since <date or ISO time>]
 
-  giftcards  Issues gift cards in the database the service uses (the same DATABASE_URL or DATA_DIR) and prints
-             each code once, one per line. With the embedded database, stop the service first (one process owns
-             DATA_DIR) or issue cards from the dashboard's admin page instead.
-  reconcile  Compares, per user, the balances with the ledger, each settled call's charge with its ledger debit
-             and its usage record, and prints every drift; exits 1 if there is any (docs/budgets.md).`;
+  giftcards issues gift cards and prints each code once, one per line.
+  clients trust marks an OAuth app as a first-party app whose users are not asked for consent; untrust undoes it.
+  reconcile compares, per user, the balances with the ledger, each settled call's charge with its ledger debit
+  and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md).
 
-/** Just enough of the app for issuing gift cards: configuration, the database and the gift-card module. */
+  All work on the database the service uses (the same DATABASE_URL or DATA_DIR). With the embedded database,
+  stop the service first (one process owns DATA_DIR), or use the dashboard or the admin API instead.`;
+
+/** Just enough of the app for the admin commands: configuration, the database, gift cards and OAuth clients. */
 @Module({})
 class AdminCliModule {
   static forRoot(config: AppConfig, database: Database): DynamicModule {
     return {
       module: AdminCliModule,
       // MetricsModule: the usage recorder (through the budget) counts into it.
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), RedisModule, RateLimitModule, MetricsModule, GiftcardsModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), RedisModule, RateLimitModule, MetricsModule, GiftcardsModule, ClientsModule],
     };
   }
 }
@@ -85,15 +91,37 @@ async function reconcile(since: Date | null): Promise<number> {
   }
 }
 
+/** `clients trust|untrust <client id>`, checked before anything is opened. */
+function clientsRequest(args: string[]): { trusted: boolean; clientId: string } {
+  const [action, clientId, ...extra] = args;
+  if (action !== 'trust' && action !== 'untrust') throw new UsageError(action ? `unknown clients action "${action}"` : 'clients needs trust or untrust');
+  if (!clientId || extra.length) throw new UsageError(`clients ${action} takes exactly one client id`);
+  return { trusted: action === 'trust', clientId };
+}
+
+/** Runs `clients trust|untrust` against the clients service; what it prints goes to stderr. */
+export async function trustCommand(clients: ClientsService, request: { trusted: boolean; clientId: string }): Promise<number> {
+  try {
+    const client = await clients.setTrusted(request.clientId, request.trusted);
+    console.error(`${client.clientName} (${client.clientId}) ${client.trusted ? 'is trusted: its users skip the consent page' : 'is not trusted: its users are asked for consent'}.`);
+    return 0;
+  } catch (error) {
+    // The service's own refusals (no such app, a dynamic registration) are the answer, not a crash.
+    console.error((error as Error).message);
+    return 1;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   // stdout carries the codes (or the drifts) only; everything else goes to stderr.
   Logger.overrideLogger(['error', 'warn']);
   const [command, ...rest] = argv;
-  let request: GiftCardIssueDto;
+  let request: { kind: 'giftcards'; dto: GiftCardIssueDto } | { kind: 'clients'; trusted: boolean; clientId: string };
   try {
     if (command === 'reconcile') return await reconcile(reconcileSince(rest));
-    if (command !== 'giftcards') throw new UsageError(command ? `unknown command "${command}"` : 'no command');
-    request = await giftCardRequest(rest);
+    if (command === 'giftcards') request = { kind: 'giftcards', dto: await giftCardRequest(rest) };
+    else if (command === 'clients') request = { kind: 'clients', ...clientsRequest(rest) };
+    else throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
     console.error(`${(error as Error).message}\n\n${USAGE}`);
@@ -103,7 +131,8 @@ export async function main(argv: string[]): Promise<number> {
   const database = await Database.open(config);
   const context = await NestFactory.createApplicationContext(AdminCliModule.forRoot(config, database), { logger: ['error', 'warn'] });
   try {
-    const issued = await context.get(GiftcardsService).issue(null, request);
+    if (request.kind === 'clients') return await trustCommand(context.get(ClientsService), request);
+    const issued = await context.get(GiftcardsService).issue(null, request.dto);
     for (const card of issued.cards) console.log(card.code);
     console.error(
       `${issued.cards.length} gift card${issued.cards.length === 1 ? '' : 's'} of ${issued.amount.toFixed(2)}` +

@@ -19,6 +19,7 @@ export interface AppConfig {
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
   stripeApiBase: string | null;
+  paymentsSandbox: boolean;
   spacesOrigin: string | null;
   apiKeyPrefix: string;
   logLevel: LogLevel;
@@ -223,6 +224,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'stripeApiBase',
     description: 'Base URL of the Stripe API (tests point the official SDK at a local server)',
     parse: httpUrl('set STRIPE_API_BASE to a URL such as http://127.0.0.1:12111 or unset it'),
+  },
+  {
+    env: 'PAYMENTS_SANDBOX',
+    key: 'paymentsSandbox',
+    description: 'Allow the sandbox checkout (funds without payment, used while STRIPE_SECRET_KEY is unset) on a PUBLIC_URL that is not loopback; start-up refuses that otherwise',
+    defaultValue: 'false',
+    parse: boolean,
   },
   {
     env: 'SPACES_ORIGIN',

@@ -39,7 +39,7 @@ describe('loadConfig', () => {
 
   it('derives PUBLIC_URL from PORT and drops a trailing slash from a given one', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
-    expect(loadConfig({ PUBLIC_URL: 'https://sy.example.com/' }).publicUrl).toBe('https://sy.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://sy.example.com/', PAYMENTS_SANDBOX: '1' }).publicUrl).toBe('https://sy.example.com');
   });
 
   it('reports every bad variable, one line each, naming the variable and the fix', () => {
@@ -65,6 +65,20 @@ describe('loadConfig', () => {
     expect(problemsOf({ ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'short' })).toEqual([
       'Invalid configuration: ADMIN_PASSWORD must be at least 12 characters',
     ]);
+  });
+
+  it('refuses to start the sandbox checkout (funds without payment) on a public PUBLIC_URL unless PAYMENTS_SANDBOX=1 says so', () => {
+    const problems = problemsOf({ PUBLIC_URL: 'https://switchyard.example.com' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^Invalid configuration: STRIPE_SECRET_KEY is unset while PUBLIC_URL="https:\/\/switchyard.example.com" is not a loopback address.*PAYMENTS_SANDBOX=1/);
+    expect(problems[0]).not.toContain('\n');
+    expect(problemsOf({ PUBLIC_URL: 'https://switchyard.example.com', PAYMENTS_SANDBOX: '1' })).toEqual([]);
+    expect(loadConfig({ PUBLIC_URL: 'https://switchyard.example.com', PAYMENTS_SANDBOX: 'true' }).paymentsSandbox).toBe(true);
+    expect(problemsOf({ PUBLIC_URL: 'https://switchyard.example.com', STRIPE_SECRET_KEY: 'sk_test_abc' })).toEqual([]);
+    // A local install keeps the sandbox without being asked: localhost, 127.0.0.1 and [::1] on any port.
+    for (const url of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'https://localhost']) expect(problemsOf({ PUBLIC_URL: url })).toEqual([]);
+    // Look-alikes of loopback are public.
+    for (const url of ['http://localhost.example.com', 'http://127.0.0.1.nip.io:3000', 'http://10.0.0.5:3000']) expect(problemsOf({ PUBLIC_URL: url })).toHaveLength(1);
   });
 
   it('checks that MODELS_CONFIG names a readable file', () => {

@@ -38,11 +38,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`Invalid configuration: ${variable.env}${shown} ${error.message}`);
     }
   }
+  // The sandbox checkout hands out funds without payment: it stands in for Stripe on a local install, and on a
+  // public address only when the operator says so.
+  if (values.publicUrl && !values.stripeSecretKey && !values.paymentsSandbox && !isLoopbackUrl(values.publicUrl as string))
+    problems.push(
+      `Invalid configuration: STRIPE_SECRET_KEY is unset while PUBLIC_URL=${JSON.stringify(values.publicUrl)} is not a loopback address, so anyone could add funds ` +
+        'through the sandbox checkout without paying; set STRIPE_SECRET_KEY, or PAYMENTS_SANDBOX=1 to run the sandbox there on purpose',
+    );
   if (problems.length) throw new ConfigError(problems);
   // The demo catalog is for trying Switchyard out: without a catalog and without SIGNUP_CREDIT, new accounts
   // get a small demo budget so a fresh install works end to end (decisions.md section 2: "the demo may set more").
   if (!env.SIGNUP_CREDIT && !values.modelsConfig) values.signupCredit = DEMO_SIGNUP_CREDIT;
   return values as AppConfig;
+}
+
+/** Whether a URL's host is this machine (localhost, 127.0.0.1 or [::1]). */
+export function isLoopbackUrl(url: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
 }
 
 /** A config for tests and tools: defaults, overridden by the given values. */

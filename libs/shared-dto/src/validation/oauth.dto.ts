@@ -66,8 +66,13 @@ class OAuthClientFieldsDto {
   @IsIn(OAUTH_SCOPES, { each: true, message: `requestedScopes may hold ${OAUTH_SCOPES.join(', ')}` })
   requestedScopes?: OAuthScope[];
 
+  /**
+   * Kept for compatibility: only `true` is accepted. Skipping the consent page is for first-party apps that an
+   * admin marks trusted (PUT /api/v1/admin/oauth2/clients/{clientId}/trusted), never the owner's choice.
+   */
   @IsOptional()
   @IsBoolean()
+  @IsIn([true], { message: 'requireConsent may only be true: an admin decides which first-party apps skip the consent page' })
   requireConsent?: boolean;
 
   @IsOptional()
@@ -113,6 +118,12 @@ export class OAuthClientUpdateDto extends OAuthClientFieldsDto {
   @IsOptional()
   @clientName()
   clientName?: string;
+}
+
+/** PUT /api/v1/admin/oauth2/clients/{clientId}/trusted: whether a first-party app skips the consent page. */
+export class OAuthClientTrustDto {
+  @IsBoolean()
+  trusted: boolean;
 }
 
 const cap = () => (target: object, property: string) => {

@@ -38,7 +38,8 @@ export function checkClientIdHeader(
     if (optional) return;
     throw fail(CommonErrorCode.INVALID_REQUEST, `Send the app's client id in the ${OAUTH_CLIENT_ID_HEADER} header with its access token`);
   }
-  if (value.trim() !== tokenClientId) throw fail(CommonErrorCode.INVALID_TOKEN, `The ${OAUTH_CLIENT_ID_HEADER} header does not match the client the token was issued to`);
+  // Compared exactly, as sent: a value that only matches after trimming or other clean-up is not this client's id.
+  if (value !== tokenClientId) throw fail(CommonErrorCode.INVALID_TOKEN, `The ${OAUTH_CLIENT_ID_HEADER} header does not match the client the token was issued to`);
 }
 
 export function RequireClientIdHeader(options: { optional?: boolean } = {}) {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { Logger } from '@nestjs/common';
@@ -39,4 +39,17 @@ export function dashboardStatic(dir = defaultDashboardDir()): RequestHandler[] {
     res.sendFile(index);
   };
   return [(req, res, next) => (isApiPath(req.path) ? next() : files(req, res, next)), fallback];
+}
+
+/**
+ * The built dashboard's stylesheet links (Vite puts a content hash in their names), so that pages the API renders
+ * itself look like the dashboard; none when the dashboard is not built.
+ */
+export function dashboardStylesheets(dir = defaultDashboardDir()): string[] {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) return [];
+  const html = readFileSync(index, 'utf8');
+  return [...html.matchAll(/<link\b[^>]*\brel="stylesheet"[^>]*>/g)]
+    .map((tag) => /\bhref="(\/assets\/[^"]+\.css)"/.exec(tag[0])?.[1])
+    .filter((href): href is string => href !== undefined);
 }

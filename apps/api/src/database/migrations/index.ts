@@ -8,6 +8,7 @@ import { Spaces1763800006000 } from './1763800006000-spaces';
 import { RateLimits1763800007000 } from './1763800007000-rate-limits';
 import { UsagePartitions1763800008000 } from './1763800008000-usage-partitions';
 import { MoneyKeys1763800009000 } from './1763800009000-money-keys';
+import { OAuthTrust1763800010000 } from './1763800010000-oauth-trust';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   RateLimits1763800007000,
   UsagePartitions1763800008000,
   MoneyKeys1763800009000,
+  OAuthTrust1763800010000,
 ];

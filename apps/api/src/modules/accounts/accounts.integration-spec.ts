@@ -190,6 +190,63 @@ describe('accounts over HTTP', () => {
     });
   });
 
+  describe('writes from another site (login CSRF): the Origin rule', () => {
+    const port = () => new URL(app.url).port;
+    const refused = (res: { status: number; body: any }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'ORIGIN_FORBIDDEN' }, requestId: expect.any(String) });
+      expect(res.body.message).toMatch(/other sites/);
+    };
+
+    it('refuses sign-in and registration whose Origin is another site’s, even a form post, with 403 in the envelope', async () => {
+      const email = uniqueEmail('csrf');
+      await register(email);
+      for (const origin of ['https://attacker.example', 'null', `http://localhost.attacker.example:${port()}`, `http://127.0.0.1:${Number(port()) + 1}`, `https://127.0.0.1:${port()}`]) {
+        refused(await app.http('/api/v1/auth/login', { body: { email, password: 'correct horse battery' }, headers: { origin } }));
+        refused(await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('csrf'), password: 'correct horse battery' }, headers: { origin } }));
+      }
+      // The attacker's form post: form-encoded, cross-site.
+      const form = await fetch(`${app.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+        body: new URLSearchParams({ email, password: 'correct horse battery' }),
+      });
+      refused({ status: form.status, body: await form.json() });
+      expect(form.headers.getSetCookie()).toEqual([]);
+    });
+
+    it('refuses Sec-Fetch-Site: cross-site even without an Origin', async () => {
+      refused(await app.http('/api/v1/auth/login', { body: { email: uniqueEmail(), password: 'whatever it is' }, headers: { 'sec-fetch-site': 'cross-site' } }));
+    });
+
+    it('lets the service’s own origins through (PUBLIC_URL’s, and localhost or 127.0.0.1 on this port when it is loopback), and browsers’ same-origin fetches', async () => {
+      const email = uniqueEmail('own');
+      await register(email);
+      for (const origin of [`http://localhost:${port()}`, `http://127.0.0.1:${port()}`, app.config.publicUrl]) {
+        const res = await app.http('/api/v1/auth/login', { body: { email, password: 'correct horse battery' }, headers: { origin, 'sec-fetch-site': 'same-origin' } });
+        expect([origin, res.status]).toEqual([origin, 200]);
+      }
+    });
+
+    it('refuses a cookie-authenticated write from another origin even with the right CSRF token', async () => {
+      const reg = await register(uniqueEmail('cookie-origin'));
+      const cookie = `${SESSION_COOKIE}=${reg.cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${reg.cookies[CSRF_COOKIE]}`;
+      const headers = { cookie, [CSRF_HEADER]: reg.cookies[CSRF_COOKIE] };
+      refused(await app.http('/api/v1/keys', { body: { name: 'forged' }, headers: { ...headers, origin: 'https://attacker.example' } }));
+      refused(await app.http('/api/v1/keys', { body: { name: 'forged' }, headers: { ...headers, 'sec-fetch-site': 'cross-site' } }));
+      expect((await app.http('/api/v1/keys', { body: { name: 'mine' }, headers: { ...headers, origin: `http://127.0.0.1:${port()}` } })).status).toBe(201);
+      // Reads are not writes.
+      expect((await app.http('/api/v1/auth/me', { headers: { cookie, origin: 'https://attacker.example' } })).status).toBe(200);
+    });
+
+    it('leaves bearer calls and clients that send neither header alone', async () => {
+      const reg = await register(uniqueEmail('bearer'));
+      const bearer = await app.http('/api/v1/keys', { token: reg.body.data.token, body: { name: 'script' }, headers: { origin: 'https://tool.example', 'sec-fetch-site': 'cross-site' } });
+      expect(bearer.status).toBe(201);
+      expect((await app.http('/api/v1/auth/login', { body: { email: reg.body.data.user.email, password: 'correct horse battery' } })).status).toBe(200);
+    });
+  });
+
   describe('the admin account', () => {
     it('is created from ADMIN_EMAIL and ADMIN_PASSWORD with the admin role', async () => {
       const login = await app.http('/api/v1/auth/login', {
@@ -214,5 +271,21 @@ describe('the per-address limit on sign-in and registration', () => {
       statuses.push((await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('ip'), password: 'long enough pw' } })).status);
     }
     expect(statuses).toEqual([201, 201, 201, 429]);
+  });
+});
+
+describe('the Origin rule on a public PUBLIC_URL', () => {
+  it('accepts only PUBLIC_URL’s origin: loopback names are not the service’s own there', async () => {
+    const app = await startTestApp({ publicUrl: 'https://switchyard.example' });
+    try {
+      const port = new URL(app.url).port;
+      const body = { email: uniqueEmail('public'), password: 'correct horse battery' };
+      const local = await app.http('/api/v1/auth/register', { body, headers: { origin: `http://127.0.0.1:${port}` } });
+      expect(local.status).toBe(403);
+      expect(local.body.error.code).toBe('ORIGIN_FORBIDDEN');
+      expect((await app.http('/api/v1/auth/register', { body, headers: { origin: 'https://switchyard.example' } })).status).toBe(201);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
+import { testConfig } from '../../config/config';
 import { SessionAuthGuard } from './session-auth.guard';
 
 const principal: SessionPrincipal = { kind: 'session', userId: 'u1', email: 'a@b.co', role: 'user', sessionId: 's1', via: 'cookie' };
@@ -17,7 +18,7 @@ function contextFor(rule: AccessRule | undefined, req: Record<string, unknown>):
   return {
     getHandler: () => handler,
     getClass: () => class {},
-    switchToHttp: () => ({ getRequest: () => Object.assign(req, { headers: {}, method: 'GET', header: () => undefined, ...req }) }),
+    switchToHttp: () => ({ getRequest: () => Object.assign(req, { headers: {}, method: 'GET', path: '/api/v1/test', header: () => undefined, socket: {}, ...req }) }),
   } as unknown as ExecutionContext;
 }
 
@@ -25,7 +26,7 @@ describe('SessionAuthGuard (the cookie path)', () => {
   const accounts = {
     resolveSession: jest.fn(async (token: string) => (token === GOOD ? principal : null)),
   } as unknown as AccountsService;
-  const guard = new SessionAuthGuard(new Reflector(), accounts);
+  const guard = new SessionAuthGuard(new Reflector(), accounts, testConfig());
   const cookie = { cookies: { [SESSION_COOKIE]: GOOD } };
   const codeOf = (promise: Promise<unknown>) =>
     promise.then(

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ClientUsageResponse, OAuthClientResponse } from '@switchyard/shared-dto';
-import { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
+import { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientTrustDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { Owns } from '../../common/auth/ownership.guard';
 import type { SessionPrincipal } from '../../common/auth/principal';
@@ -18,7 +18,7 @@ export class ClientsController {
   @Access()
   @ApiOperation({ summary: 'Register an OAuth app; a generated secret is shown in this answer only' })
   async create(@CurrentUser() user: SessionPrincipal, @Body() body: OAuthClientCreateDto): Promise<Envelope<OAuthClientResponse>> {
-    return envelope(await this.clients.create(user.userId, body), body.generateSecret ? 'Copy the client secret now: it is not shown again' : 'App registered');
+    return envelope(await this.clients.create(user, body), body.generateSecret ? 'Copy the client secret now: it is not shown again' : 'App registered');
   }
 
   @Get()
@@ -48,8 +48,8 @@ export class ClientsController {
   @Access()
   @Owns(ClientsService, 'id')
   @ApiOperation({ summary: 'Update an OAuth app (owner only); fields left out keep their value' })
-  async update(@Param('id') id: string, @Body() body: OAuthClientUpdateDto): Promise<Envelope<OAuthClientResponse>> {
-    return envelope(await this.clients.update(id, body), 'App updated');
+  async update(@CurrentUser() user: SessionPrincipal, @Param('id') id: string, @Body() body: OAuthClientUpdateDto): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(await this.clients.update(user, id, body), 'App updated');
   }
 
   @Post(':id/deactivate')
@@ -67,5 +67,19 @@ export class ClientsController {
   @ApiOperation({ summary: 'Delete an OAuth app with every authorization and token of it (owner only)' })
   async delete(@Param('id') id: string): Promise<Envelope<{ id: number; clientId: string }>> {
     return envelope(await this.clients.delete(id), 'App deleted');
+  }
+}
+
+/** Admin only: which first-party apps skip the consent page (also `npm run admin -- clients trust CLIENT_ID`). */
+@ApiTags('oauth2-clients')
+@Controller('api/v1/admin/oauth2/clients')
+export class AdminClientsController {
+  constructor(private readonly clients: ClientsService) {}
+
+  @Put(':clientId/trusted')
+  @Access({ roles: ['admin'] })
+  @ApiOperation({ summary: 'Mark an OAuth app as a trusted first-party app (its users are not asked for consent), or not' })
+  async trust(@Param('clientId') clientId: string, @Body() body: OAuthClientTrustDto): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(await this.clients.setTrusted(clientId, body.trusted), body.trusted ? 'App trusted: its users skip the consent page' : 'App no longer trusted');
   }
 }

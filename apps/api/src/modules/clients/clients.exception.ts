@@ -5,6 +5,8 @@ export enum ClientsErrorCode {
   CLIENT_LIMIT_REACHED = 'CLIENT_LIMIT_REACHED',
   REDIRECT_URI_REQUIRED = 'REDIRECT_URI_REQUIRED',
   INVALID_DATE_RANGE = 'INVALID_DATE_RANGE',
+  CLIENT_NAME_RESERVED = 'CLIENT_NAME_RESERVED',
+  CLIENT_NOT_TRUSTABLE = 'CLIENT_NOT_TRUSTABLE',
 }
 
 const STATUS: Record<ClientsErrorCode, number> = {
@@ -12,6 +14,8 @@ const STATUS: Record<ClientsErrorCode, number> = {
   [ClientsErrorCode.CLIENT_LIMIT_REACHED]: 422,
   [ClientsErrorCode.REDIRECT_URI_REQUIRED]: 400,
   [ClientsErrorCode.INVALID_DATE_RANGE]: 400,
+  [ClientsErrorCode.CLIENT_NAME_RESERVED]: 400,
+  [ClientsErrorCode.CLIENT_NOT_TRUSTABLE]: 400,
 };
 
 export class ClientsException extends AppException {

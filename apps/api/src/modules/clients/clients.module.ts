@@ -2,14 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConsentsModule } from '../consents/consents.module';
 import { UsageModule } from '../usage/usage.module';
-import { ClientsController } from './clients.controller';
+import { AdminClientsController, ClientsController } from './clients.controller';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 import { OAuthClientEntity } from './entities/oauth-client.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([OAuthClientEntity]), ConsentsModule, UsageModule],
-  controllers: [ClientsController],
+  controllers: [ClientsController, AdminClientsController],
   providers: [ClientsRepository, ClientsService],
   exports: [ClientsService],
 })

@@ -1,11 +1,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import {
   ACCESS_TOKEN_TTL_DEFAULT,
   type ClientUsageResponse,
   type OAuthClientResponse,
   type OAuthScope,
   REFRESH_TOKEN_TTL_DEFAULT,
+  reservedNameProblem,
+  type UserRole,
 } from '@switchyard/shared-dto';
 import type { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
@@ -18,7 +20,11 @@ import { ClientsErrorCode, ClientsException } from './clients.exception';
 import { ClientsRepository } from './clients.repository';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
 
+/** Also the CHECK on oauth_clients.slot (migration 1763800010000). */
 const MAX_CLIENTS_PER_OWNER = 50;
+/** A dynamic registration that obtained no token within this many hours is ignored, then deleted. */
+export const UNUSED_REGISTRATION_HOURS = 24;
+const PURGE_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const USAGE_WINDOW_DAYS = 30;
 const MAX_USAGE_WINDOW_DAYS = 366;
@@ -36,9 +42,18 @@ export interface DynamicClientMetadata {
   scopes: OAuthScope[];
 }
 
+/** Who registers or renames an app: admins may name first-party apps after the service. */
+export interface ClientActor {
+  userId: string;
+  role: UserRole;
+}
+
 /** OAuth2 clients: registration by their owners (and dynamically, RFC 7591), lookup for the protocol. */
 @Injectable()
-export class ClientsService implements OwnedResources {
+export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDestroy {
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private readonly logger = new Logger('Clients');
+
   constructor(
     private readonly repository: ClientsRepository,
     private readonly consents: ConsentsService,
@@ -46,34 +61,45 @@ export class ClientsService implements OwnedResources {
     private readonly bus: InvalidationBus,
   ) {}
 
-  async create(ownerId: string, body: OAuthClientCreateDto): Promise<OAuthClientResponse> {
-    if ((await this.repository.countByOwner(ownerId)) >= MAX_CLIENTS_PER_OWNER)
-      throw new ClientsException(ClientsErrorCode.CLIENT_LIMIT_REACHED, `At most ${MAX_CLIENTS_PER_OWNER} apps per account; delete one first`);
+  onModuleInit(): void {
+    this.purgeTimer = setInterval(() => void this.purgeUnusedRegistrations().catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`)), PURGE_MS);
+    this.purgeTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  async create(actor: ClientActor, body: OAuthClientCreateDto): Promise<OAuthClientResponse> {
+    this.checkName(actor, body.clientName);
     const redirectUris = redirectUrisOf(body);
     if (!redirectUris?.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Register at least one redirect URI', 'redirectUris');
     const secret = body.generateSecret ? newClientSecret() : null;
-    const client = await this.repository.insert({
+    const fields = {
       clientId: newClientId(),
-      ownerId,
+      ownerId: actor.userId,
       clientName: body.clientName,
-      clientType: secret ? 'CONFIDENTIAL' : 'PUBLIC',
+      clientType: secret ? ('CONFIDENTIAL' as const) : ('PUBLIC' as const),
       secretHash: secret ? sha256(secret) : null,
       redirectUris,
       scopes: uniqueScopes(body.requestedScopes ?? ['api:access']),
       accessTokenTtlSeconds: body.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_DEFAULT,
       refreshTokenTtlSeconds: body.refreshTokenTtlSeconds ?? REFRESH_TOKEN_TTL_DEFAULT,
-      requireConsent: body.requireConsent ?? true,
       rateLimitRpm: body.requestsPerMinute ?? null,
-      registration: 'owner',
-    });
-    return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
+    };
+    // Each failed try means a concurrent create took the slot it picked, so this ends within the slot count.
+    for (let attempt = 0; attempt <= MAX_CLIENTS_PER_OWNER; attempt += 1) {
+      const client = await this.repository.insertOwned(fields, MAX_CLIENTS_PER_OWNER);
+      if (client === 'full') break;
+      if (client !== 'taken') return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
+    }
+    throw new ClientsException(ClientsErrorCode.CLIENT_LIMIT_REACHED, `At most ${MAX_CLIENTS_PER_OWNER} apps per account; delete one first`);
   }
 
-  /** RFC 7591: a public PKCE client nobody owns; it always asks for consent. */
+  /** RFC 7591: a public PKCE client nobody owns; it always asks for consent, and expires unused after a day. */
   async registerDynamic(metadata: DynamicClientMetadata): Promise<OAuthClientEntity> {
-    return this.repository.insert({
+    return this.repository.insertDynamic({
       clientId: newClientId(),
-      ownerId: null,
       clientName: metadata.clientName,
       clientType: 'PUBLIC',
       secretHash: null,
@@ -81,9 +107,26 @@ export class ClientsService implements OwnedResources {
       scopes: uniqueScopes(metadata.scopes),
       accessTokenTtlSeconds: ACCESS_TOKEN_TTL_DEFAULT,
       refreshTokenTtlSeconds: REFRESH_TOKEN_TTL_DEFAULT,
-      requireConsent: true,
-      registration: 'dynamic',
     });
+  }
+
+  /** Admin only (the route says so): whether a first-party app skips the consent page. */
+  async setTrusted(ref: string, trusted: boolean): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    if (trusted && client.registration === 'dynamic')
+      throw new ClientsException(ClientsErrorCode.CLIENT_NOT_TRUSTABLE, 'A dynamically registered app has no accountable owner and cannot be trusted', 'clientId');
+    await this.repository.update(client.id, { trusted });
+    return this.get(String(client.id));
+  }
+
+  /** Deletes dynamic registrations that obtained no token within a day (hourly; findActive ignores them before). */
+  async purgeUnusedRegistrations(): Promise<number> {
+    return this.repository.deleteUnusedDynamic(UNUSED_REGISTRATION_HOURS);
+  }
+
+  /** Notes the first token issued to a client (what keeps a dynamic registration from expiring). */
+  async markUsed(client: OAuthClientEntity): Promise<void> {
+    if (client.usedAt === null) await this.repository.markUsed(client.id);
   }
 
   async list(ownerId: string): Promise<OAuthClientResponse[]> {
@@ -99,15 +142,20 @@ export class ClientsService implements OwnedResources {
     return toResponse(client, counts.get(client.id) ?? 0);
   }
 
-  async update(ref: string, body: OAuthClientUpdateDto): Promise<OAuthClientResponse> {
+  async update(actor: ClientActor, ref: string, body: OAuthClientUpdateDto): Promise<OAuthClientResponse> {
+    if (body.clientName !== undefined) this.checkName(actor, body.clientName);
     const client = await this.byRef(ref);
     const redirectUris = redirectUrisOf(body);
     if (redirectUris && !redirectUris.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Keep at least one redirect URI', 'redirectUris');
+    // An admin trusted the app as it was: where its codes go and what it may ask for. An owner who changes either
+    // would otherwise get silent codes for every user at a new address, so the trust ends until an admin renews it.
+    const changesTrustedShape =
+      (redirectUris !== undefined && !sameSet(redirectUris, client.redirectUris)) || (body.requestedScopes !== undefined && !sameSet(uniqueScopes(body.requestedScopes), client.scopes));
     await this.repository.update(client.id, {
+      ...(client.trusted && changesTrustedShape && actor.role !== 'admin' ? { trusted: false } : {}),
       ...(body.clientName !== undefined ? { clientName: body.clientName } : {}),
       ...(redirectUris ? { redirectUris } : {}),
       ...(body.requestedScopes ? { scopes: uniqueScopes(body.requestedScopes) } : {}),
-      ...(body.requireConsent !== undefined ? { requireConsent: body.requireConsent } : {}),
       ...(body.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: body.accessTokenTtlSeconds } : {}),
       ...(body.refreshTokenTtlSeconds !== undefined ? { refreshTokenTtlSeconds: body.refreshTokenTtlSeconds } : {}),
       ...(body.requestsPerMinute !== undefined ? { rateLimitRpm: body.requestsPerMinute } : {}),
@@ -146,11 +194,13 @@ export class ClientsService implements OwnedResources {
 
   // --- For the OAuth protocol ---
 
-  /** An active client by its public id, or null. */
+  /** An active client by its public id, or null; a dynamic registration unused for a day counts as gone. */
   async findActive(clientId: string): Promise<OAuthClientEntity | null> {
     if (typeof clientId !== 'string' || clientId.length > 200) return null;
     const client = await this.repository.findByClientId(clientId);
-    return client?.isActive ? client : null;
+    if (!client?.isActive) return null;
+    const expired = client.registration === 'dynamic' && client.usedAt === null && Date.now() - client.createdAt.getTime() > UNUSED_REGISTRATION_HOURS * 3_600_000;
+    return expired ? null : client;
   }
 
   /** A confidential client's secret, compared in constant time over its hash. */
@@ -169,6 +219,11 @@ export class ClientsService implements OwnedResources {
     return new ClientsException(ClientsErrorCode.CLIENT_NOT_FOUND, 'No such OAuth app');
   }
 
+  private checkName(actor: ClientActor, name: string): void {
+    const problem = actor.role === 'admin' ? null : reservedNameProblem(name);
+    if (problem) throw new ClientsException(ClientsErrorCode.CLIENT_NAME_RESERVED, `clientName ${problem}`, 'clientName');
+  }
+
   private async byRef(ref: string): Promise<OAuthClientEntity> {
     const client = await this.repository.findByRef(ref);
     if (!client) throw this.notFound();
@@ -179,6 +234,10 @@ export class ClientsService implements OwnedResources {
 function redirectUrisOf(body: { redirectUris?: string[]; redirectUri?: string }): string[] | undefined {
   if (body.redirectUris === undefined && body.redirectUri === undefined) return undefined;
   return [...new Set([...(body.redirectUris ?? []), ...(body.redirectUri ? [body.redirectUri] : [])])];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item) => b.includes(item));
 }
 
 function uniqueScopes(scopes: OAuthScope[]): OAuthScope[] {
@@ -202,7 +261,8 @@ function toResponse(client: OAuthClientEntity, authorizedUserCount: number): OAu
     accessTokenTtlSeconds: client.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: client.refreshTokenTtlSeconds,
     requirePkce: client.requirePkce,
-    requireConsent: client.requireConsent,
+    requireConsent: !client.trusted,
+    trusted: client.trusted,
     isActive: client.isActive,
     createdAt: withoutZone(client.createdAt),
     updatedAt: withoutZone(client.updatedAt),

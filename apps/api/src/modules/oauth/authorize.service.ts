@@ -19,6 +19,8 @@ export class AuthorizationRedirectError extends Error {
     readonly error: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'unauthorized_client',
     message: string,
     readonly redirectTo: string,
+    /** The app the error would go back to (already checked: known, active, redirect URI registered). */
+    readonly client: OAuthClientEntity,
   ) {
     super(message);
   }
@@ -65,7 +67,7 @@ export class AuthorizeService {
       throw new AuthorizationPageError('redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.');
     }
     const fail = (error: AuthorizationRedirectError['error'], message: string) =>
-      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri!, error, message, params.state));
+      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri!, error, message, params.state), client);
     if (params.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code');
     if (!params.code_challenge) throw fail('invalid_request', 'code_challenge is required (PKCE with S256)');
     if (params.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
@@ -77,13 +79,16 @@ export class AuthorizeService {
   }
 
   /**
-   * For a signed-in user: a code right away when the app skips consent or the user already granted these
-   * scopes (the consent is still recorded or refreshed), otherwise the consent page.
+   * For a signed-in user: a code right away (the consent still recorded or refreshed) when the app is a trusted
+   * first-party app, or when this user already granted these scopes and an earlier consent may be reused for
+   * this app (`reusesConsent`); otherwise the consent page.
    */
   async authorize(userId: string, request: CheckedAuthorization): Promise<AuthorizeOutcome> {
+    if (request.client.trusted) return { kind: 'redirect', to: await this.approve(userId, request) };
+    if (!reusesConsent(request.client, request.redirectUri)) return { kind: 'consent' };
     const consent = await this.consents.find(userId, request.client.id);
     const covered = consent !== null && request.scopes.every((scope) => consent.scopes.includes(scope));
-    if (request.client.requireConsent && !covered) return { kind: 'consent' };
+    if (!covered) return { kind: 'consent' };
     return { kind: 'redirect', to: await this.approve(userId, request) };
   }
 
@@ -124,6 +129,19 @@ export class AuthorizeService {
   private errorRedirect(redirectUri: string, error: string, description: string, state: string | undefined): string {
     return withParams(redirectUri, { error, error_description: description, state, iss: this.issuer });
   }
+}
+
+/**
+ * Whether a user's earlier consent may authorize this app again without asking. RFC 8252 section 8.6: unless the
+ * client's identity can be assured, an authorization request is treated as if nothing had been approved before.
+ * A confidential client proves itself with its secret at the token endpoint, and an owner-registered app whose
+ * redirect URI is https can only receive the code on its own site. A public client redirecting to loopback or to
+ * a private-use scheme can be imitated by any program on the device, and a dynamic registration has no
+ * accountable owner, so those are asked every time.
+ */
+export function reusesConsent(client: OAuthClientEntity, redirectUri: string): boolean {
+  if (client.clientType === 'CONFIDENTIAL') return true;
+  return client.registration === 'owner' && redirectUri.startsWith('https://');
 }
 
 /** The redirect URI with the response parameters added to its query (its own query kept, RFC 6749 3.1.2). */

@@ -5,6 +5,7 @@ import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX, OAUTH_TOKENS_TOP
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
+import { ClientsService } from '../clients/clients.service';
 import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
 import { ConsentsService } from '../consents/consents.service';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
@@ -13,6 +14,11 @@ import { isValidVerifier, verifierMatches } from './pkce';
 
 /** decisions.md section 1: a code lives 60 seconds. */
 export const CODE_TTL_SECONDS = 60;
+/**
+ * How long after a refresh the same refresh token may be sent again and still work (docs/oauth.md): a client
+ * that lost the answer and retries gets a new pair instead of losing its authorization.
+ */
+export const REFRESH_RETRY_GRACE_SECONDS = 10;
 const POSITIVE_TTL_MS = 60_000;
 const NEGATIVE_TTL_MS = 5_000;
 const PURGE_MS = 3_600_000;
@@ -45,6 +51,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     private readonly repository: OAuthRepository,
     private readonly bus: InvalidationBus,
     private readonly consents: ConsentsService,
+    private readonly clients: ClientsService,
   ) {}
 
   onModuleInit(): void {
@@ -69,15 +76,20 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     const codeHash = sha256(code);
     const used = await this.repository.consumeCode(codeHash);
     if (!used) throw invalidGrant('The authorization code is unknown');
-    if (!used.fresh) {
-      // A replayed code: whatever it started may be in an attacker's hands (RFC 6749 section 4.1.2).
-      if (used.code.grantId) {
-        await this.repository.revokeGrant(used.code.grantId, 'code_reuse');
-        await this.invalidate(`grant:${used.code.grantId}`);
-      }
-      throw invalidGrant('The authorization code was already used; the tokens it gave were revoked');
-    }
     const bound = used.code;
+    if (!used.fresh) {
+      // RFC 6749 section 4.1.2: tokens issued on a replayed code should be revoked, since the code may be in an
+      // attacker's hands. Only the client the code was issued to, authenticated (a confidential client's secret
+      // was checked before this) and holding the code's PKCE verifier, ends the grant: anyone else who merely
+      // saw the code must not be able to end the user's authorization.
+      const genuine = bound.clientPk === client.id && isValidVerifier(verifier) && verifierMatches(verifier, bound.codeChallenge);
+      if (genuine && bound.grantId) {
+        await this.repository.revokeGrant(bound.grantId, 'code_reuse');
+        await this.invalidate(`grant:${bound.grantId}`);
+        throw invalidGrant('The authorization code was already used; the tokens it gave were revoked');
+      }
+      throw invalidGrant('The authorization code was already used');
+    }
     if (bound.clientPk !== client.id) throw invalidGrant('The authorization code was issued to another client');
     if (bound.expired) throw invalidGrant('The authorization code has expired');
     if (redirectUri === undefined || redirectUri !== bound.redirectUri) throw invalidGrant('redirect_uri differs from the one of the authorization request');
@@ -87,6 +99,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     const { access, refresh, hashes } = this.newPair(client);
     const grantId = await this.repository.startGrant(codeHash, bound, hashes);
     if (!grantId) throw invalidGrant('The user revoked this app’s access');
+    await this.clients.markUsed(client);
     return tokenResponse(access, refresh, client.accessTokenTtlSeconds, bound.scopes);
   }
 
@@ -96,7 +109,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     const asked = [...new Set((scope ?? '').split(' ').filter(Boolean))] as OAuthScope[];
     const requested = asked.length ? asked : null;
     const { access, refresh, hashes } = this.newPair(client);
-    const outcome = await this.repository.rotateRefresh(sha256(refreshToken), client.id, requested, hashes);
+    const outcome = await this.repository.rotateRefresh(sha256(refreshToken), client.id, requested, hashes, REFRESH_RETRY_GRACE_SECONDS);
     if (outcome.status === 'scope_exceeded') {
       // Refused before anything changed: the refresh token stays usable.
       const beyond = requested!.filter((item) => !outcome.granted.includes(item));

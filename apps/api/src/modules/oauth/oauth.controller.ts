@@ -8,6 +8,7 @@ import type { Principal } from '../../common/auth/principal';
 import { RequireScopes } from '../../common/auth/scope.guard';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { AccountsService } from '../accounts/accounts.service';
+import { renderAuthorizeErrorPage } from './authorize-error-page';
 import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } from './authorize.service';
 import { OAuthService, RegisteredClient } from './oauth.service';
 
@@ -31,9 +32,9 @@ export class OAuthController {
   async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     const query = Object.fromEntries(Object.entries(req.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const principal = req.principal?.kind === 'session' ? req.principal : null;
     try {
       const checked = await this.authorization.check(query);
-      const principal = req.principal?.kind === 'session' ? req.principal : null;
       const search = new URLSearchParams(query).toString();
       if (!principal) return res.redirect(302, `/signin?next=${encodeURIComponent(`/oauth2/authorize?${search}`)}`);
       const outcome = await this.authorization.authorize(principal.userId, checked);
@@ -43,7 +44,12 @@ export class OAuthController {
       const known = Object.fromEntries(AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
       res.redirect(302, `/consent?${new URLSearchParams(known)}`);
     } catch (error) {
-      if (error instanceof AuthorizationRedirectError) return res.redirect(302, error.redirectTo);
+      if (error instanceof AuthorizationRedirectError) {
+        // Anyone may register a dynamic client with any https redirect URI, so its errors would make this server
+        // an open redirector: they go back to the app only once the user has signed in here (docs/oauth.md).
+        if (error.client.registration === 'dynamic' && !principal) return errorPage(res, error.message);
+        return res.redirect(302, error.redirectTo);
+      }
       if (error instanceof AuthorizationPageError) return errorPage(res, error.message);
       throw error;
     }
@@ -116,14 +122,5 @@ export class OAuthController {
 
 /** An authorization request that must not be redirected: said to the user, never to the app. */
 function errorPage(res: Response, message: string): void {
-  const escaped = message.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-  res
-    .status(400)
-    .type('html')
-    .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed · Switchyard</title>` +
-        `<meta name="viewport" content="width=device-width, initial-scale=1"></head>` +
-        `<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">` +
-        `<h1>This sign-in link is not valid</h1><p>${escaped}</p><p><a href="/">Go to the Switchyard dashboard</a></p></body></html>`,
-    );
+  res.status(400).type('html').send(renderAuthorizeErrorPage(message));
 }

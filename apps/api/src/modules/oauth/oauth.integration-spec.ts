@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import OpenAI from 'openai';
 import { CALLBACK, freePort, insecure, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
+import { ClientsService } from '../clients/clients.service';
 import { BudgetService } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 
+const ADMIN = { email: 'oauth-admin@example.com', password: 'admin password 123' };
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
 
 describe('OAuth2 for third-party apps', () => {
@@ -14,6 +17,7 @@ describe('OAuth2 for third-party apps', () => {
   let as: oauth.AuthorizationServer;
   let owner: User;
   let alice: User;
+  let admin: string;
 
   const v1 = (token: string, clientId: string | null, path = '/v1/models', init: { body?: unknown } = {}) =>
     app.http(path, { token, headers: clientId ? { 'x-service-oauth-client-id': clientId } : {}, ...init });
@@ -25,11 +29,23 @@ describe('OAuth2 for third-party apps', () => {
       headers: res.headers,
     }));
 
+  /** A GET through node:http, which sends header bytes as given (latin1), unlike fetch's normalisation. */
+  const rawGet = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number }>((resolve, reject) => {
+      const req = request(`${app.url}${path}`, { headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
   beforeAll(async () => {
     const port = await freePort();
-    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, signupCredit: 0 });
+    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, signupCredit: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password });
     kit = await OAuthTestKit.start(app);
     ({ as, owner, alice } = kit);
+    admin = (await app.http('/api/v1/auth/login', { body: ADMIN })).body.data.token;
   });
   afterAll(() => app?.close());
 
@@ -142,21 +158,6 @@ describe('OAuth2 for third-party apps', () => {
       expect(after.active).toBe(false);
     });
 
-    it('skips the consent page once the scopes are granted, and for apps that do not ask', async () => {
-      const client = await kit.createClient();
-      await kit.codeFor(client.clientId); // consents
-      const { verifier, challengePromise } = kit.pkce();
-      void verifier;
-      const again = await kit.authorize({ client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'x', code_challenge: await challengePromise, code_challenge_method: 'S256' });
-      expect(again.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
-
-      const trusted = await kit.createClient({ requireConsent: false });
-      const direct = await kit.authorize({ client_id: trusted.clientId, response_type: 'code', redirect_uri: CALLBACK, state: 'y', code_challenge: await challengePromise, code_challenge_method: 'S256' });
-      expect(direct.location).toMatch(/code=/);
-      const consents = await app.http('/api/v1/oauth2/consents', { token: alice.session });
-      expect(consents.body.data.map((consent: { clientId: string }) => consent.clientId)).toContain(trusted.clientId);
-    });
-
     it('sends a signed-out browser to sign in, then back to the same authorization', async () => {
       const client = await kit.createClient();
       const { challengePromise } = kit.pkce();
@@ -165,6 +166,113 @@ describe('OAuth2 for third-party apps', () => {
       const next = new URL(res.location!, app.url).searchParams.get('next')!;
       expect(new URL(res.location!, app.url).pathname).toBe('/signin');
       expect(next).toMatch(/^\/oauth2\/authorize\?client_id=/);
+    });
+  });
+
+  describe('who is asked for consent (only admin-trusted first-party apps skip it; RFC 8252 section 8.6)', () => {
+    const request = async (clientId: string, extra: Record<string, string> = {}) => {
+      const { challengePromise } = kit.pkce();
+      return { client_id: clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'st', code_challenge: await challengePromise, code_challenge_method: 'S256', ...extra };
+    };
+    const approve = async (params: Record<string, string>, user: User = alice) => {
+      const decision = await app.http('/api/v1/oauth2/authorize/decision', { token: user.session, body: { ...params, approve: true } });
+      expect(decision.status).toBe(200);
+      return decision.body.data.redirectTo as string;
+    };
+    const trust = (clientId: string, trusted: boolean, token = admin) =>
+      app.http(`/api/v1/admin/oauth2/clients/${clientId}/trusted`, { method: 'PUT', token, body: { trusted } });
+
+    it('refuses an app’s own requireConsent: false with 400, on create and on update', async () => {
+      const created = await app.http('/api/v1/oauth2/clients', { token: owner.session, body: { clientName: 'Silent App', redirectUris: [CALLBACK], requireConsent: false } });
+      expect(created.status).toBe(400);
+      expect(created.body).toMatchObject({ success: false, error: { code: 'VALIDATION_FAILED', details: [{ field: 'requireConsent' }] } });
+      expect(created.body.error.details[0].messages[0]).toContain('an admin decides');
+      const client = await kit.createClient({ requireConsent: true });
+      expect(client).toMatchObject({ requireConsent: true, trusted: false });
+      const updated = await app.http(`/api/v1/oauth2/clients/${client.clientId}`, { method: 'PUT', token: owner.session, body: { requireConsent: false } });
+      expect(updated.status).toBe(400);
+      expect(updated.body.error.details[0].field).toBe('requireConsent');
+    });
+
+    it('an untrusted public app with a loopback redirect is asked every time, even after the user consented', async () => {
+      const client = await kit.createClient();
+      const params = await request(client.clientId);
+      expect((await kit.authorize(params)).location).toMatch(/^\/consent\?/);
+      expect(await approve(params)).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
+      // The consent exists, yet any program on the device could be this client: the page comes again.
+      const again = await kit.authorize(await request(client.clientId));
+      expect(again.location).toMatch(/^\/consent\?/);
+      expect((await app.http('/api/v1/oauth2/consents', { token: alice.session })).body.data.map((c: { clientId: string }) => c.clientId)).toContain(client.clientId);
+    });
+
+    it('a confidential app reuses this user’s earlier consent when it covers the scopes, and asks again for more', async () => {
+      const client = await kit.createClient({ generateSecret: true });
+      const params = await request(client.clientId);
+      expect((await kit.authorize(params)).location).toMatch(/^\/consent\?/);
+      await approve(params);
+      expect((await kit.authorize(await request(client.clientId))).location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
+      expect((await kit.authorize(await request(client.clientId, { scope: 'api:access profile:read' }))).location).toMatch(/^\/consent\?/);
+    });
+
+    it('user A’s consent never authorizes user B', async () => {
+      const client = await kit.createClient({ generateSecret: true });
+      const params = await request(client.clientId);
+      await approve(params, alice);
+      expect((await kit.authorize(await request(client.clientId), alice)).location).toMatch(/code=/);
+      const bob = await kit.newUser();
+      const forBob = await kit.authorize(await request(client.clientId), bob);
+      expect(forBob.location).toMatch(/^\/consent\?/);
+      expect((await app.http('/api/v1/oauth2/consents', { token: bob.session })).body.data).toEqual([]);
+    });
+
+    it('an owner’s public app with an https redirect reuses the consent; a dynamically registered one never does', async () => {
+      const https = 'https://app.example/callback';
+      const client = await kit.createClient({ redirectUris: [https] });
+      const params = await request(client.clientId, { redirect_uri: https });
+      expect((await kit.authorize(params)).location).toMatch(/^\/consent\?/);
+      await approve(params);
+      expect((await kit.authorize(await request(client.clientId, { redirect_uri: https }))).location).toMatch(/^https:\/\/app\.example\/callback\?code=/);
+
+      const registered = await app.http('/oauth2/register', { body: { redirect_uris: [https], client_name: 'Agent Host' } });
+      expect(registered.status).toBe(201);
+      const dynamic = await request(registered.body.client_id, { redirect_uri: https });
+      await approve(dynamic);
+      expect((await kit.authorize(await request(registered.body.client_id, { redirect_uri: https }))).location).toMatch(/^\/consent\?/);
+    });
+
+    it('a trusted first-party app skips the page for every user; only an admin may trust it, and untrusting brings the page back', async () => {
+      const client = await kit.createClient({ clientName: 'First-party App' });
+      expect((await kit.authorize(await request(client.clientId))).location).toMatch(/^\/consent\?/);
+      // Its owner is not an admin: the same 403 as any admin route; an unknown app is 404.
+      expect((await trust(client.clientId, true, owner.session))).toMatchObject({ status: 403, body: { success: false, error: { code: 'FORBIDDEN' } } });
+      expect((await trust('syc_unknown', true))).toMatchObject({ status: 404, body: { error: { code: 'CLIENT_NOT_FOUND' } } });
+      expect((await app.http(`/api/v1/admin/oauth2/clients/${client.clientId}/trusted`, { method: 'PUT', token: admin, body: { trusted: 'yes' } })).status).toBe(400);
+      const trusted = await trust(client.clientId, true);
+      expect(trusted.status).toBe(200);
+      expect(trusted.body.data).toMatchObject({ clientId: client.clientId, trusted: true, requireConsent: false });
+      for (const user of [alice, await kit.newUser()]) {
+        const direct = await kit.authorize(await request(client.clientId), user);
+        expect(direct.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
+        // The consent is recorded all the same, so the user sees the app and can revoke it.
+        expect((await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data.map((c: { clientId: string }) => c.clientId)).toContain(client.clientId);
+      }
+      expect((await trust(client.clientId, false)).body.data).toMatchObject({ trusted: false, requireConsent: true });
+      expect((await kit.authorize(await request(client.clientId))).location).toMatch(/^\/consent\?/);
+
+      const registered = await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], client_name: 'Anonymous Agent' } });
+      expect((await trust(registered.body.client_id, true)).body.error.code).toBe('CLIENT_NOT_TRUSTABLE');
+    });
+
+    it('a trusted app whose owner changes its redirect URIs or scopes loses the trust until an admin renews it', async () => {
+      const client = await kit.createClient({ clientName: 'Trusted Then Edited' });
+      expect((await trust(client.clientId, true)).status).toBe(200);
+      const edit = (body: Record<string, unknown>) => app.http(`/api/v1/oauth2/clients/${client.clientId}`, { method: 'PUT', token: owner.session, body });
+      // A rename or a new token lifetime keeps it; the same URIs sent again keep it.
+      expect((await edit({ clientName: 'Trusted Renamed', accessTokenTtlSeconds: 600, redirectUris: [CALLBACK] })).body.data.trusted).toBe(true);
+      expect((await edit({ redirectUris: [CALLBACK, 'https://attacker.example/cb'] })).body.data).toMatchObject({ trusted: false, requireConsent: true });
+      expect((await kit.authorize(await request(client.clientId))).location).toMatch(/^\/consent\?/);
+      expect((await trust(client.clientId, true)).body.data.trusted).toBe(true);
+      expect((await edit({ requestedScopes: ['api:access'] })).body.data.trusted).toBe(false);
     });
   });
 
@@ -177,7 +285,7 @@ describe('OAuth2 for third-party apps', () => {
     const exchange = (code: string, verifier: string | undefined, clientId = client.clientId, redirectUri = CALLBACK) =>
       tokenRequest({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirectUri, ...(verifier !== undefined ? { code_verifier: verifier } : {}) });
 
-    it('a reused code, and the tokens of its first use die with it', async () => {
+    it('a code replayed by its own client with the verifier ends the tokens of its first use', async () => {
       const { callback, verifier } = await kit.codeFor(client.clientId);
       const code = callback.searchParams.get('code')!;
       const first = await exchange(code, verifier);
@@ -187,6 +295,35 @@ describe('OAuth2 for third-party apps', () => {
       expect(second).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect(second.headers.get('cache-control')).toBe('no-store');
       expect((await v1(first.body.access_token, client.clientId)).status).toBe(401);
+    });
+
+    it('a code replayed without its verifier, or by another client, revokes nothing (the replaying client is authenticated first)', async () => {
+      const { callback, verifier } = await kit.codeFor(client.clientId);
+      const code = callback.searchParams.get('code')!;
+      const first = await exchange(code, verifier);
+      expect(first.status).toBe(200);
+      const other = await kit.createClient();
+      for (const attempt of [
+        await exchange(code, oauth.generateRandomCodeVerifier()),
+        await exchange(code, undefined),
+        await exchange(code, verifier, other.clientId),
+        await tokenRequest({ grant_type: 'authorization_code', code, client_id: 'syc_unknown', redirect_uri: CALLBACK, code_verifier: verifier }),
+      ])
+        expect(attempt.status).toBeGreaterThanOrEqual(400);
+      expect((await v1(first.body.access_token, client.clientId)).status).toBe(200);
+
+      // A confidential client's replay with a wrong secret fails client authentication before the code is looked at.
+      const server = await kit.createClient({ generateSecret: true });
+      const issued = await kit.codeFor(server.clientId);
+      const serverCode = issued.callback.searchParams.get('code')!;
+      const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(`${server.clientId}:${secret}`).toString('base64')}` });
+      const body = { grant_type: 'authorization_code', code: serverCode, redirect_uri: CALLBACK, code_verifier: issued.verifier };
+      const ok = await tokenRequest(body, basic(server.clientSecret!));
+      expect(ok.status).toBe(200);
+      expect(await tokenRequest(body, basic('sycs_wrong'))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      expect((await v1(ok.body.access_token, server.clientId)).status).toBe(200);
+      expect((await tokenRequest(body, basic(server.clientSecret!))).body.error).toBe('invalid_grant');
+      expect((await v1(ok.body.access_token, server.clientId)).status).toBe(401);
     });
 
     it('a code sent by another client', async () => {
@@ -263,23 +400,53 @@ describe('OAuth2 for third-party apps', () => {
       expect((await v1(narrowed.body.access_token, client.clientId)).status).toBe(403);
     });
 
-    it('a reused refresh token kills the whole grant', async () => {
+    const refresh = (token: string, extra: Record<string, string> = {}) => tokenRequest({ grant_type: 'refresh_token', refresh_token: token, client_id: client.clientId, ...extra });
+    /** Moves a refresh token's use back in time, past the retry grace. */
+    const ageUse = (token: string, seconds: number) =>
+      app.database.dataSource.query(`UPDATE oauth_tokens SET used_at = now() - make_interval(secs => $2) WHERE token_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [token, seconds]);
+
+    it('a refresh token replayed after the 10-second retry grace ends the whole grant', async () => {
       const tokens = await kit.tokensFor(client);
-      const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
+      const rotated = await refresh(tokens.refresh_token!);
       expect(rotated.status).toBe(200);
       expect((await v1(rotated.body.access_token, client.clientId)).status).toBe(200);
-      const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
+      await ageUse(tokens.refresh_token!, 11);
+      const replay = await refresh(tokens.refresh_token!);
       expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await v1(rotated.body.access_token, client.clientId)).status).toBe(401);
-      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token, client_id: client.clientId })).body.error).toBe('invalid_grant');
+      expect((await refresh(rotated.body.refresh_token)).body.error).toBe('invalid_grant');
     });
 
-    it('two refreshes racing with one token: at most one wins, and then the grant is dead', async () => {
+    it('ten parallel refreshes of one token all succeed and the grant stays alive (a retry within the grace gets a pair too)', async () => {
       const tokens = await kit.tokensFor(client);
-      const results = await Promise.all([1, 2].map(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId })));
-      expect(results.filter((result) => result.status === 200).length).toBeLessThanOrEqual(1);
-      expect(results.filter((result) => result.status === 400).length).toBeGreaterThanOrEqual(1);
-      for (const result of results.filter((r) => r.status === 200)) expect((await v1(result.body.access_token, client.clientId)).status).toBe(401);
+      const results = await Promise.all(Array.from({ length: 10 }, () => refresh(tokens.refresh_token!)));
+      expect(results.map((result) => result.status)).toEqual(results.map(() => 200));
+      expect(new Set(results.map((result) => result.body.refresh_token)).size).toBe(10);
+      for (const result of results) expect((await v1(result.body.access_token, client.clientId)).status).toBe(200);
+      // The client goes on with the pair it kept; the other new refresh tokens are revoked then, the grant lives.
+      const [kept, ...others] = results;
+      const next = await refresh(kept.body.refresh_token);
+      expect(next.status).toBe(200);
+      for (const other of others) expect((await refresh(other.body.refresh_token)).body.error).toBe('invalid_grant');
+      expect((await v1(next.body.access_token, client.clientId)).status).toBe(200);
+      expect((await refresh(next.body.refresh_token)).status).toBe(200);
+    });
+
+    it('an older refresh token (its successor already used) ends the grant, even within the grace', async () => {
+      const tokens = await kit.tokensFor(client);
+      const second = await refresh(tokens.refresh_token!);
+      const third = await refresh(second.body.refresh_token);
+      expect(third.status).toBe(200);
+      expect(await refresh(tokens.refresh_token!)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect((await v1(third.body.access_token, client.clientId)).status).toBe(401);
+    });
+
+    it('a retry within the grace that asks for more scopes is refused and ends nothing', async () => {
+      const tokens = await kit.tokensFor(client, { scope: 'profile:read' });
+      const rotated = await refresh(tokens.refresh_token!);
+      expect(rotated.status).toBe(200);
+      expect(await refresh(tokens.refresh_token!, { scope: 'api:access profile:read' })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+      expect((await refresh(rotated.body.refresh_token)).status).toBe(200);
     });
 
     it('refreshes alongside chat traffic: every statement stands alone, so none breaks the other', async () => {
@@ -327,6 +494,18 @@ describe('OAuth2 for third-party apps', () => {
       expect((await v1(tokens.access_token, null, '/api/v1/usage/me/summary')).status).toBe(400);
       // A dashboard-only route refuses an app's token.
       expect((await app.http('/api/v1/keys', { token: tokens.access_token })).status).toBe(401);
+    });
+
+    it('compares the client-id header exactly: a value that matches only once trimmed is refused', async () => {
+      const tokens = await kit.tokensFor(client);
+      // Node already drops spaces and tabs around header values; a no-break space (0xA0) survives and String.trim() drops it.
+      for (const header of [`${client.clientId}\u00a0`, `\u00a0${client.clientId}`]) {
+        for (const path of ['/v1/models', '/oauth2/v1/models', '/api/v1/usage/me/summary']) {
+          const res = await rawGet(path, { authorization: `Bearer ${tokens.access_token}`, 'x-service-oauth-client-id': header });
+          expect([path, res.status]).toEqual([path, 401]);
+        }
+      }
+      expect((await rawGet('/v1/models', { authorization: `Bearer ${tokens.access_token}`, 'x-service-oauth-client-id': client.clientId })).status).toBe(200);
     });
 
     it('consent revoked mid-session: the app’s tokens stop at once', async () => {
@@ -432,8 +611,24 @@ describe('OAuth2 for third-party apps', () => {
       // Custom schemes and loopback are fine, and a single redirectUri is accepted too.
       const ok = await app.http('/api/v1/oauth2/clients', { token: owner.session, body: { clientName: 'Mobile', redirectUri: 'com.example.app:/oauth/callback' } });
       expect(ok.status).toBe(201);
-      expect(ok.body.data).toMatchObject({ redirectUris: ['com.example.app:/oauth/callback'], scopes: ['api:access'], requirePkce: true, requireConsent: true, isActive: true, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2592000 });
+      expect(ok.body.data).toMatchObject({ redirectUris: ['com.example.app:/oauth/callback'], scopes: ['api:access'], requirePkce: true, requireConsent: true, trusted: false, isActive: true, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2592000 });
       expect(ok.body.data.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+    });
+
+    it('keeps the limit of 50 apps per account under 20 concurrent creates: exactly 50 exist afterwards', async () => {
+      const maker = await kit.newUser(0);
+      for (let i = 0; i < 45; i += 1) await kit.createClient({ clientName: `Bulk ${i}` }, maker);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => app.http('/api/v1/oauth2/clients', { token: maker.session, body: { clientName: `Race ${i}`, redirectUris: [CALLBACK] } })),
+      );
+      expect(results.filter((res) => res.status === 201)).toHaveLength(5);
+      for (const res of results.filter((r) => r.status !== 201)) expect(res.body).toMatchObject({ success: false, error: { code: 'CLIENT_LIMIT_REACHED' } });
+      expect((await app.http('/api/v1/oauth2/clients', { token: maker.session })).body.data).toHaveLength(50);
+      // Deleting one frees its place.
+      const [one] = (await app.http('/api/v1/oauth2/clients', { token: maker.session })).body.data;
+      await app.http(`/api/v1/oauth2/clients/${one.clientId}`, { method: 'DELETE', token: maker.session });
+      expect((await app.http('/api/v1/oauth2/clients', { token: maker.session, body: { clientName: 'Again', redirectUris: [CALLBACK] } })).status).toBe(201);
+      expect((await app.http('/api/v1/oauth2/clients', { token: maker.session, body: { clientName: 'Too many', redirectUris: [CALLBACK] } })).status).toBe(422);
     });
 
     it('lists with authorizedUserCount, updates, and keeps other users out (404)', async () => {
@@ -469,6 +664,80 @@ describe('OAuth2 for third-party apps', () => {
       expect(confidential).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
       const badUri = await app.http('/oauth2/register', { body: { redirect_uris: ['http://evil.example/cb'] } });
       expect(badUri).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
+    });
+
+    it('an invalid request of a dynamically registered app never redirects a signed-out browser to it (no open redirect)', async () => {
+      const attacker = 'https://attacker.example/landing';
+      const registered = await app.http('/oauth2/register', { body: { redirect_uris: [attacker], client_name: 'Helpful Agent' } });
+      expect(registered.status).toBe(201);
+      const bad = { client_id: registered.body.client_id, redirect_uri: attacker, response_type: 'token', state: 's' };
+      const signedOut = await kit.authorize(bad, null);
+      expect(signedOut.status).toBe(400);
+      expect(signedOut.location).toBeNull();
+      expect(signedOut.headers.get('content-type')).toMatch(/^text\/html/);
+      // The page is the dashboard's: its card and title classes.
+      expect(signedOut.text).toContain('class="center-page"');
+      expect(signedOut.text).toContain('class="auth-title"');
+      expect(signedOut.text).toContain('response_type must be code');
+      // Once the user has signed in here, the error goes back to the app as RFC 6749 says.
+      const signedIn = await kit.authorize(bad, alice);
+      expect(signedIn.status).toBe(302);
+      expect(new URL(signedIn.location!).origin + new URL(signedIn.location!).pathname).toBe(attacker);
+      expect(new URL(signedIn.location!).searchParams.get('error')).toBe('unsupported_response_type');
+      // An owner-registered app's validated redirect URI still gets its errors, signed in or not.
+      const owned = await kit.createClient();
+      const ownedError = await kit.authorize({ ...bad, client_id: owned.clientId, redirect_uri: CALLBACK }, null);
+      expect(ownedError.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?error=unsupported_response_type/);
+    });
+
+    it('refuses app names that pass for the service (switchyard, admin, official; any case, spacing or look-alike letters)', async () => {
+      for (const name of ['Switchyard', 'switch yard login', 'Swіtchyard Helper', 'ADMIN tools', 'Оfficial Agent']) {
+        const res = await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], client_name: name } });
+        expect([name, res.status, res.body.error]).toEqual([name, 400, 'invalid_client_metadata']);
+        expect(res.body.error_description).toContain('must not contain');
+        const owned = await app.http('/api/v1/oauth2/clients', { token: owner.session, body: { clientName: name, redirectUris: [CALLBACK] } });
+        expect([name, owned.status, owned.body.error?.code]).toEqual([name, 400, 'CLIENT_NAME_RESERVED']);
+      }
+      const rename = await kit.createClient({ clientName: 'Harmless' });
+      expect((await app.http(`/api/v1/oauth2/clients/${rename.clientId}`, { method: 'PUT', token: owner.session, body: { clientName: 'Official Harmless' } })).body.error.code).toBe('CLIENT_NAME_RESERVED');
+      // An admin names the service's own first-party apps.
+      const firstParty = await app.http('/api/v1/oauth2/clients', { token: admin, body: { clientName: 'Switchyard CLI', redirectUris: [CALLBACK] } });
+      expect(firstParty.status).toBe(201);
+    });
+
+    it('a registration that obtained no token within 24 hours is ignored, then deleted; a used one stays', async () => {
+      const register = async (client_name: string) => (await app.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], client_name } })).body.client_id as string;
+      const unused = await register('Forgotten Agent');
+      const used = await register('Busy Agent');
+      const tokens = await kit.tokensFor({ clientId: used }, { scope: 'api:access' });
+      await app.database.dataSource.query(`UPDATE oauth_clients SET created_at = now() - interval '25 hours' WHERE client_id = ANY($1)`, [[unused, used]]);
+      const { challengePromise } = kit.pkce();
+      const page = await kit.authorize({ client_id: unused, redirect_uri: CALLBACK, response_type: 'code', code_challenge: await challengePromise, code_challenge_method: 'S256' });
+      expect(page.status).toBe(400);
+      expect(page.text).toContain('unknown or no longer active');
+      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'syr_x', client_id: unused })).body.error).toBe('invalid_client');
+      expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: used })).status).toBe(200);
+      expect(await app.app.get(ClientsService).purgeUnusedRegistrations()).toBeGreaterThanOrEqual(1);
+      const left: { client_id: string }[] = await app.database.dataSource.query('SELECT client_id FROM oauth_clients WHERE client_id = ANY($1)', [[unused, used]]);
+      expect(left.map((row) => row.client_id)).toEqual([used]);
+    });
+
+    it('is limited to 20 registrations per hour per client address (429 with Retry-After)', async () => {
+      const fresh = await startTestApp({ signupCredit: 0 });
+      try {
+        const statuses: number[] = [];
+        let last: Awaited<ReturnType<TestApp['http']>> | undefined;
+        for (let i = 0; i < 21; i += 1) {
+          last = await fresh.http('/oauth2/register', { body: { redirect_uris: [CALLBACK], client_name: `Agent ${i}` } });
+          statuses.push(last.status);
+        }
+        expect(statuses).toEqual([...Array.from({ length: 20 }, () => 201), 429]);
+        expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+        const [{ count }] = await fresh.database.dataSource.query(`SELECT count(*)::int AS count FROM oauth_clients WHERE registration = 'dynamic'`);
+        expect(count).toBe(20);
+      } finally {
+        await fresh.close();
+      }
     });
   });
 });

@@ -35,7 +35,7 @@ export interface AccessTokenRow {
 }
 
 export type RefreshOutcome =
-  | { status: 'rotated'; grantId: string; clientPk: number; userId: string; scopes: OAuthScope[] }
+  | { status: 'rotated'; grantId: string; clientPk: number; userId: string; scopes: OAuthScope[]; retried: boolean }
   | { status: 'reused'; grantId: string; clientPk: number }
   | { status: 'scope_exceeded'; granted: OAuthScope[] }
   | { status: 'invalid' };
@@ -104,33 +104,50 @@ export class OAuthRepository {
   /**
    * Rotates a refresh token in one statement: marks it used and issues a new pair in its grant, only if it is
    * live, of this client, of a live grant and active client, and `requested` (when given) is within the grant's
-   * scopes. The row lock makes two racing rotations of one token serialise: the second sees it used (`reused`).
+   * scopes. The row lock makes racing rotations of one token serialise: the later ones see it used.
+   *
+   * A used token presented again within `graceSeconds` of its use, while the token it was rotated into has not
+   * been used yet (it is the immediately previous one), is a client retrying after a lost answer: it gets a new
+   * pair too, beside the first (`retried`). Rotating a token revokes its unused siblings (the other tokens
+   * rotated from the same parent), so the chain does not stay forked. Any other use of a used token is `reused`.
    */
-  async rotateRefresh(refreshHash: string, clientPk: number, requested: OAuthScope[] | null, tokens: IssuedTokenHashes): Promise<RefreshOutcome> {
+  async rotateRefresh(refreshHash: string, clientPk: number, requested: OAuthScope[] | null, tokens: IssuedTokenHashes, graceSeconds: number): Promise<RefreshOutcome> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `WITH cur AS (
-         SELECT t.grant_id, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
+         SELECT t.grant_id, t.parent_hash, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
+                COALESCE(t.used_at > now() - make_interval(secs => $8), false) AS in_grace,
+                EXISTS (SELECT 1 FROM oauth_tokens n WHERE n.parent_hash = $1 AND n.kind = 'refresh' AND n.used_at IS NOT NULL) AS superseded,
                 g.client_pk, g.user_id, g.scopes, g.revoked_at IS NOT NULL AS grant_dead, c.is_active
            FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
           WHERE t.token_hash = $1 AND t.kind = 'refresh'
           FOR UPDATE OF t),
+       ok AS (SELECT * FROM cur WHERE client_pk = $2 AND NOT grant_dead AND is_active AND scopes @> COALESCE($3::text[], '{}')),
        rot AS (
          UPDATE oauth_tokens SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-            AND EXISTS (SELECT 1 FROM cur WHERE client_pk = $2 AND NOT grant_dead AND is_active AND scopes @> COALESCE($3::text[], '{}'))
+            AND EXISTS (SELECT 1 FROM ok)
           RETURNING grant_id),
+       retry AS (SELECT grant_id FROM ok WHERE used AND in_grace AND NOT superseded AND NOT dead),
+       src AS (SELECT grant_id FROM rot UNION ALL SELECT grant_id FROM retry),
+       sib AS (
+         UPDATE oauth_tokens SET revoked_at = now()
+          WHERE parent_hash = (SELECT parent_hash FROM cur) AND token_hash <> $1 AND kind = 'refresh'
+            AND used_at IS NULL AND revoked_at IS NULL AND EXISTS (SELECT 1 FROM rot)),
        pair AS (
-         INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, scopes)
-         SELECT $4, grant_id, 'access', now() + make_interval(secs => $5), $3::text[] FROM rot
-         UNION ALL SELECT $6, grant_id, 'refresh', now() + make_interval(secs => $7), NULL FROM rot)
-       SELECT cur.*, (SELECT count(*) FROM rot) AS rotated FROM cur`,
-      [refreshHash, clientPk, requested, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds],
+         INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, scopes, parent_hash)
+         SELECT $4, grant_id, 'access', now() + make_interval(secs => $5), $3::text[], NULL FROM src
+         UNION ALL SELECT $6, grant_id, 'refresh', now() + make_interval(secs => $7), NULL, $1 FROM src)
+       SELECT cur.*, (SELECT count(*) FROM rot) AS rotated, (SELECT count(*) FROM retry) AS retried FROM cur`,
+      [refreshHash, clientPk, requested, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds, graceSeconds],
     );
     const row = rows[0];
     if (!row || Number(row.client_pk) !== clientPk || row.grant_dead || !row.is_active) return { status: 'invalid' };
     const grantId = String(row.grant_id);
-    if (Number(row.rotated) > 0) return { status: 'rotated', grantId, clientPk, userId: String(row.user_id), scopes: requested ?? parseArray(row.scopes) };
-    if (row.used) return { status: 'reused', grantId, clientPk };
+    const retried = Number(row.retried) > 0;
+    if (Number(row.rotated) > 0 || retried)
+      return { status: 'rotated', grantId, clientPk, userId: String(row.user_id), scopes: requested ?? parseArray(row.scopes), retried };
+    const retryable = row.in_grace && !row.superseded && !row.dead;
+    if (row.used && !retryable) return { status: 'reused', grantId, clientPk };
     if (row.dead) return { status: 'invalid' };
     return { status: 'scope_exceeded', granted: parseArray(row.scopes) };
   }

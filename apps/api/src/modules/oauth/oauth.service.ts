@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLIENT_NAME_RANGE, MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, redirectUriProblem, type TokenResponse } from '@switchyard/shared-dto';
+import { CLIENT_NAME_RANGE, MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, redirectUriProblem, reservedNameProblem, type TokenResponse } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { ClientsService } from '../clients/clients.service';
@@ -88,6 +88,8 @@ export class OAuthService {
     const name = metadata.client_name ?? 'Unnamed agent';
     if (typeof name !== 'string' || name.trim().length < CLIENT_NAME_RANGE[0] || name.trim().length > CLIENT_NAME_RANGE[1])
       throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `client_name must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters`);
+    const reserved = reservedNameProblem(name);
+    if (reserved) throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `client_name ${reserved}`);
     const client = await this.clients.registerDynamic({ clientName: name.trim(), redirectUris: redirectUris as string[], scopes: scopes as OAuthScope[] });
     return {
       client_id: client.clientId,

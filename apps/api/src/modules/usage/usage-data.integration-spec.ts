@@ -3,6 +3,8 @@ import { createTestDatabase } from '../../../test/support/test-database';
 import { usageRecord } from '../../../test/support/usage-record';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { Database } from '../../database/database';
+import { MIGRATIONS } from '../../database/migrations';
+import { UsagePartitions1763800008000 } from '../../database/migrations/1763800008000-usage-partitions';
 import { monthsFrom, UsagePartitions } from './usage-partitions';
 import { UsageRecorder, UsageRecordInput } from './usage-recorder';
 import { UsageService } from './usage.service';
@@ -208,9 +210,8 @@ describe('the usage partitions migration', () => {
     const database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 2 });
     try {
       const { dataSource } = database;
-      // Back to before the partitions (undoing the money-keys migration that followed them first).
-      await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
+      // Back to just before the partitions migration, whatever migrations came after it.
+      for (let undo = MIGRATIONS.length - MIGRATIONS.indexOf(UsagePartitions1763800008000); undo > 0; undo -= 1) await dataSource.undoLastMigration();
       const [{ id: userId }] = await dataSource.query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [uniqueEmail('migrate')]);
       await dataSource.query(
         `INSERT INTO usage_records (request_id, user_id, oauth_client_id, method, model, status, http_status, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at)

@@ -38,8 +38,12 @@ export class OAuthClientEntity {
   @Column({ name: 'require_pkce', type: 'boolean', default: true })
   requirePkce: boolean;
 
-  @Column({ name: 'require_consent', type: 'boolean', default: true })
-  requireConsent: boolean;
+  /**
+   * A first-party app that an admin marked trusted: its users are not asked for consent. Owners cannot set it
+   * (the old `require_consent` column stays true and is not read any more).
+   */
+  @Column({ type: 'boolean', default: false })
+  trusted: boolean;
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
@@ -50,6 +54,14 @@ export class OAuthClientEntity {
 
   @Column({ type: 'text', default: 'owner' })
   registration: 'owner' | 'dynamic';
+
+  /** When a token was first issued to the app; a dynamic registration unused for a day is ignored, then deleted. */
+  @Column({ name: 'used_at', type: 'timestamptz', nullable: true })
+  usedAt: Date | null;
+
+  /** Which of its owner's 50 places the app holds (unique per owner); null for a dynamic registration. */
+  @Column({ type: 'smallint', nullable: true })
+  slot: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

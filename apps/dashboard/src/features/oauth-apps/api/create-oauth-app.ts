@@ -9,7 +9,6 @@ export interface OAuthAppCreateRequest {
   clientName: string;
   redirectUris: string[];
   requestedScopes: OAuthScope[];
-  requireConsent: boolean;
   generateSecret: boolean;
   accessTokenTtlSeconds?: number;
   refreshTokenTtlSeconds?: number;

@@ -116,7 +116,7 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         </div>
         <div>
           <dt>Consent</dt>
-          <dd>{app.requireConsent ? 'Asked of every user' : 'Skipped'}</dd>
+          <dd>{app.trusted ? 'Skipped: a first-party app an admin trusts' : 'Asked of every user'}</dd>
         </div>
       </dl>
       {failure ? <Alert>That did not work: {failure.message}</Alert> : null}

@@ -17,7 +17,6 @@ export interface AppFormValues {
   /** One redirect URI per line. */
   redirectUris: string;
   requestedScopes: OAuthScope[];
-  requireConsent: boolean;
   confidential: boolean;
   accessTokenTtlSeconds: string;
   refreshTokenTtlSeconds: string;
@@ -36,7 +35,6 @@ export const EMPTY_APP_FORM: AppFormValues = {
   clientName: '',
   redirectUris: '',
   requestedScopes: ['api:access'],
-  requireConsent: true,
   confidential: false,
   accessTokenTtlSeconds: String(ACCESS_TOKEN_TTL_DEFAULT),
   refreshTokenTtlSeconds: String(REFRESH_TOKEN_TTL_DEFAULT),
@@ -96,7 +94,6 @@ export function checkAppForm(values: AppFormValues): AppFormCheck {
       clientName,
       redirectUris,
       requestedScopes: values.requestedScopes,
-      requireConsent: values.requireConsent,
       generateSecret: values.confidential,
       accessTokenTtlSeconds: accessTtl,
       refreshTokenTtlSeconds: refreshTtl,

@@ -138,13 +138,6 @@ export function CreateAppForm() {
           ) : null}
         </fieldset>
         <CheckboxField
-          label="Require consent"
-          hint="Users see the consent page before the app gets access. Turn it off only for your own apps."
-          name="requireConsent"
-          checked={values.requireConsent}
-          onChange={(event) => update({ requireConsent: event.target.checked })}
-        />
-        <CheckboxField
           label="Confidential app (generate a client secret)"
           hint="For apps with a server that can keep a secret. Mobile, desktop and browser apps stay public and use PKCE alone."
           name="confidential"

@@ -1,0 +1,32 @@
+import type { Request } from 'express';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The origins of the service's own pages: PUBLIC_URL's, and when PUBLIC_URL is a loopback address, every
+ * loopback name on its port and on the port the request arrived at (a local install is reached as localhost
+ * or 127.0.0.1 alike, and tests listen on a random port).
+ */
+export function ownOrigins(publicUrl: string, localPort: number | undefined): Set<string> {
+  const url = new URL(publicUrl);
+  const origins = new Set([url.origin]);
+  if (!LOOPBACK_HOSTS.has(url.hostname)) return origins;
+  const ports = new Set([url.port || (url.protocol === 'https:' ? '443' : '80'), ...(localPort ? [String(localPort)] : [])]);
+  for (const host of LOOPBACK_HOSTS) for (const port of ports) origins.add(new URL(`${url.protocol}//${host}:${port}`).origin);
+  return origins;
+}
+
+/**
+ * Why a browser request must be refused as cross-site (login CSRF, a forged cookie write), or null: its
+ * `Sec-Fetch-Site` says cross-site, or it carries an `Origin` (including the opaque `null`) that is not one of
+ * the service's own. A request with neither header is not from a browser's cross-site form or fetch (non-browser
+ * clients send neither) and passes.
+ */
+export function crossSiteProblem(req: Request, publicUrl: string): string | null {
+  const site = req.header('sec-fetch-site');
+  if (site !== undefined && site.trim().toLowerCase() === 'cross-site') return 'Requests from other sites are not accepted here (Sec-Fetch-Site: cross-site)';
+  const origin = req.header('origin');
+  if (origin === undefined) return null;
+  if (ownOrigins(publicUrl, req.socket.localPort).has(origin)) return null;
+  return 'Requests from other sites are not accepted here: the Origin is not this service’s';
+}
