@@ -3,6 +3,13 @@
 /** interface.md section 4.4: 3-40 characters, lowercase letters, digits, '_' and '-', not at either end. */
 export const SPACE_HANDLE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,38}[a-z0-9]$/;
 export const SPACE_HANDLE_RANGE = [3, 40] as const;
+/**
+ * "--" as the third and fourth characters: `xn--` is punycode, which browsers show in another script (a
+ * homograph of a well-known name, should handles ever become host names), and IDNA reserves the other `??--`
+ * prefixes for the same use.
+ */
+export const SPACE_HANDLE_HYPHENS = /^..--/;
+export const SPACE_HANDLE_HYPHENS_PROBLEM = 'may not have "--" as its third and fourth characters (xn-- is punycode)';
 
 /**
  * Words no user may take as a handle: they name parts of Switchyard (paths, hosts, roles) or could pass for it
@@ -33,6 +40,7 @@ export function spaceHandleProblem(handle: string): string | null {
     return `must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters`;
   if (!SPACE_HANDLE_PATTERN.test(handle))
     return 'may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit';
+  if (SPACE_HANDLE_HYPHENS.test(handle)) return SPACE_HANDLE_HYPHENS_PROBLEM;
   if (SPACE_RESERVED_HANDLES.includes(handle)) return 'is a reserved word';
   return null;
 }

@@ -7,6 +7,7 @@ import { Payments1763800005000 } from './1763800005000-payments';
 import { Spaces1763800006000 } from './1763800006000-spaces';
 import { RateLimits1763800007000 } from './1763800007000-rate-limits';
 import { UsagePartitions1763800008000 } from './1763800008000-usage-partitions';
+import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Spaces1763800006000,
   RateLimits1763800007000,
   UsagePartitions1763800008000,
+  SpaceJobSlots1763800011000,
 ];

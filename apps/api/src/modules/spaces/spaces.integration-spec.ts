@@ -301,6 +301,21 @@ describe('spaces with the demo provider', () => {
     expect((await app.http('/api/v1/spaces/me/apps', { token: bob.token })).body.data.map((a: { slug: string }) => a.slug)).not.toContain(generated.slug);
     expect((await app.http('/api/v1/spaces/no-such-handle-here')).status).toBe(404);
   });
+
+  it('refuses a handle with an xn-- label (punycode shows as another script: homograph phishing), with a clear message', async () => {
+    const dave = await register(app, 'dave');
+    for (const handle of ['xn--80ak6aa92e', 'xn--pple-43d', 'xn--switchyard', 'ab--cd']) {
+      const set = await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle } });
+      expect([handle, set.status, set.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
+      expect(set.body.error.details).toEqual([{ field: 'handle', messages: ['handle may not have "--" as its third and fourth characters (xn-- is punycode)'] }]);
+      const check = await app.http(`/api/v1/spaces/handle/check?handle=${handle}`);
+      expect([handle, check.status, check.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
+    }
+    expect((await app.http('/api/v1/auth/me', { token: dave.token })).body.data.handle).toBeNull();
+    // Double hyphens elsewhere are fine.
+    const fine = uniqueHandle('dave--xn');
+    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle: fine } })).status).toBe(200);
+  });
 });
 
 /** A catalog on the fake upstream; `writer` is a model whose upstream the tests switch (the catalog is live). */
@@ -445,6 +460,53 @@ describe('spaces with a fake upstream', () => {
     expect([fourth.status, fourth.body.error.code]).toEqual([429, 'SPACE_TOO_MANY_JOBS']);
     for (const slug of slugs) expect((await settled(app, user, slug)).status).toBe('ready');
     expect((await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Now there is room again', models: ['html-page'] } })).status).toBe(202);
+  });
+
+  it('accepts exactly three of twelve concurrent generations of one user (the job limit is atomic); the other nine get 429 SPACE_TOO_MANY_JOBS', async () => {
+    const burst = await register(app, 'burst');
+    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: burst.token, body: { handle: uniqueHandle('burst') } });
+    const generateAll = () =>
+      Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow concurrent app number ${n + 1}`, models: ['html-slow'] } }),
+        ),
+      );
+    const results = await generateAll();
+    const accepted = results.filter((res) => res.status === 202);
+    const refused = results.filter((res) => res.status !== 202);
+    expect(accepted).toHaveLength(3);
+    expect(refused.map((res) => [res.status, res.body.error.code])).toEqual(Array.from({ length: 9 }, () => [429, 'SPACE_TOO_MANY_JOBS']));
+    expect(refused[0].body).toEqual({
+      success: false,
+      message: 'At most 3 apps are written at once; wait until one is ready',
+      error: { code: 'SPACE_TOO_MANY_JOBS' },
+      timestamp: expect.any(String),
+      requestId: expect.any(String),
+    });
+    const [{ apps, jobs }] = await app.database.dataSource.query(
+      `SELECT (SELECT count(*)::int FROM space_apps WHERE user_id = $1) AS apps,
+              (SELECT count(*)::int FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')) AS jobs`,
+      [burst.userId],
+    );
+    expect({ apps, jobs }).toEqual({ apps: 3, jobs: 3 });
+
+    // Edits share the limit: with the three apps ready, three edits and nine generations race for three slots.
+    const slugs = accepted.map((res) => res.body.data.slug as string);
+    for (const slug of slugs) expect((await settled(app, burst, slug)).status).toBe('ready');
+    const mixed = await Promise.all([
+      ...slugs.map((slug) => app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: burst.token, body: { prompt: 'Make it teal' } })),
+      ...Array.from({ length: 9 }, (_, n) =>
+        app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow racing app number ${n + 1}`, models: ['html-slow'] } }),
+      ),
+    ]);
+    expect(mixed.filter((res) => res.status === 202)).toHaveLength(3);
+    expect(mixed.filter((res) => res.status !== 202).every((res) => res.status === 429 && res.body.error.code === 'SPACE_TOO_MANY_JOBS')).toBe(true);
+    const [{ active }] = await app.database.dataSource.query(`SELECT count(*)::int AS active FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')`, [
+      burst.userId,
+    ]);
+    expect(active).toBe(3);
+    const mine = (await app.http('/api/v1/spaces/me/apps', { token: burst.token })).body.data as Array<{ slug: string }>;
+    for (const { slug } of mine) await settled(app, burst, slug);
   });
 
   it('keeps the page when an edit fails, and says why', async () => {
