@@ -29,10 +29,21 @@ export const SPACE_EDIT_PROMPT_RANGE = [5, 2000] as const;
 export const SPACE_MAX_MODELS = 5;
 /** The largest page Switchyard hosts (UTF-8 bytes). */
 export const SPACE_PAGE_MAX_BYTES = 512 * 1024;
-/** Where hosted apps live on the service's own host: `/s/{handle}/{slug}`. */
+/** Where hosted apps live on SPACES_ORIGIN: `/s/{handle}/{slug}`. */
 export const SPACE_HOSTING_PREFIX = '/s';
-/** What a sandboxed hosted page may do (decisions.md section 9): scripts, forms, popups; never same-origin. */
-export const SPACE_SANDBOX = 'allow-scripts allow-forms allow-popups';
+/**
+ * The owner's preview on SPACES_ORIGIN: a page that shows the HTML its parent (the dashboard) posts to it, under
+ * the same headers as a hosted app. One path segment, so it never matches `/s/{handle}/{slug}`.
+ */
+export const SPACE_PREVIEW_PATH = '/s/_preview';
+/** The messages between the dashboard and the preview page. */
+export const SPACE_PREVIEW_READY = 'switchyard-preview-ready';
+export const SPACE_PREVIEW_PAGE = 'switchyard-preview-page';
+/**
+ * What a hosted page may do (docs/spaces.md): run its own scripts, nothing else. No allow-same-origin (an opaque
+ * origin: no cookies, no storage), no allow-popups, no allow-top-navigation, no allow-forms, no allow-modals.
+ */
+export const SPACE_SANDBOX = 'allow-scripts';
 
 /** Why a handle cannot be claimed as typed, or null when its form is fine (availability is the server's call). */
 export function spaceHandleProblem(handle: string): string | null {

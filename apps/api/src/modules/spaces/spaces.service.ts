@@ -152,7 +152,7 @@ export class SpacesService implements OwnedResources {
 
   // ---- hosting -------------------------------------------------------------------------------------------
 
-  /** The page at `/s/{handle}/{slug}`: published apps only; an old handle of the account redirects. */
+  /** The page at `/s/{handle}/{slug}` on SPACES_ORIGIN: published apps only; an old handle of the account redirects. */
   async hostedPage(handle: string, slug: string): Promise<HostedPage> {
     const holder = await this.accounts.handleHolder(handle);
     if (!holder?.handle) return { kind: 'none' };
@@ -234,7 +234,7 @@ export class SpacesService implements OwnedResources {
     };
   }
 
-  /** On SPACES_ORIGIN when configured, else on this host; served sandboxed either way (decisions.md section 9). */
+  /** On SPACES_ORIGIN (createApp resolves an unset one to the hosted-apps listener), never the dashboard's origin. */
   private appUrl(handle: string, slug: string): string {
     return `${this.config.spacesOrigin ?? this.config.publicUrl}${SPACE_HOSTING_PREFIX}/${encodeURIComponent(handle)}/${encodeURIComponent(slug)}`;
   }
