@@ -208,7 +208,9 @@ describe('the usage partitions migration', () => {
     const database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 2 });
     try {
       const { dataSource } = database;
-      await dataSource.undoLastMigration();
+      // Back to before the partitions migration: later migrations come off first.
+      while ((await dataSource.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0].name !== 'RateLimits1763800007000')
+        await dataSource.undoLastMigration();
       const [{ id: userId }] = await dataSource.query(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [uniqueEmail('migrate')]);
       await dataSource.query(
         `INSERT INTO usage_records (request_id, user_id, oauth_client_id, method, model, status, http_status, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at)
