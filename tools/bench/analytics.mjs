@@ -67,6 +67,7 @@ async function startApi() {
   Object.assign(env, {
     DATABASE_URL: scratchUrl(),
     PORT: String(port),
+    SPACES_PORT: '0', // hosted space apps, unused here: a free port rather than PORT + 1, which may be taken
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'error',

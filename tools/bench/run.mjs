@@ -199,6 +199,7 @@ async function startSwitchyard(kind, upstreamPort, { profileDir, redisPrefix = n
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'REDIS_PREFIX', 'NODE_OPTIONS']) delete env[name];
   Object.assign(env, {
     PORT: String(port),
+    SPACES_PORT: '0', // hosted space apps, unused here: a free port rather than PORT + 1, which may be taken
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'error',

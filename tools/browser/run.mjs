@@ -6,10 +6,14 @@
 //
 // A spec module exports either `name` + `async run(ctx)`, or `tests = [{ name, run }]` (run in order, so later
 // tests may rely on state kept by earlier ones in the same module). `ctx` is:
-//   { browser, baseUrl, newPage(options?), admin: { email, password } }
+//   { browser, baseUrl, spacesUrl, newPage(options?), admin: { email, password }, serverLog() }
 // `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
+// `spacesUrl` is SPACES_ORIGIN, where the API's second listener serves hosted space apps (another port of the
+// same host). `serverLog()` is the API's output so far (one access line per request: what the API received).
 // Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
 // screenshots it on failure and closes it afterwards. Every wait here is bounded.
+// The dashboard runs under its Content-Security-Policy: a test fails when a page of the dashboard's origin reports
+// a violation of it (hosted apps' own violations, in their opaque origin, are theirs to report).
 //
 // Env: CHROMIUM_PATH (default /usr/bin/chromium), DATABASE_URL (passed through to the API),
 //      BROWSER_TEST_VERBOSE=1 (stream the API's log).
@@ -89,10 +93,11 @@ function createLog() {
   };
 }
 
-function startApi({ port, dataDir, log }) {
+function startApi({ port, spacesPort, dataDir, log }) {
   const env = {
     ...process.env, // includes DATABASE_URL when set
     PORT: String(port),
+    SPACES_PORT: String(spacesPort),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
@@ -167,24 +172,42 @@ function firstLine(error) {
   return message.split('\n').filter(Boolean).slice(0, 6).join('\n      ');
 }
 
-async function runTest(test, { browser, baseUrl }) {
+const CSP_MARK = 'switchyard-browser-test: CSP violation';
+
+/** Reports every CSP violation of any frame to the console, with the origin of the document that made it. */
+function reportCspViolations(mark) {
+  addEventListener('securitypolicyviolation', (event) =>
+    console.error(`${mark} ${JSON.stringify({ origin: location.origin, directive: event.effectiveDirective, blocked: event.blockedURI })}`),
+  );
+}
+
+async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
   const contexts = [];
   const pageErrors = [];
+  const dashboardViolations = [];
+  const watch = (page) => {
+    page.on('pageerror', (error) => pageErrors.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      const text = message.text();
+      pageErrors.push(`console error: ${text}`);
+      if (text.startsWith(CSP_MARK) && JSON.parse(text.slice(CSP_MARK.length)).origin === new URL(baseUrl).origin) dashboardViolations.push(text);
+    });
+  };
   const ctx = {
     browser,
     baseUrl,
+    spacesUrl,
     admin: ADMIN,
+    serverLog: () => log.text(),
     async newPage(options = {}) {
       const context = await browser.newContext({ baseURL: baseUrl, ...options });
       context.setDefaultTimeout(ACTION_TIMEOUT_MS);
       context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
+      await context.addInitScript(reportCspViolations, CSP_MARK);
+      context.on('page', watch);
       contexts.push(context);
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(`page error: ${error.message}`));
-      page.on('console', (message) => {
-        if (message.type() === 'error') pageErrors.push(`console error: ${message.text()}`);
-      });
-      return page;
+      return context.newPage();
     },
   };
 
@@ -192,6 +215,8 @@ async function runTest(test, { browser, baseUrl }) {
   let failure = null;
   try {
     await withTimeout(Promise.resolve().then(() => test.run(ctx)), TEST_TIMEOUT_MS, 'the test');
+    if (dashboardViolations.length)
+      throw new Error(`the dashboard violated its Content-Security-Policy:\n${dashboardViolations.slice(0, 5).join('\n')}`);
   } catch (error) {
     failure = error;
   }
@@ -240,7 +265,10 @@ async function main() {
   }
 
   const port = await freePort();
+  let spacesPort = await freePort();
+  while (spacesPort === port) spacesPort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const spacesUrl = `http://127.0.0.1:${spacesPort}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-browser-'));
   const log = createLog();
   let api = null;
@@ -261,15 +289,15 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
-    api = startApi({ port, dataDir, log });
+    api = startApi({ port, spacesPort, dataDir, log });
     const startedAt = Date.now();
     await waitForReady(baseUrl, api);
-    console.log(`API ready at ${baseUrl} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    console.log(`API ready at ${baseUrl} (space apps at ${spacesUrl}) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
 
     browser = await withTimeout(chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 30_000 }), 35_000, 'launching Chromium');
 
     for (const test of tests) {
-      const result = await runTest(test, { browser, baseUrl });
+      const result = await runTest(test, { browser, baseUrl, spacesUrl, log });
       if (!result.failure) {
         passed += 1;
         console.log(`✓ ${test.name} (${result.ms} ms)`);

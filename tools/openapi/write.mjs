@@ -13,7 +13,7 @@ const { createApp } = require(join(root, 'apps/api/dist/app.js'));
 const { loadConfig } = require(join(root, 'apps/api/dist/config/config.js'));
 
 // Fixed values, so the document does not depend on the machine's environment.
-const config = { ...loadConfig({}), port: 0, dataDir: 'memory://', publicUrl: 'http://localhost:3000' };
+const config = { ...loadConfig({}), port: 0, spacesPort: 0, dataDir: 'memory://', publicUrl: 'http://localhost:3000' };
 const running = await createApp(config, { dashboard: false, logger: false });
 try {
   const document = await (await fetch(`${running.url}/openapi.json`)).json();

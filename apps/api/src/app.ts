@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import cookieParser from 'cookie-parser';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import type { AppConfig, LogLevel } from './config/config.schema';
@@ -13,19 +14,25 @@ import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
 import { requestContext } from './common/http/request-context';
-import { securityHeaders } from './common/http/security-headers';
+import { addStrictTransport, dashboardCsp, securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
 import { PAYMENT_WEBHOOK_PATH } from './modules/payments/payments.controller';
 import { addGatewayPaths } from './modules/proxy/gateway-openapi';
 import { GatewayService } from './modules/proxy/gateway.service';
 import { installFrontDoor } from './modules/proxy/front-door';
+import { addSpacesHostingPaths, spacesHost, spacesRedirect } from './modules/spaces/spaces-host';
+import { SpacesService } from './modules/spaces/spaces.service';
 
 export interface RunningApp {
   app: INestApplication;
   database: Database;
   /** The address it listens on, e.g. http://127.0.0.1:43121. */
   url: string;
+  /** The address the hosted-apps listener (SPACES_PORT) listens on, e.g. http://127.0.0.1:43122. */
+  spacesUrl: string;
+  /** The origin in every app's URL: SPACES_ORIGIN, or by default PUBLIC_URL's host on the hosted-apps port. */
+  spacesOrigin: string;
   close(): Promise<void>;
 }
 
@@ -38,6 +45,8 @@ export function logLevels(level: LogLevel): NestLogLevel[] {
 export interface CreateAppOptions {
   /** Serve the built dashboard (default true). */
   dashboard?: boolean;
+  /** Where the built dashboard is (default apps/dashboard/dist; tests give a folder of their own). */
+  dashboardDir?: string;
   /** Levels to print (default: LOG_LEVEL's), or false for none. */
   logger?: NestLogLevel[] | false;
   /** Where log lines go (tests capture them); default stdout and stderr. */
@@ -49,12 +58,50 @@ export function createLogger(config: AppConfig, levels: NestLogLevel[] = logLeve
   return new AppLogger({ format: config.logFormat, levels, apiKeyPrefix: config.apiKeyPrefix, write });
 }
 
-/** Opens the database (migrating it), builds the Nest app with every middleware, and listens. */
-export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
-  const logger = options.logger === false ? false : createLogger(config, options.logger, options.logWrite);
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      resolve(`http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`);
+    });
+  });
+}
+
+/** The default SPACES_ORIGIN: PUBLIC_URL's scheme and host on the hosted-apps listener's port. */
+export function defaultSpacesOrigin(publicUrl: string, spacesPort: number): string {
+  const url = new URL(publicUrl);
+  return `${url.protocol}//${url.hostname}:${spacesPort}`;
+}
+
+/**
+ * Listens for hosted apps on SPACES_PORT (their own origin: docs/spaces.md), opens the database (migrating it),
+ * builds the Nest app with every middleware, and listens on PORT.
+ */
+export async function createApp(given: AppConfig, options: CreateAppOptions = {}): Promise<RunningApp> {
+  const logger = options.logger === false ? false : createLogger(given, options.logger, options.logWrite);
   // Lines written while the database opens and migrates go through it too, not through Nest's default logger.
   if (logger) Logger.overrideLogger(logger);
-  const database = await Database.open(config);
+  // Hosted apps answer 503 until Nest is up; their port is taken first so that their origin is known.
+  let hostApps: RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const spacesServer = createServer((req, res) => hostApps(req, res));
+  const spacesUrl = await listen(spacesServer, given.spacesPort, given.host);
+  const spacesOrigin = given.spacesOrigin ?? defaultSpacesOrigin(given.publicUrl, Number(new URL(spacesUrl).port));
+  const config: AppConfig = { ...given, spacesOrigin };
+  let database: Database;
+  try {
+    // loadConfig refuses a SPACES_ORIGIN equal to PUBLIC_URL's; the default can only meet it through an odd PUBLIC_URL.
+    if (spacesOrigin === new URL(given.publicUrl).origin)
+      throw new Error(`hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`);
+    database = await Database.open(config);
+  } catch (error) {
+    spacesServer.close();
+    throw error;
+  }
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
@@ -67,20 +114,26 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
     app.use(requestContext(undefined, logRequests), securityHeaders, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    // Hosted apps live on SPACES_ORIGIN only; their old addresses on this host lead there.
+    app.use(spacesRedirect(spacesOrigin));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
-    const dashboard = options.dashboard === false ? [] : dashboardStatic();
+    const dashboard = options.dashboard === false ? [] : dashboardStatic(options.dashboardDir, dashboardCsp(spacesOrigin));
     if (dashboard.length) app.use(...dashboard);
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());
 
     const document = buildOpenApiDocument(app, config.publicUrl);
     addGatewayPaths(document);
+    addSpacesHostingPaths(document);
     app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
 
     // Gateway calls skip Express altogether (modules/proxy/front-door.ts): the gateway reads its own bodies (raw
     // JSON kept for pass-through, multipart streamed to disk) and needs none of the router's machinery.
     installFrontDoor(app.getHttpServer(), app.get(GatewayService), logRequests);
+    if (config.publicUrl.startsWith('https:')) addStrictTransport(app.getHttpServer());
+    if (spacesOrigin.startsWith('https:')) addStrictTransport(spacesServer);
     await app.listen(config.port, config.host);
+    hostApps = spacesHost(app.get(SpacesService), { dashboardOrigin: new URL(config.publicUrl).origin, logRequests });
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const running = app;
@@ -88,12 +141,16 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       app: running,
       database,
       url: `http://${host}:${address.port}`,
+      spacesUrl,
+      spacesOrigin,
       close: async () => {
+        await new Promise<void>((resolve) => spacesServer.close(() => resolve()));
         await running.close();
         await database.close();
       },
     };
   } catch (error) {
+    if (spacesServer.listening) spacesServer.close();
     await app?.close().catch(() => undefined);
     await database.close();
     throw error;

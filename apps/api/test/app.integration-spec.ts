@@ -1,4 +1,6 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestMethod } from '@nestjs/common';
@@ -8,6 +10,7 @@ import express from 'express';
 import { ACCESS_KEY } from '../src/common/auth/access.decorator';
 import { dashboardStatic } from '../src/common/http/dashboard-static';
 import { startTestApp, TestApp } from './support/test-app';
+import { createTestDatabase } from './support/test-database';
 
 describe('the app', () => {
   let app: TestApp;
@@ -73,7 +76,27 @@ describe('the app', () => {
     expect((await app.http('/api/v1/keys')).body).toMatchObject({ success: false });
   });
 
-  // Any change to this list is an access-control change: review it as one.
+  it('refuses to start when the default SPACES_ORIGIN would be the dashboard’s own origin', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const database = await createTestDatabase();
+    try {
+      await expect(startTestApp({ publicUrl: `http://127.0.0.1:${port}`, spacesPort: port }, database)).rejects.toThrow(
+        `hosted apps would share the dashboard's origin http://127.0.0.1:${port}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
+      );
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('sends no HSTS over plain http', async () => {
+    expect((await app.http('/healthz')).headers.get('strict-transport-security')).toBeNull();
+  });
+
+  // Any change to this list is an access-control change: review it as one. (Hosted space apps are not in it:
+  // they are served by a listener of their own, spaces-host.ts, and this host only redirects /s/* there.)
   it('declares access on every route', () => {
     const routes: string[] = [];
     for (const module of app.app.get(ModulesContainer).values()) {
@@ -123,7 +146,6 @@ describe('the app', () => {
   "GET /oauth2/authorize public",
   "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",
-  "GET /s/:handle/:slug public",
   "POST /api/v1/admin/giftcards roles:admin",
   "POST /api/v1/auth/login public",
   "POST /api/v1/auth/logout user",
@@ -155,6 +177,46 @@ describe('the app', () => {
   });
 });
 
+describe('the dashboard’s Content-Security-Policy and HSTS', () => {
+  let dir: string;
+  let app: TestApp;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-dash-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Switchyard</title><script type="module" src="/assets/app-abc123.js"></script>');
+    writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log(1)');
+    app = await startTestApp({ publicUrl: 'https://switchyard.example', spacesOrigin: 'https://switchyard-apps.example' }, undefined, { dashboard: true, dashboardDir: dir });
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives the dashboard its own policy: its own scripts and styles only, frames only of the hosted apps’ origin, never framed', async () => {
+    for (const path of ['/', '/spaces', '/u/someone', '/assets/app-abc123.js']) {
+      const res = await fetch(app.url + path, { headers: { accept: 'text/html' } });
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: https:; media-src 'self' data: blob:; font-src 'self' data:; " +
+          "connect-src 'self'; frame-src https://switchyard-apps.example; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+      );
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+    // The API's own answers keep theirs.
+    expect((await app.http('/api/v1/auth/me')).headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+  });
+
+  it('sends HSTS on every answer when PUBLIC_URL is https: the dashboard, the API, the gateway and the hosted-apps listener (SPACES_ORIGIN https too)', async () => {
+    for (const url of [`${app.url}/`, `${app.url}/healthz`, `${app.url}/api/v1/auth/me`, `${app.url}/v1/models`, `${app.url}/s/x/y`, `${app.spacesUrl}/s/x/y`]) {
+      const res = await fetch(url, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      expect([url, res.headers.get('strict-transport-security')]).toEqual([url, 'max-age=31536000; includeSubDomains']);
+    }
+    expect(app.spacesOrigin).toBe('https://switchyard-apps.example');
+    const redirected = await fetch(`${app.url}/s/x/y`, { redirect: 'manual' });
+    expect(redirected.headers.get('location')).toBe('https://switchyard-apps.example/s/x/y');
+  });
+});
+
 describe('serving the built dashboard', () => {
   let dir: string;
   let server: import('node:http').Server;
@@ -166,7 +228,7 @@ describe('serving the built dashboard', () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Switchyard</title>');
     writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log(1)');
     const web = express();
-    web.use(...dashboardStatic(dir));
+    web.use(...dashboardStatic(dir, "script-src 'self'"));
     web.use((_req, res) => res.status(404).send('fell through to the API'));
     await new Promise<void>((resolve) => {
       server = web.listen(0, '127.0.0.1', () => resolve());
@@ -182,9 +244,11 @@ describe('serving the built dashboard', () => {
     const asset = await fetch(`${base}/assets/app-abc123.js`);
     expect(await asset.text()).toBe('console.log(1)');
     expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-security-policy')).toBe("script-src 'self'");
     for (const page of ['/', '/signin', '/keys/123']) {
       const res = await fetch(base + page, { headers: { accept: 'text/html' } });
       expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toBe("script-src 'self'");
       expect(await res.text()).toContain('<title>Switchyard</title>');
     }
   });

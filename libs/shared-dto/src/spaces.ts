@@ -3,6 +3,13 @@
 /** interface.md section 4.4: 3-40 characters, lowercase letters, digits, '_' and '-', not at either end. */
 export const SPACE_HANDLE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,38}[a-z0-9]$/;
 export const SPACE_HANDLE_RANGE = [3, 40] as const;
+/**
+ * "--" as the third and fourth characters: `xn--` is punycode, which browsers show in another script (a
+ * homograph of a well-known name, should handles ever become host names), and IDNA reserves the other `??--`
+ * prefixes for the same use.
+ */
+export const SPACE_HANDLE_HYPHENS = /^..--/;
+export const SPACE_HANDLE_HYPHENS_PROBLEM = 'may not have "--" as its third and fourth characters (xn-- is punycode)';
 
 /**
  * Words no user may take as a handle: they name parts of Switchyard (paths, hosts, roles) or could pass for it
@@ -22,10 +29,21 @@ export const SPACE_EDIT_PROMPT_RANGE = [5, 2000] as const;
 export const SPACE_MAX_MODELS = 5;
 /** The largest page Switchyard hosts (UTF-8 bytes). */
 export const SPACE_PAGE_MAX_BYTES = 512 * 1024;
-/** Where hosted apps live on the service's own host: `/s/{handle}/{slug}`. */
+/** Where hosted apps live on SPACES_ORIGIN: `/s/{handle}/{slug}`. */
 export const SPACE_HOSTING_PREFIX = '/s';
-/** What a sandboxed hosted page may do (decisions.md section 9): scripts, forms, popups; never same-origin. */
-export const SPACE_SANDBOX = 'allow-scripts allow-forms allow-popups';
+/**
+ * The owner's preview on SPACES_ORIGIN: a page that shows the HTML its parent (the dashboard) posts to it, under
+ * the same headers as a hosted app. One path segment, so it never matches `/s/{handle}/{slug}`.
+ */
+export const SPACE_PREVIEW_PATH = '/s/_preview';
+/** The messages between the dashboard and the preview page. */
+export const SPACE_PREVIEW_READY = 'switchyard-preview-ready';
+export const SPACE_PREVIEW_PAGE = 'switchyard-preview-page';
+/**
+ * What a hosted page may do (docs/spaces.md): run its own scripts, nothing else. No allow-same-origin (an opaque
+ * origin: no cookies, no storage), no allow-popups, no allow-top-navigation, no allow-forms, no allow-modals.
+ */
+export const SPACE_SANDBOX = 'allow-scripts';
 
 /** Why a handle cannot be claimed as typed, or null when its form is fine (availability is the server's call). */
 export function spaceHandleProblem(handle: string): string | null {
@@ -33,6 +51,7 @@ export function spaceHandleProblem(handle: string): string | null {
     return `must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters`;
   if (!SPACE_HANDLE_PATTERN.test(handle))
     return 'may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit';
+  if (SPACE_HANDLE_HYPHENS.test(handle)) return SPACE_HANDLE_HYPHENS_PROBLEM;
   if (SPACE_RESERVED_HANDLES.includes(handle)) return 'is a reserved word';
   return null;
 }

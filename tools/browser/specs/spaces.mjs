@@ -1,9 +1,13 @@
 // Spaces through the dashboard (issue 7), on the demo provider: a new user claims a handle (checked as they
 // type), describes an app, watches it being written, sees it run in the sandboxed preview, publishes it, and a
-// second browser (never signed in) opens the public profile and the app. Then the isolation proof: a generated
-// page whose script tries to read document.cookie, localStorage, sessionStorage, the page around it and
-// fetch('/api/v1/auth/me', {credentials: 'include'}) writes what it got into its own DOM, and it got nothing:
-// in the preview frame, and opened on its own in the owner's signed-in browser. Another site cannot frame it.
+// second browser (never signed in) opens the public profile and the app, on the apps' own origin. Then the
+// isolation proof (docs/spaces.md): the demo's sandbox inspector, published and given the dashboard's origin as
+// #target=, tries to read the dashboard's cookies and storage, fetch its API with credentials, open its
+// authorization endpoint in a popup, move the top window and post a form there, and writes what happened into its
+// own DOM. Every probe fails: opened on its own in the owner's signed-in browser (whose cookies for this host do
+// travel to the apps' port), framed inside a dashboard page by a frame with no sandbox attribute (the headers alone
+// must hold), and in the preview; and neither the browser nor the API saw any of those requests. Another site
+// cannot frame it.
 import { createServer } from 'node:http';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
@@ -22,7 +26,7 @@ const COUNTER_PROMPT = 'A counter for the birds I spot in the garden';
 const COUNTER_TITLE = 'Counter for the birds I spot in the garden';
 const PROBE_PROMPT = 'Show what this page can read: cookies and storage';
 const PROBE_TITLE = 'Show what this page can read: cookies and storage';
-const SANDBOX = 'allow-scripts allow-forms allow-popups';
+const SANDBOX = 'allow-scripts';
 
 /** What earlier tests made; later tests in this module rely on it (the runner keeps the order). */
 const state = { counterUrl: null, probeUrl: null };
@@ -42,9 +46,12 @@ async function generate(page, prompt, title) {
   return card;
 }
 
+const READ_PROBES = ['probe-cookie', 'probe-local', 'probe-session', 'probe-parent', 'probe-account'];
+const ACT_PROBES = ['probe-popup', 'probe-top', 'probe-form', 'probe-site'];
+
 /** The probe's findings, from the frame or page it runs in. */
 async function probeFindings(frame) {
-  const ids = ['probe-cookie', 'probe-local', 'probe-session', 'probe-parent', 'probe-account'];
+  const ids = [...READ_PROBES, ...ACT_PROBES];
   const deadline = Date.now() + 10_000;
   for (;;) {
     const found = {};
@@ -126,9 +133,10 @@ export const tests = [
     },
   },
   {
-    name: 'another browser, never signed in, opens the public profile and the app runs there and on its own',
-    async run({ newPage }) {
+    name: 'another browser, never signed in, opens the public profile and the app runs there and on its own origin',
+    async run({ newPage, baseUrl, spacesUrl }) {
       if (!state.counterUrl) throw new Error('the previous test did not publish an app');
+      if (!state.counterUrl.startsWith(`${spacesUrl}/s/`)) throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.counterUrl}`);
       const page = await newPage();
       await page.goto(`/u/${HANDLE}`);
       await expectVisible(page.getByRole('heading', { level: 1, name: `${user.name} (@${HANDLE})` }));
@@ -138,11 +146,13 @@ export const tests = [
       const framed = page.frameLocator(`iframe[title="${COUNTER_TITLE}"]`);
       await expectText(framed.locator('#status'), 'JavaScript is running.');
 
-      const response = await page.goto(state.counterUrl);
+      // Its old address on the dashboard's host leads to the apps' origin.
+      const response = await page.goto(baseUrl + new URL(state.counterUrl).pathname);
+      expectEqual(page.url(), state.counterUrl, 'where the dashboard host’s /s/ address leads');
       expectEqual(response.status(), 200, 'the status of the hosted app');
       const csp = response.headers()['content-security-policy'] ?? '';
-      if (!csp.startsWith(`sandbox ${SANDBOX};`) || csp.includes('allow-same-origin'))
-        throw new Error(`expected the hosted app to be sandboxed, got CSP ${JSON.stringify(csp)}`);
+      if (!csp.endsWith(`; sandbox ${SANDBOX}`) || !csp.includes("connect-src 'none'") || !csp.includes("form-action 'none'"))
+        throw new Error(`expected the hosted app to be sandboxed with no requests allowed, got CSP ${JSON.stringify(csp)}`);
       await expectText(page.locator('#status'), 'JavaScript is running.');
       await page.getByRole('button', { name: 'Add one' }).click();
       await expectText(page.locator('#count'), '1');
@@ -150,8 +160,8 @@ export const tests = [
     },
   },
   {
-    name: 'a generated page cannot read the dashboard’s cookies, storage or session, nor be framed by another site',
-    async run({ newPage, baseUrl }) {
+    name: 'a hosted page cannot read the dashboard’s cookies or storage, call its API, open a popup, move the top window or post a form',
+    async run({ newPage, baseUrl, spacesUrl, serverLog }) {
       const page = await newPage();
       await signInThrough(page, user, '/spaces');
       // What there is to steal, seen from the dashboard itself: a readable cookie, storage, the account.
@@ -166,41 +176,94 @@ export const tests = [
       if (!visible.cookie.includes('sy_csrf=') || !visible.me.includes(user.email))
         throw new Error(`expected the dashboard itself to see its cookie and account, got ${JSON.stringify(visible)}`);
 
+      // In the preview (the owner's page, shown on the apps' origin): nothing to read, nothing to aim at.
       const card = await generate(page, PROBE_PROMPT, PROBE_TITLE);
       await card.getByRole('button', { name: `Preview ${PROBE_TITLE}` }).click();
       const inPreview = await probeFindings(page.frameLocator(`iframe[title="Preview of ${PROBE_TITLE}"]`));
-      for (const [id, text] of Object.entries(inPreview)) {
-        if (!text.startsWith('blocked')) throw new Error(`expected ${id} to be blocked in the preview, got ${JSON.stringify(text)}`);
+      for (const id of READ_PROBES) {
+        if (!inPreview[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked in the preview, got ${JSON.stringify(inPreview[id])}`);
       }
+      for (const id of ACT_PROBES) expectEqual(inPreview[id], 'not tried (no #target= in the address)', `${id} in the preview`);
 
       await card.getByRole('button', { name: `Publish ${PROBE_TITLE}` }).click();
       const link = card.getByRole('link', { name: new RegExp(`/s/${HANDLE}/`) });
       await expectVisible(link, { what: 'the public address of the probe' });
       state.probeUrl = await link.getAttribute('href');
-      if (!state.probeUrl.startsWith(baseUrl)) throw new Error(`expected the app on this host, got ${state.probeUrl}`);
+      if (!state.probeUrl.startsWith(`${spacesUrl}/s/`)) throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.probeUrl}`);
+      const attackUrl = `${state.probeUrl}#target=${encodeURIComponent(baseUrl)}`;
 
-      // Opened on its own in the owner's signed-in browser: same host, the session cookie is there; still nothing.
-      const hostedPage = await page.context().newPage();
-      await hostedPage.goto(state.probeUrl);
-      const alone = await probeFindings(hostedPage);
-      expectEqual(alone['probe-parent'], 'none (not in a frame)', 'what the hosted probe says about a parent page');
-      for (const id of ['probe-cookie', 'probe-local', 'probe-session', 'probe-account']) {
-        if (!alone[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked on the hosted page, got ${JSON.stringify(alone[id])}`);
+      // From here on: what hosted pages sent to the dashboard's origin, the popups they opened, what the API got.
+      const logMark = serverLog().length;
+      const leaked = [];
+      page.context().on('request', (request) => {
+        let from = '';
+        try {
+          from = request.frame().url();
+        } catch {
+          from = '(no frame)';
+        }
+        // A request to the dashboard's origin made by a document on the apps' origin (a moved top window shows in
+        // the dashboard page's address, a popup in `popups`).
+        if (request.url().startsWith(baseUrl) && from.startsWith(spacesUrl)) leaked.push(`${request.method()} ${request.url()} from ${from}`);
+      });
+      const popups = [];
+
+      // 1. Opened on its own in the owner's signed-in browser: the cookies of this host travel to the apps' port.
+      const alone = await page.context().newPage();
+      alone.on('popup', (popup) => popups.push(popup.url()));
+      await alone.goto(attackUrl);
+      const aloneFound = await probeFindings(alone);
+      expectEqual(aloneFound['probe-parent'], 'none (not in a frame)', 'what the hosted probe says about a parent page');
+      expectEqual(aloneFound['probe-top'], 'not tried (this page is the top window)', 'the top-window probe of the page on its own');
+      for (const id of ['probe-cookie', 'probe-local', 'probe-session', 'probe-account', 'probe-popup', 'probe-form', 'probe-site']) {
+        if (!aloneFound[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked on the hosted page, got ${JSON.stringify(aloneFound[id])}`);
       }
-      const everything = (await hostedPage.content()) + JSON.stringify(inPreview);
+      expectEqual(await alone.evaluate(() => window.origin), 'null', 'the origin the hosted probe runs in');
+      expectEqual(alone.url(), attackUrl, 'the hosted page’s address after the form post');
+
+      // 2. Framed inside a dashboard page by a frame with no sandbox attribute: the page's headers alone hold.
+      const dashboard = await page.context().newPage();
+      dashboard.on('popup', (popup) => popups.push(popup.url()));
+      await dashboard.goto(`/u/${HANDLE}`);
+      await expectVisible(dashboard.getByRole('heading', { level: 2, name: PROBE_TITLE }));
+      await dashboard.evaluate((src) => {
+        const frame = document.createElement('iframe');
+        frame.id = 'attack';
+        frame.src = src;
+        document.body.append(frame);
+      }, attackUrl);
+      const framedFound = await probeFindings(dashboard.frameLocator('#attack'));
+      for (const id of [...READ_PROBES, ...ACT_PROBES]) {
+        if (!framedFound[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked in a frame on the dashboard, got ${JSON.stringify(framedFound[id])}`);
+      }
+      expectEqual(dashboard.url(), `${baseUrl}/u/${HANDLE}`, 'the dashboard page’s address after the framed probe tried to move it');
+
+      expectEqual(popups.length, 0, 'the popups a hosted page opened');
+      if (leaked.length) throw new Error(`a hosted page sent requests to the dashboard's origin:\n${leaked.join('\n')}`);
+      const received = serverLog().slice(logMark);
+      for (const path of ['/oauth2/authorize', '/api/v1/spaces/sandbox-inspector-form']) {
+        if (received.includes(path)) throw new Error(`the API received ${path} while the hosted probes ran:\n${received}`);
+      }
+      const everything = (await alone.content()) + JSON.stringify([inPreview, framedFound]);
       for (const secret of [user.email, 'dashboard storage', visible.cookie.split('sy_csrf=')[1].split(';')[0]]) {
         if (everything.includes(secret)) throw new Error(`a sandboxed page got hold of ${JSON.stringify(secret)}`);
       }
-
-      // Another site cannot frame it (frame-ancestors names the dashboard only).
+    },
+  },
+  {
+    name: 'another site cannot frame a hosted app',
+    async run({ newPage, baseUrl, spacesUrl }) {
+      if (!state.probeUrl) throw new Error('the previous test did not publish the probe');
+      // frame-ancestors names the dashboard only.
       const framer = await framingServer();
       try {
-        const outsider = await page.context().newPage();
+        const outsider = await newPage();
         await outsider.goto(`${framer.origin}/?target=${encodeURIComponent(state.probeUrl)}`, { waitUntil: 'load' });
         const frame = outsider.frames().find((candidate) => candidate !== outsider.mainFrame());
         if (!frame) throw new Error('expected the framing page to have a child frame');
         // Chromium swaps a refused frame for its error page (chrome-error://chromewebdata/).
-        if (frame.url().startsWith(baseUrl)) throw new Error(`expected another site's frame of the app to be refused, but it shows ${frame.url()}`);
+        if (frame.url().startsWith(spacesUrl) || frame.url().startsWith(baseUrl))
+          throw new Error(`expected another site's frame of the app to be refused, but it shows ${frame.url()}`);
         expectEqual(await frame.locator('#probe-cookie').count().catch(() => 0), 0, 'the probe elements inside a frame on another site');
       } finally {
         framer.close();

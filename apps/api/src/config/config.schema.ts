@@ -20,7 +20,10 @@ export interface AppConfig {
   stripeWebhookSecret: string | null;
   stripeApiBase: string | null;
   paymentsSandbox: boolean;
+  /** As configured; createApp resolves an unset one to `http://<PUBLIC_URL's host>:<spaces port>`. */
   spacesOrigin: string | null;
+  /** Always a number once loaded: unset means PORT + 1 (0 when PORT is 0). */
+  spacesPort: number;
   apiKeyPrefix: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -235,8 +238,22 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'SPACES_ORIGIN',
     key: 'spacesOrigin',
-    description: 'Origin that serves hosted space apps; unset serves them on this host with a sandboxing CSP',
-    parse: httpUrl('set SPACES_ORIGIN to an origin such as https://spaces.example.net or unset it'),
+    description:
+      'Origin (scheme, host, port) that serves hosted space apps, on another host than PUBLIC_URL (ideally another registrable domain); the dashboard host redirects /s/* there. Unset: PUBLIC_URL\'s host on SPACES_PORT',
+    parse: (raw) => {
+      const value = httpUrl('set SPACES_ORIGIN to an origin such as https://switchyard-apps.example or unset it')(raw);
+      const url = new URL(value);
+      if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+        bad('must be an origin only (scheme, host and port, no path); set it to such as https://switchyard-apps.example');
+      return url.origin;
+    },
+  },
+  {
+    env: 'SPACES_PORT',
+    key: 'spacesPort',
+    description:
+      'TCP port of the second listener, which serves hosted space apps only (/s/*: no API, no dashboard, no cookies); unset: PORT + 1 (0 when PORT is 0: a free one)',
+    parse: integer(0, 65535, 'set SPACES_PORT to a free port such as 3001'),
   },
   {
     env: 'API_KEY_PREFIX',

@@ -28,8 +28,31 @@ describe('loadConfig', () => {
       signupCredit: 5,
       stripeSecretKey: null,
       spacesOrigin: null,
+      spacesPort: 3001,
       apiKeyPrefix: 'sy-',
     });
+  });
+
+  it('gives hosted apps a port of their own: SPACES_PORT defaults to PORT + 1, or a free one when PORT is 0', () => {
+    expect(loadConfig({ PORT: '8080' }).spacesPort).toBe(8081);
+    expect(loadConfig({ PORT: '0' }).spacesPort).toBe(0);
+    expect(loadConfig({ PORT: '8080', SPACES_PORT: '9000' }).spacesPort).toBe(9000);
+    expect(problemsOf({ PORT: '65535' })).toEqual(['Invalid configuration: SPACES_PORT is unset and PORT + 1 is not a port; set SPACES_PORT to a free port']);
+    expect(problemsOf({ PORT: '8080', SPACES_PORT: '8080' })).toEqual([
+      'Invalid configuration: SPACES_PORT="8080" is PORT; hosted apps need a port of their own, such as 8081',
+    ]);
+    expect(loadConfig({ PORT: '0', SPACES_PORT: '0' }).spacesPort).toBe(0);
+  });
+
+  it('refuses a SPACES_ORIGIN that is the dashboard’s own origin, or more than an origin', () => {
+    expect(loadConfig({ SPACES_ORIGIN: 'https://switchyard-apps.example/' }).spacesOrigin).toBe('https://switchyard-apps.example');
+    expect(problemsOf({ PUBLIC_URL: 'https://sy.example.com', SPACES_ORIGIN: 'https://sy.example.com', PAYMENTS_SANDBOX: '1' })).toEqual([
+      `Invalid configuration: SPACES_ORIGIN="https://sy.example.com" is PUBLIC_URL's origin; hosted apps need an origin of their own, such as https://switchyard-apps.example`,
+    ]);
+    // The default PUBLIC_URL counts too.
+    expect(problemsOf({ SPACES_ORIGIN: 'http://localhost:3000' })).toHaveLength(1);
+    for (const origin of ['https://apps.example/s', 'https://apps.example?x=1', 'https://user:pw@apps.example', 'ftp://apps.example'])
+      expect([origin, problemsOf({ SPACES_ORIGIN: origin })[0]]).toEqual([origin, expect.stringContaining('Invalid configuration: SPACES_ORIGIN=')]);
   });
 
   it('grants no sign-up credit by default once a catalog is configured', () => {

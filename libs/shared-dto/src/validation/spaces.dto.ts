@@ -11,10 +11,13 @@ import {
   IsString,
   Length,
   Matches,
+  registerDecorator,
 } from 'class-validator';
 import {
   SPACE_EDIT_PROMPT_RANGE,
   SPACE_GENERATE_PROMPT_RANGE,
+  SPACE_HANDLE_HYPHENS,
+  SPACE_HANDLE_HYPHENS_PROBLEM,
   SPACE_HANDLE_PATTERN,
   SPACE_HANDLE_RANGE,
   SPACE_MAX_MODELS,
@@ -29,6 +32,15 @@ const handleForm = () => (target: object, property: string) => {
   Matches(SPACE_HANDLE_PATTERN, {
     message: 'handle may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit',
   })(target, property);
+  registerDecorator({
+    name: 'isNotPunycodeHandle',
+    target: target.constructor,
+    propertyName: property,
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !SPACE_HANDLE_HYPHENS.test(value),
+      defaultMessage: () => `handle ${SPACE_HANDLE_HYPHENS_PROBLEM}`,
+    },
+  });
 };
 
 /** PUT /api/v1/spaces/handle */

@@ -18,9 +18,10 @@ function isApiPath(path: string): boolean {
 
 /**
  * Serves the built dashboard from the same port as the API: its files, and index.html for any other page
- * path (client-side routes). API paths fall through to Nest.
+ * path (client-side routes), each with `csp` as its Content-Security-Policy when given. API paths fall through
+ * to Nest.
  */
-export function dashboardStatic(dir = defaultDashboardDir()): RequestHandler[] {
+export function dashboardStatic(dir = defaultDashboardDir(), csp?: string): RequestHandler[] {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {
     new Logger('Dashboard').warn(`no built dashboard at ${dir}; run "npm run build" to serve it`);
@@ -29,6 +30,7 @@ export function dashboardStatic(dir = defaultDashboardDir()): RequestHandler[] {
   const files = express.static(dir, {
     index: false,
     setHeaders: (res, path) => {
+      if (csp) res.setHeader('Content-Security-Policy', csp);
       // Vite puts a content hash in every file name under assets/.
       res.setHeader('Cache-Control', path.includes(`${join(dir, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
@@ -36,6 +38,7 @@ export function dashboardStatic(dir = defaultDashboardDir()): RequestHandler[] {
   const fallback = (req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path) || !req.accepts('html')) return next();
     res.setHeader('Cache-Control', 'no-cache');
+    if (csp) res.setHeader('Content-Security-Policy', csp);
     res.sendFile(index);
   };
   return [(req, res, next) => (isApiPath(req.path) ? next() : files(req, res, next)), fallback];

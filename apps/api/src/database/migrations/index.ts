@@ -9,6 +9,7 @@ import { RateLimits1763800007000 } from './1763800007000-rate-limits';
 import { UsagePartitions1763800008000 } from './1763800008000-usage-partitions';
 import { MoneyKeys1763800009000 } from './1763800009000-money-keys';
 import { OAuthTrust1763800010000 } from './1763800010000-oauth-trust';
+import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   UsagePartitions1763800008000,
   MoneyKeys1763800009000,
   OAuthTrust1763800010000,
+  SpaceJobSlots1763800011000,
 ];

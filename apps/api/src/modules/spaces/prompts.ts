@@ -8,6 +8,8 @@ const RULES = [
   'Put all CSS in <style> and all JavaScript in <script> inside the page; load nothing from other sites (no CDNs, web fonts or remote images).',
   'Give the page a short, descriptive <title>.',
   'The page runs in a sandbox with an opaque origin: cookies, localStorage, sessionStorage and IndexedDB are unavailable (they throw), so keep state in memory.',
+  'The sandbox allows scripts only: forms cannot be submitted (not even the submit event fires), so handle button clicks and the Enter key instead; alert, confirm and prompt do nothing, so show messages in the page; popups and new windows are blocked.',
+  'The page cannot make network requests (fetch, XMLHttpRequest, WebSocket and remote images, fonts or scripts are blocked): everything it needs must be inside it, images as data: URLs or inline SVG.',
   'Make it work on phones and desktops, accessible (labels, contrast, keyboard use), and under 200 KB.',
 ];
 

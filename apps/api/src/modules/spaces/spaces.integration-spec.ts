@@ -54,7 +54,16 @@ async function money(app: TestApp, userId: string) {
   return { debits: Number(balance.debits), reserved: Number(balance.reserved), ledgerDebits: Number(ledger.debits), records };
 }
 
-const hosted = (app: TestApp, url: string) => fetch(url.replace(/^https?:\/\/[^/]+/, app.url), { redirect: 'manual' });
+/** An app's URL (on SPACES_ORIGIN) fetched from the hosted-apps listener itself. */
+const hosted = (app: TestApp, url: string, init: RequestInit = {}) => {
+  expect(url.startsWith(`${app.spacesOrigin}/s/`)).toBe(true);
+  return fetch(url.replace(app.spacesOrigin, app.spacesUrl), { redirect: 'manual', ...init });
+};
+
+/** What every hosted page is served with (docs/spaces.md), for a dashboard at `dashboard`. */
+const hostedCsp = (dashboard: string) =>
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; media-src data: blob:; font-src data:; " +
+  `connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors ${dashboard}; sandbox allow-scripts`;
 
 describe('spaces with the demo provider', () => {
   let app: TestApp;
@@ -103,9 +112,9 @@ describe('spaces with the demo provider', () => {
     expect((await app.http(`/api/v1/spaces/handle/check?handle=${first}`)).body.data).toEqual({ available: false, reason: 'taken' });
     expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: bob.token, body: { handle: first } })).status).toBe(409);
     expect((await app.http(`/api/v1/spaces/${first}`)).body.data.profile.handle).toBe(second);
-    const old = await fetch(`${app.url}/s/${first}/${generated.body.data.slug}`, { redirect: 'manual' });
+    const old = await fetch(`${app.spacesUrl}/s/${first}/${generated.body.data.slug}`, { redirect: 'manual' });
     expect(old.status).toBe(301);
-    expect(old.headers.get('location')).toBe(`${app.config.publicUrl}/s/${second}/${generated.body.data.slug}`);
+    expect(old.headers.get('location')).toBe(`${app.spacesOrigin}/s/${second}/${generated.body.data.slug}`);
     // Its owner may take it back.
     expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: first } })).status).toBe(200);
   });
@@ -122,7 +131,7 @@ describe('spaces with the demo provider', () => {
       models: ['demo-chat'],
       status: 'generating',
       published: false,
-      url: `${app.config.publicUrl}/s/${aliceHandle}/counter-big-button-counting-birds`,
+      url: `${app.spacesOrigin}/s/${aliceHandle}/counter-big-button-counting-birds`,
       version: null,
       canUndo: false,
     });
@@ -144,10 +153,7 @@ describe('spaces with the demo provider', () => {
     const page = await hosted(app, ready.url);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toBe(
-      `sandbox allow-scripts allow-forms allow-popups; frame-ancestors 'self' ${new URL(app.config.publicUrl).origin}`,
-    );
-    expect(page.headers.get('content-security-policy')).not.toContain('allow-same-origin');
+    expect(page.headers.get('content-security-policy')).toBe(hostedCsp(new URL(app.config.publicUrl).origin));
     expect(page.headers.get('x-frame-options')).toBeNull();
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('set-cookie')).toBeNull();
@@ -301,6 +307,110 @@ describe('spaces with the demo provider', () => {
     expect((await app.http('/api/v1/spaces/me/apps', { token: bob.token })).body.data.map((a: { slug: string }) => a.slug)).not.toContain(generated.slug);
     expect((await app.http('/api/v1/spaces/no-such-handle-here')).status).toBe(404);
   });
+
+  /** A published demo app of a new user who signed in with a password: the session cookies, the app. */
+  async function publishedWithCookies(tag: string) {
+    const email = uniqueEmail(tag);
+    const registered = await app.http('/api/v1/auth/register', { body: { email, password: `${tag} password` } });
+    const token = registered.body.data.token as string;
+    const handle = uniqueHandle(tag);
+    await app.http('/api/v1/spaces/handle', { method: 'PUT', token, body: { handle } });
+    const generated = (await app.http('/api/v1/spaces/generate', { token, body: { prompt: `A counter for ${tag}` } })).body.data;
+    await settled(app, { token, userId: registered.body.data.user.id }, generated.slug);
+    await app.http(`/api/v1/spaces/${generated.slug}/publish`, { method: 'PUT', token, body: { published: true } });
+    const login = await app.http('/api/v1/auth/login', { body: { email, password: `${tag} password` } });
+    const cookie = Object.entries(login.cookies)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ');
+    expect(cookie).toContain('sy_session=');
+    return { token, handle, slug: generated.slug as string, url: generated.url as string, cookie, csrf: login.cookies.sy_csrf };
+  }
+
+  it('serves hosted apps only from SPACES_ORIGIN (by default another port): the dashboard host answers /s/* with a 307 to the same address there', async () => {
+    const { handle, slug, url } = await publishedWithCookies('origin');
+    expect(new URL(app.spacesOrigin).origin).not.toBe(new URL(app.config.publicUrl).origin);
+    expect(new URL(app.spacesOrigin).port).toBe(new URL(app.spacesUrl).port);
+    expect(app.spacesUrl).not.toBe(app.url);
+    expect(url).toBe(`${app.spacesOrigin}/s/${handle}/${slug}`);
+    for (const path of [`/s/${handle}/${slug}`, `/s/${handle}/${slug}/?v=1`, '/s', '/s/', '/s/anything', '/s/_preview', '/s//evil.example/x']) {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const res = await fetch(app.url + path, { method, redirect: 'manual' });
+        expect([path, method, res.status, res.headers.get('location')]).toEqual([path, method, 307, app.spacesOrigin + path]);
+        expect(res.headers.get('set-cookie')).toBeNull();
+      }
+    }
+    // Followed, the redirect lands on the hosted-apps listener, which serves the page.
+    const followed = await fetch(`${app.url}/s/${handle}/${slug}`, { redirect: 'manual' });
+    const landed = await fetch(followed.headers.get('location')!.replace(app.spacesOrigin, app.spacesUrl));
+    expect(landed.status).toBe(200);
+    expect(await landed.text()).toContain('id="add"');
+  });
+
+  it('the hosted-apps listener serves hosted apps and nothing else, and never acts on a cookie: no API, no dashboard, no gateway', async () => {
+    const { token, handle, slug, url, cookie, csrf } = await publishedWithCookies('listener');
+    // On the dashboard host the cookie is a session.
+    expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie } })).status).toBe(200);
+    const credentials = { cookie, authorization: `Bearer ${token}`, 'x-csrf-token': csrf };
+    const paths = ['/api/v1/auth/me', '/api/v1/keys', '/v1/models', '/oauth2/v1/models', '/healthz', '/readyz', '/metrics', '/openapi.json', '/', `/u/${handle}`];
+    for (const path of [...paths, '/oauth2/authorize?client_id=x', '/s', '/s/', `/s/${handle}`, `/s/${handle}/${slug}/more`, '/s/%E0%A4%A/x', `/s/Not_A_Handle/${slug}`]) {
+      const res = await fetch(app.spacesUrl + path, { headers: credentials, redirect: 'manual' });
+      expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 404, 'text/html; charset=utf-8']);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none';.*; sandbox$/);
+      expect(await res.text()).toContain('No published app here');
+    }
+    // Writes are not even routed: a sign-out posted here with the cookie and its CSRF token leaves the session alone.
+    for (const path of ['/api/v1/auth/logout', '/api/v1/keys', '/v1/chat/completions', `/s/${handle}/${slug}`]) {
+      const res = await fetch(app.spacesUrl + path, { method: 'POST', headers: { ...credentials, 'content-type': 'application/json' }, body: '{"name":"stolen","model":"demo-chat","messages":[]}' });
+      expect([path, res.status, res.headers.get('allow')]).toEqual([path, 405, 'GET, HEAD']);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie } })).status).toBe(200);
+    expect((await app.http('/api/v1/keys', { token })).body.data).toEqual([]);
+    // The page itself is the same with and without the visitor's cookie, and sets none.
+    const withCookie = await hosted(app, url, { headers: { cookie } });
+    const without = await hosted(app, url);
+    expect(withCookie.headers.get('set-cookie')).toBeNull();
+    expect(await withCookie.text()).toBe(await without.text());
+  });
+
+  it('hosted pages run their own scripts and nothing else: sandbox allow-scripts only, no requests, no forms, framed by the dashboard only', async () => {
+    const { url } = await publishedWithCookies('policy');
+    const page = await hosted(app, url);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toBe(hostedCsp(new URL(app.config.publicUrl).origin));
+    const directives = new Map(csp.split('; ').map((part) => [part.split(' ')[0], part.slice(part.indexOf(' ') + 1)]));
+    expect(directives.get('sandbox')).toBe('allow-scripts');
+    expect(directives.get('connect-src')).toBe("'none'");
+    expect(directives.get('form-action')).toBe("'none'");
+    expect(directives.get('default-src')).toBe("'none'");
+    expect(page.headers.get('x-frame-options')).toBeNull();
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+
+    // The owner's preview page: the same policy, and it shows only what its parent posts to it.
+    const preview = await fetch(`${app.spacesUrl}/s/_preview`, { headers: { accept: 'text/html' } });
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get('content-security-policy')).toBe(csp);
+    const shell = await preview.text();
+    expect(shell).toContain('event.source !== window.parent');
+    expect(shell).toContain("window.parent.postMessage({ type: \"switchyard-preview-ready\" }, '*')");
+  });
+
+  it('refuses a handle with an xn-- label (punycode shows as another script: homograph phishing), with a clear message', async () => {
+    const dave = await register(app, 'dave');
+    for (const handle of ['xn--80ak6aa92e', 'xn--pple-43d', 'xn--switchyard', 'ab--cd']) {
+      const set = await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle } });
+      expect([handle, set.status, set.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
+      expect(set.body.error.details).toEqual([{ field: 'handle', messages: ['handle may not have "--" as its third and fourth characters (xn-- is punycode)'] }]);
+      const check = await app.http(`/api/v1/spaces/handle/check?handle=${handle}`);
+      expect([handle, check.status, check.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
+    }
+    expect((await app.http('/api/v1/auth/me', { token: dave.token })).body.data.handle).toBeNull();
+    // Double hyphens elsewhere are fine.
+    const fine = uniqueHandle('dave--xn');
+    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle: fine } })).status).toBe(200);
+  });
 });
 
 /** A catalog on the fake upstream; `writer` is a model whose upstream the tests switch (the catalog is live). */
@@ -445,6 +555,53 @@ describe('spaces with a fake upstream', () => {
     expect([fourth.status, fourth.body.error.code]).toEqual([429, 'SPACE_TOO_MANY_JOBS']);
     for (const slug of slugs) expect((await settled(app, user, slug)).status).toBe('ready');
     expect((await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Now there is room again', models: ['html-page'] } })).status).toBe(202);
+  });
+
+  it('accepts exactly three of twelve concurrent generations of one user (the job limit is atomic); the other nine get 429 SPACE_TOO_MANY_JOBS', async () => {
+    const burst = await register(app, 'burst');
+    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: burst.token, body: { handle: uniqueHandle('burst') } });
+    const generateAll = () =>
+      Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow concurrent app number ${n + 1}`, models: ['html-slow'] } }),
+        ),
+      );
+    const results = await generateAll();
+    const accepted = results.filter((res) => res.status === 202);
+    const refused = results.filter((res) => res.status !== 202);
+    expect(accepted).toHaveLength(3);
+    expect(refused.map((res) => [res.status, res.body.error.code])).toEqual(Array.from({ length: 9 }, () => [429, 'SPACE_TOO_MANY_JOBS']));
+    expect(refused[0].body).toEqual({
+      success: false,
+      message: 'At most 3 apps are written at once; wait until one is ready',
+      error: { code: 'SPACE_TOO_MANY_JOBS' },
+      timestamp: expect.any(String),
+      requestId: expect.any(String),
+    });
+    const [{ apps, jobs }] = await app.database.dataSource.query(
+      `SELECT (SELECT count(*)::int FROM space_apps WHERE user_id = $1) AS apps,
+              (SELECT count(*)::int FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')) AS jobs`,
+      [burst.userId],
+    );
+    expect({ apps, jobs }).toEqual({ apps: 3, jobs: 3 });
+
+    // Edits share the limit: with the three apps ready, three edits and nine generations race for three slots.
+    const slugs = accepted.map((res) => res.body.data.slug as string);
+    for (const slug of slugs) expect((await settled(app, burst, slug)).status).toBe('ready');
+    const mixed = await Promise.all([
+      ...slugs.map((slug) => app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: burst.token, body: { prompt: 'Make it teal' } })),
+      ...Array.from({ length: 9 }, (_, n) =>
+        app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow racing app number ${n + 1}`, models: ['html-slow'] } }),
+      ),
+    ]);
+    expect(mixed.filter((res) => res.status === 202)).toHaveLength(3);
+    expect(mixed.filter((res) => res.status !== 202).every((res) => res.status === 429 && res.body.error.code === 'SPACE_TOO_MANY_JOBS')).toBe(true);
+    const [{ active }] = await app.database.dataSource.query(`SELECT count(*)::int AS active FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')`, [
+      burst.userId,
+    ]);
+    expect(active).toBe(3);
+    const mine = (await app.http('/api/v1/spaces/me/apps', { token: burst.token })).body.data as Array<{ slug: string }>;
+    for (const { slug } of mine) await settled(app, burst, slug);
   });
 
   it('keeps the page when an edit fails, and says why', async () => {

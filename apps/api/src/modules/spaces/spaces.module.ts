@@ -8,19 +8,19 @@ import { SpaceJobEntity } from './entities/space-job.entity';
 import { SpaceJobsRunner } from './space-jobs.runner';
 import { SpacePageWriter } from './space-page.writer';
 import { SpacesGatewayClient } from './spaces-gateway.client';
-import { SpacesHostingController } from './spaces-hosting.controller';
 import { SpacesController } from './spaces.controller';
 import { SpacesRepository } from './spaces.repository';
 import { SpacesService } from './spaces.service';
 
 /**
- * Spaces: AI-written web apps under a user's handle, hosted sandboxed (docs/spaces.md). Pages are written by
- * jobs that call models through the gateway on the owner's budget (SpacesGatewayClient plugs a one-time
- * credential kind into the gateway's CredentialRegistry).
+ * Spaces: AI-written web apps under a user's handle, hosted sandboxed on their own origin (docs/spaces.md; the
+ * listener is spaces-host.ts, started by createApp). Pages are written by jobs that call models through the
+ * gateway on the owner's budget (SpacesGatewayClient plugs a one-time credential kind into the gateway's
+ * CredentialRegistry).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([SpaceAppEntity, SpaceAppVersionEntity, SpaceJobEntity]), AccountsModule, ProxyModule],
-  controllers: [SpacesController, SpacesHostingController],
+  controllers: [SpacesController],
   providers: [SpacesRepository, SpacesGatewayClient, SpacePageWriter, SpaceJobsRunner, SpacesService],
   exports: [SpacesService],
 })

@@ -28,9 +28,20 @@ export interface FinishedPage {
   requestId: string | null;
 }
 
-export type EditStart = { started: true; appId: string } | { started: false; reason: 'missing' | 'busy' | 'no_page' };
+export type EditStart = { started: true; appId: string } | { started: false; reason: 'missing' | 'busy' | 'no_page' | 'too_many' };
 
 const SLUG_TRIES = 20;
+/** Times to look again for a free job slot after losing one to a concurrent request. */
+const SLOT_TRIES = 10;
+
+/**
+ * The CTE `slot`: the user's ($1) lowest job slot from 1 to the limit (parameter `limit`) that no queued or
+ * running job holds; empty when all are taken. The first CTE of the statements that queue a job.
+ */
+const freeSlot = (limit: number) => `slot AS (
+  SELECT s.n FROM generate_series(1, $${limit}::int) AS s(n)
+   WHERE NOT EXISTS (SELECT 1 FROM space_jobs j WHERE j.user_id = $1 AND j.slot = s.n AND j.status IN ('queued', 'running'))
+   ORDER BY s.n LIMIT 1)`;
 
 /**
  * The only code that touches the spaces tables (TypeORM answers a top-level UPDATE with [rows, affected]). Every lookup of an app also takes its owner. The embedded
@@ -49,28 +60,44 @@ export class SpacesRepository {
     return this.apps.countBy({ userId });
   }
 
-  countGenerating(userId: string): Promise<number> {
-    return this.apps.countBy({ userId, status: 'generating' });
-  }
-
   /**
    * Creates the app (status generating) and its generation job in one statement, under the first free slug of
-   * `slugBase`, `slugBase-2`, … (a random suffix after that).
+   * `slugBase`, `slugBase-2`, … (a random suffix after that), if the user has a free job slot (1 to `maxJobs`):
+   * null when all are taken. The slot's unique index keeps the limit under concurrency: of two statements that
+   * picked the same free slot, the second fails on the index (and inserts nothing) and looks again.
    */
-  async insertAppWithJob(app: Pick<SpaceAppEntity, 'userId' | 'title' | 'prompt' | 'models'>, slugBase: string): Promise<SpaceAppEntity> {
-    for (let n = 1; n <= SLUG_TRIES + 1; n++) {
+  async insertAppWithJob(
+    app: Pick<SpaceAppEntity, 'userId' | 'title' | 'prompt' | 'models'>,
+    slugBase: string,
+    maxJobs: number,
+  ): Promise<SpaceAppEntity | null> {
+    let n = 1;
+    let slotsLost = 0;
+    while (n <= SLUG_TRIES + 1) {
       const slug = n <= SLUG_TRIES ? slugCandidate(slugBase, n) : slugCandidate(slugBase, 0).slice(0, 31) + '-' + randomBytes(4).toString('hex');
-      const rows: Array<{ id: string }> = await this.apps.query(
-        `WITH app AS (
-           INSERT INTO space_apps (user_id, slug, title, prompt, models, status) VALUES ($1, $2, $3, $4, $5, 'generating')
-           ON CONFLICT ON CONSTRAINT space_apps_user_slug_key DO NOTHING
-           RETURNING id, user_id, prompt, models),
-         job AS (
-           INSERT INTO space_jobs (app_id, user_id, kind, prompt, models) SELECT id, user_id, 'generate', prompt, models FROM app RETURNING id)
-         SELECT app.id FROM app, job`,
-        [app.userId, slug, app.title, app.prompt, app.models],
-      );
-      if (rows[0]) return (await this.apps.findOneBy({ id: rows[0].id }))!;
+      let rows: Array<{ slot: number | null; id: string | null }>;
+      try {
+        rows = await this.apps.query(
+          `WITH ${freeSlot(6)},
+           app AS (
+             INSERT INTO space_apps (user_id, slug, title, prompt, models, status) SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text[], 'generating' FROM slot
+             ON CONFLICT ON CONSTRAINT space_apps_user_slug_key DO NOTHING
+             RETURNING id, user_id, prompt, models),
+           job AS (
+             INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, slot)
+             SELECT app.id, app.user_id, 'generate', app.prompt, app.models, slot.n FROM app, slot RETURNING id)
+           SELECT (SELECT n FROM slot) AS slot, (SELECT app.id FROM app, job) AS id`,
+          [app.userId, slug, app.title, app.prompt, app.models, maxJobs],
+        );
+      } catch (error) {
+        // Another request took the same slot first: look again (its job now holds it).
+        if (!isUniqueViolation(error, 'space_jobs_user_slot_key')) throw error;
+        if (++slotsLost >= SLOT_TRIES) return null;
+        continue;
+      }
+      if (rows[0]?.slot === null || rows[0]?.slot === undefined) return null;
+      if (rows[0].id) return (await this.apps.findOneBy({ id: rows[0].id }))!;
+      n += 1; // the slug is taken: the next candidate
     }
     throw new Error(`no free slug for ${slugBase}`);
   }
@@ -124,27 +151,34 @@ export class SpacesRepository {
 
   /**
    * Starts an edit: the app turns `generating` and an edit job of its current version is queued, in one
-   * statement, only when the app has a page and no job is running (the row's status is re-checked under its
-   * lock, and the one-active-job index backs that up).
+   * statement, only when the app has a page, no job is running (the row's status is re-checked under its lock,
+   * and the one-active-job index backs that up) and the user has a free job slot (as insertAppWithJob).
    */
-  async startEdit(userId: string, slug: string, prompt: string): Promise<EditStart> {
-    let rows: Array<{ id: string }> = [];
-    try {
-      rows = await this.apps.query(
-        `WITH app AS (
-           UPDATE space_apps SET status = 'generating', error = NULL, updated_at = now()
-            WHERE user_id = $1 AND slug = $2 AND status <> 'generating' AND current_version IS NOT NULL
-            RETURNING id, user_id, models, current_version),
-         job AS (
-           INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, base_version)
-           SELECT id, user_id, 'edit', $3, models, current_version FROM app RETURNING id)
-         SELECT app.id FROM app, job`,
-        [userId, slug, prompt],
-      );
-    } catch (error) {
-      if (!isUniqueViolation(error, 'space_jobs_active_app_key')) throw error;
+  async startEdit(userId: string, slug: string, prompt: string, maxJobs: number): Promise<EditStart> {
+    for (let tries = 0; tries < SLOT_TRIES; tries++) {
+      let rows: Array<{ slot: number | null; id: string | null }>;
+      try {
+        rows = await this.apps.query(
+          `WITH ${freeSlot(4)},
+           app AS (
+             UPDATE space_apps SET status = 'generating', error = NULL, updated_at = now()
+              WHERE user_id = $1 AND slug = $2 AND status <> 'generating' AND current_version IS NOT NULL AND EXISTS (SELECT 1 FROM slot)
+              RETURNING id, user_id, models, current_version),
+           job AS (
+             INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, base_version, slot)
+             SELECT app.id, app.user_id, 'edit', $3::text, app.models, app.current_version, slot.n FROM app, slot RETURNING id)
+           SELECT (SELECT n FROM slot) AS slot, (SELECT app.id FROM app, job) AS id`,
+          [userId, slug, prompt, maxJobs],
+        );
+      } catch (error) {
+        if (isUniqueViolation(error, 'space_jobs_user_slot_key')) continue;
+        if (isUniqueViolation(error, 'space_jobs_active_app_key')) break;
+        throw error;
+      }
+      if (rows[0]?.id) return { started: true, appId: rows[0].id };
+      if (rows[0]?.slot === null || rows[0]?.slot === undefined) return { started: false, reason: 'too_many' };
+      break;
     }
-    if (rows[0]) return { started: true, appId: rows[0].id };
     const app = await this.findApp(userId, slug);
     return { started: false, reason: !app ? 'missing' : app.status === 'generating' ? 'busy' : 'no_page' };
   }

@@ -21,7 +21,10 @@ import { SpacesErrorCode, SpacesException } from './spaces.exception';
 import { SpacesRepository } from './spaces.repository';
 
 const MAX_APPS_PER_USER = 100;
-/** Jobs one user may have queued or running at once, so one user cannot fill every instance's runner. */
+/**
+ * Jobs one user may have queued or running at once, so one user cannot fill every instance's runner. Each job
+ * holds one of this many slots, unique per user (spaces.repository.ts), so the limit holds under concurrency.
+ */
 const MAX_JOBS_PER_USER = 3;
 
 /** What the hosting route serves for `/s/{handle}/{slug}`. */
@@ -101,17 +104,21 @@ export class SpacesService implements OwnedResources {
     const models = this.modelsFor(body.models);
     if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER)
       throw new SpacesException(SpacesErrorCode.SPACE_APP_LIMIT_REACHED, `At most ${MAX_APPS_PER_USER} apps; delete one first`);
-    await this.checkJobLimit(userId);
-    const app = await this.repository.insertAppWithJob({ userId, title: titleFromPrompt(body.prompt), prompt: body.prompt, models }, slugFromPrompt(body.prompt));
+    const app = await this.repository.insertAppWithJob(
+      { userId, title: titleFromPrompt(body.prompt), prompt: body.prompt, models },
+      slugFromPrompt(body.prompt),
+      MAX_JOBS_PER_USER,
+    );
+    if (!app) throw this.tooManyJobs();
     this.runner.kick();
     return this.toResponse(app, handle, null);
   }
 
   /** Queues an edit of the current page; the app is `generating` until the model's revision is in. */
   async edit(userId: string, slug: string, prompt: string): Promise<SpaceAppResponse> {
-    await this.checkJobLimit(userId);
-    const started = await this.repository.startEdit(userId, slug, prompt);
+    const started = await this.repository.startEdit(userId, slug, prompt, MAX_JOBS_PER_USER);
     if (!started.started) {
+      if (started.reason === 'too_many') throw this.tooManyJobs();
       if (started.reason === 'missing') throw this.notFound();
       if (started.reason === 'busy') throw this.busy();
       throw new SpacesException(SpacesErrorCode.SPACE_APP_NOT_READY, 'This app has no page to edit yet; generate a new one');
@@ -145,7 +152,7 @@ export class SpacesService implements OwnedResources {
 
   // ---- hosting -------------------------------------------------------------------------------------------
 
-  /** The page at `/s/{handle}/{slug}`: published apps only; an old handle of the account redirects. */
+  /** The page at `/s/{handle}/{slug}` on SPACES_ORIGIN: published apps only; an old handle of the account redirects. */
   async hostedPage(handle: string, slug: string): Promise<HostedPage> {
     const holder = await this.accounts.handleHolder(handle);
     if (!holder?.handle) return { kind: 'none' };
@@ -167,9 +174,8 @@ export class SpacesService implements OwnedResources {
 
   // ---- helpers -------------------------------------------------------------------------------------------
 
-  private async checkJobLimit(userId: string): Promise<void> {
-    if ((await this.repository.countGenerating(userId)) >= MAX_JOBS_PER_USER)
-      throw new SpacesException(SpacesErrorCode.SPACE_TOO_MANY_JOBS, `At most ${MAX_JOBS_PER_USER} apps are written at once; wait until one is ready`);
+  private tooManyJobs(): SpacesException {
+    return new SpacesException(SpacesErrorCode.SPACE_TOO_MANY_JOBS, `At most ${MAX_JOBS_PER_USER} apps are written at once; wait until one is ready`);
   }
 
   private busy(): SpacesException {
@@ -228,7 +234,7 @@ export class SpacesService implements OwnedResources {
     };
   }
 
-  /** On SPACES_ORIGIN when configured, else on this host; served sandboxed either way (decisions.md section 9). */
+  /** On SPACES_ORIGIN (createApp resolves an unset one to the hosted-apps listener), never the dashboard's origin. */
   private appUrl(handle: string, slug: string): string {
     return `${this.config.spacesOrigin ?? this.config.publicUrl}${SPACE_HOSTING_PREFIX}/${encodeURIComponent(handle)}/${encodeURIComponent(slug)}`;
   }

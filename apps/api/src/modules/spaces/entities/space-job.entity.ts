@@ -33,6 +33,10 @@ export class SpaceJobEntity {
   @Column({ type: 'text' })
   status: SpaceJobStatus;
 
+  /** One of the user's job slots while queued or running (unique per user then): the per-user limit. */
+  @Column({ type: 'smallint', nullable: true })
+  slot: number | null;
+
   @Column({ type: 'integer' })
   attempts: number;
 

@@ -2,8 +2,8 @@ import { SPACE_SANDBOX } from '@switchyard/shared-dto';
 import type { SpaceProfileResponse } from '@switchyard/shared-dto';
 
 /**
- * A handle's published apps, each running live in a sandboxed frame of its public URL. The hosted page's own
- * headers sandbox it too, and allow framing by this dashboard only.
+ * A handle's published apps, each running live in a sandboxed frame of its public URL on the apps' own origin
+ * (SPACES_ORIGIN). The hosted page's own headers sandbox it too, and allow framing by this dashboard only.
  */
 export function PublicProfile({ profile }: { profile: SpaceProfileResponse }) {
   const { handle, displayName } = profile.profile;

@@ -129,7 +129,7 @@ document.getElementById('reset').addEventListener('click', () => { count = 0; sh
 };
 
 const TODO: Widget = {
-  html: `<form id="add-form"><label for="task">New task</label> <input id="task" autocomplete="off" required> <button type="submit">Add</button></form>
+  html: `<p><label for="task">New task</label> <input id="task" autocomplete="off"> <button type="button" id="add-task">Add</button></p>
 <ul id="tasks"></ul>
 <p id="left">Nothing to do.</p>`,
   script: `const tasks = [];
@@ -151,13 +151,16 @@ function render() {
   const left = tasks.filter((task) => !task.done).length;
   document.getElementById('left').textContent = left ? left + ' left to do.' : 'Nothing to do.';
 }
-document.getElementById('add-form').addEventListener('submit', (event) => {
-  event.preventDefault();
+// Hosted pages cannot submit forms (their sandbox has no allow-forms, so not even the submit event fires):
+// a button and the Enter key add the task.
+function add() {
   const input = document.getElementById('task');
   if (input.value.trim()) tasks.push({ text: input.value.trim(), done: false });
   input.value = '';
   render();
-});`,
+}
+document.getElementById('add-task').addEventListener('click', add);
+document.getElementById('task').addEventListener('keydown', (event) => { if (event.key === 'Enter') add(); });`,
 };
 
 const CLOCK: Widget = {
@@ -168,7 +171,13 @@ tick();
 setInterval(tick, 1000);`,
 };
 
-/** Shows what this page can reach of the site that hosts it; in a Switchyard space: nothing. */
+/**
+ * Shows what this page can reach of the site that hosts it; in a Switchyard space: nothing. With `#target=<origin>`
+ * in its address (a site to aim at, such as the dashboard's), it also tries to act there with the visitor's
+ * session: a popup to its authorization endpoint, a navigation of the top window (only when framed: a page may
+ * always navigate itself), a form post, and a fetch with credentials. Each writes what happened; a form post that
+ * went through would leave the page.
+ */
 const INSPECTOR: Widget = {
   html: `<p>What this page could read of the site that hosts it:</p>
 <dl>
@@ -177,6 +186,13 @@ const INSPECTOR: Widget = {
 <dt>sessionStorage</dt><dd id="probe-session">…</dd>
 <dt>fetch('/api/v1/auth/me', { credentials: 'include' })</dt><dd id="probe-account">…</dd>
 <dt>the page around this one</dt><dd id="probe-parent">…</dd>
+</dl>
+<p>What it could do at the site named by <code>#target=</code> in its address:</p>
+<dl>
+<dt>window.open(target + '/oauth2/authorize?…')</dt><dd id="probe-popup">…</dd>
+<dt>top.location = target</dt><dd id="probe-top">…</dd>
+<dt>a form posted to target</dt><dd id="probe-form">…</dd>
+<dt>fetch(target + '/api/v1/auth/me', { credentials: 'include' })</dt><dd id="probe-site">…</dd>
 </dl>`,
   script: `function show(id, text) { document.getElementById(id).textContent = text; }
 function storage(name) {
@@ -189,5 +205,40 @@ try { show('probe-session', storage('sessionStorage')); } catch (error) { show('
 try { show('probe-parent', window.parent === window ? 'none (not in a frame)' : 'read: ' + window.parent.location.href); } catch (error) { show('probe-parent', 'blocked (' + error.name + ')'); }
 fetch('/api/v1/auth/me', { credentials: 'include' })
   .then((response) => response.text().then((text) => show('probe-account', 'read (HTTP ' + response.status + '): ' + text.slice(0, 200))))
-  .catch((error) => show('probe-account', 'blocked (' + error.name + ')'));`,
+  .catch((error) => show('probe-account', 'blocked (' + error.name + ')'));
+let target = null;
+try {
+  const named = new URLSearchParams(location.hash.slice(1)).get('target');
+  const url = named ? new URL(named) : null;
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) target = url.origin;
+} catch (error) { target = null; }
+if (!target) {
+  for (const id of ['probe-popup', 'probe-top', 'probe-form', 'probe-site']) show(id, 'not tried (no #target= in the address)');
+} else {
+  try {
+    const opened = window.open(target + '/oauth2/authorize?response_type=code&client_id=sandbox-inspector', '_blank');
+    show('probe-popup', opened ? 'opened a window' : 'blocked (no window)');
+  } catch (error) { show('probe-popup', 'blocked (' + error.name + ')'); }
+  if (window.top === window) show('probe-top', 'not tried (this page is the top window)');
+  else {
+    try { window.top.location.href = target + '/?from=sandbox-inspector'; show('probe-top', 'no error (the top window may be leaving)'); }
+    catch (error) { show('probe-top', 'blocked (' + error.name + ')'); }
+  }
+  fetch(target + '/api/v1/auth/me', { credentials: 'include' })
+    .then((response) => response.text().then((text) => show('probe-site', 'read (HTTP ' + response.status + '): ' + text.slice(0, 200))))
+    .catch((error) => show('probe-site', 'blocked (' + error.name + ')'));
+  try {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = target + '/api/v1/spaces/sandbox-inspector-form';
+    const field = document.createElement('input');
+    field.type = 'hidden';
+    field.name = 'typed';
+    field.value = 'what a visitor typed';
+    form.append(field);
+    document.body.append(form);
+    form.submit();
+    setTimeout(() => show('probe-form', 'blocked (still on this page)'), 500);
+  } catch (error) { show('probe-form', 'blocked (' + error.name + ')'); }
+}`,
 };
