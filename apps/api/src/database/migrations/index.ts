@@ -10,6 +10,7 @@ import { UsagePartitions1763800008000 } from './1763800008000-usage-partitions';
 import { MoneyKeys1763800009000 } from './1763800009000-money-keys';
 import { OAuthTrust1763800010000 } from './1763800010000-oauth-trust';
 import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
+import { SpaceAppCounts1763800014000 } from './1763800014000-space-app-counts';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   MoneyKeys1763800009000,
   OAuthTrust1763800010000,
   SpaceJobSlots1763800011000,
+  SpaceAppCounts1763800014000,
 ];

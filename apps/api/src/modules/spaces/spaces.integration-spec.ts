@@ -557,6 +557,26 @@ describe('spaces with a fake upstream', () => {
     expect((await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Now there is room again', models: ['html-page'] } })).status).toBe(202);
   });
 
+  it('keeps at most 100 apps per user under concurrent generations (the app limit is atomic); the others get 422 SPACE_APP_LIMIT_REACHED', async () => {
+    const many = await register(app, 'many');
+    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: many.token, body: { handle: uniqueHandle('many') } });
+    await app.database.dataSource.query(
+      `INSERT INTO space_apps (user_id, slug, title, prompt, models, status) SELECT $1, 'old-' || n, 'Old', 'old', ARRAY['html-page'], 'failed' FROM generate_series(1, 99) AS n`,
+      [many.userId],
+    );
+    // Three at once (the job limit lets three start together): only one fits under 100.
+    const results = await Promise.all(
+      Array.from({ length: 3 }, (_, n) => app.http('/api/v1/spaces/generate', { token: many.token, body: { prompt: `The hundredth app, take ${n + 1}`, models: ['html-slow'] } })),
+    );
+    expect(results.map((res) => res.status).sort()).toEqual([202, 422, 422]);
+    expect(results.find((res) => res.status === 422)!.body.error.code).toBe('SPACE_APP_LIMIT_REACHED');
+    const [{ apps }] = await app.database.dataSource.query(`SELECT count(*)::int AS apps FROM space_apps WHERE user_id = $1`, [many.userId]);
+    expect(apps).toBe(100);
+    // Deleting one frees a place.
+    await app.http('/api/v1/spaces/old-1', { method: 'DELETE', token: many.token });
+    expect((await app.http('/api/v1/spaces/generate', { token: many.token, body: { prompt: 'After a deletion', models: ['html-slow'] } })).status).not.toBe(422);
+  });
+
   it('accepts exactly three of twelve concurrent generations of one user (the job limit is atomic); the other nine get 429 SPACE_TOO_MANY_JOBS', async () => {
     const burst = await register(app, 'burst');
     await app.http('/api/v1/spaces/handle', { method: 'PUT', token: burst.token, body: { handle: uniqueHandle('burst') } });

@@ -64,13 +64,14 @@ export class SpacesRepository {
    * Creates the app (status generating) and its generation job in one statement, under the first free slug of
    * `slugBase`, `slugBase-2`, … (a random suffix after that), if the user has a free job slot (1 to `maxJobs`):
    * null when all are taken. The slot's unique index keeps the limit under concurrency: of two statements that
-   * picked the same free slot, the second fails on the index (and inserts nothing) and looks again.
+   * picked the same free slot, the second fails on the index (and inserts nothing) and looks again. 'app_limit'
+   * when the user already has their most apps (a trigger counts them: migration 1763800014000).
    */
   async insertAppWithJob(
     app: Pick<SpaceAppEntity, 'userId' | 'title' | 'prompt' | 'models'>,
     slugBase: string,
     maxJobs: number,
-  ): Promise<SpaceAppEntity | null> {
+  ): Promise<SpaceAppEntity | null | 'app_limit'> {
     let n = 1;
     let slotsLost = 0;
     while (n <= SLUG_TRIES + 1) {
@@ -90,6 +91,8 @@ export class SpacesRepository {
           [app.userId, slug, app.title, app.prompt, app.models, maxJobs],
         );
       } catch (error) {
+        // The user's 100th app is made: the database's count refused this one (space_app_counts).
+        if ((error as { constraint?: string }).constraint === 'space_app_limit') return 'app_limit';
         // Another request took the same slot first: look again (its job now holds it).
         if (!isUniqueViolation(error, 'space_jobs_user_slot_key')) throw error;
         if (++slotsLost >= SLOT_TRIES) return null;

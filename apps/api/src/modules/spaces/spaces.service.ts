@@ -20,6 +20,7 @@ import { SpaceJobsRunner } from './space-jobs.runner';
 import { SpacesErrorCode, SpacesException } from './spaces.exception';
 import { SpacesRepository } from './spaces.repository';
 
+/** Also in the space_app_counts trigger (migration 1763800014000), which holds it under concurrency. */
 const MAX_APPS_PER_USER = 100;
 /**
  * Jobs one user may have queued or running at once, so one user cannot fill every instance's runner. Each job
@@ -102,13 +103,15 @@ export class SpacesService implements OwnedResources {
     const handle = await this.handleOf(userId);
     if (!handle) throw new SpacesException(SpacesErrorCode.SPACE_HANDLE_REQUIRED, 'Claim a handle first: your apps live under it');
     const models = this.modelsFor(body.models);
-    if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER)
-      throw new SpacesException(SpacesErrorCode.SPACE_APP_LIMIT_REACHED, `At most ${MAX_APPS_PER_USER} apps; delete one first`);
+    const limitReached = () => new SpacesException(SpacesErrorCode.SPACE_APP_LIMIT_REACHED, `At most ${MAX_APPS_PER_USER} apps; delete one first`);
+    if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER) throw limitReached();
+    // The count above is the quick answer; the database's own count (a trigger) holds the limit under concurrency.
     const app = await this.repository.insertAppWithJob(
       { userId, title: titleFromPrompt(body.prompt), prompt: body.prompt, models },
       slugFromPrompt(body.prompt),
       MAX_JOBS_PER_USER,
     );
+    if (app === 'app_limit') throw limitReached();
     if (!app) throw this.tooManyJobs();
     this.runner.kick();
     return this.toResponse(app, handle, null);
