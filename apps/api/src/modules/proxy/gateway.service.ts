@@ -17,6 +17,7 @@ import { affordableOutputTokens, estimateCall } from './budget-estimate';
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
+import { FetchRefusedError, guardedFetch } from '../../common/net/fetch-guard';
 import type { ContextRequest } from '../../common/http/request-context';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
@@ -35,7 +36,6 @@ import { Cancel, type CancelSignal } from './upstream/cancel';
 import { spliceAnswer } from './answer-splice';
 import { Delivered, MAY_CARRY_USAGE } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
-import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
 import { VideoJobsRepository } from './video-jobs.repository';
 
@@ -514,8 +514,10 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         upstreamModel: call.model.upstreamModel,
         apiKey: provider.apiKey ?? '',
         fetchImage: async (url) => {
-          const fetched = await safeFetch(url).catch((error: unknown) => {
-            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `Image ${url.slice(0, 100)} could not be fetched: ${error instanceof SafeFetchError ? error.message : 'network error'}`, { param: 'messages' });
+          const fetched = await guardedFetch(url, { allowedPorts: this.config.fetchAllowedPorts }).catch((error: unknown) => {
+            // One answer for every refusal and failure (no host, port or reason for a caller to probe with).
+            this.logger.debug({ msg: `image URL not fetched: ${error instanceof FetchRefusedError ? error.reason : 'unexpected error'}`, requestId: call.requestId });
+            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'An image URL in messages could not be fetched', { param: 'messages' });
           });
           return { mimeType: fetched.contentType.split(';')[0], data: fetched.body.toString('base64') };
         },
