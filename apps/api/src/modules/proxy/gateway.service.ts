@@ -31,11 +31,12 @@ import type { ChatTranslator } from './providers/translator.types';
 import { sanitizeUpstreamMessage, TranslationError } from './providers/translator.types';
 import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
 import { geminiTranslator } from './providers/gemini/gemini.translator';
-import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
+import { discardBody, ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel, type CancelSignal } from './upstream/cancel';
 import { spliceAnswer } from './answer-splice';
 import { Delivered, MAY_CARRY_USAGE } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
+import { forwardedRequestHeaders, PASSED_RESPONSE_HEADERS } from './upstream/forwarded-headers';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
 import { VideoJobsRepository } from './video-jobs.repository';
 
@@ -93,7 +94,7 @@ const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
 const EXPOSED_HEADERS = `x-request-id, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
-const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
+const PASSED_HEADERS: readonly string[] = PASSED_RESPONSE_HEADERS.relayed;
 
 /** 503 while this instance drains: a load balancer retries the call on another one. */
 const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } });
@@ -346,9 +347,9 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async dispatchOnce(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
     const translator = TRANSLATORS[provider.type];
-    if (translator) return this.viaTranslator(call, translator, res);
+    if (translator) return this.viaTranslator(call, translator, req, res);
     if (provider.type === 'openai' && call.route.action === 'video_content') return this.proxyBinary(call, req, res);
-    const upstream = provider.type === 'demo' ? await this.viaDemo(call) : await this.viaOpenAi(call);
+    const upstream = provider.type === 'demo' ? await this.viaDemo(call) : await this.viaOpenAi(call, req);
     await this.relayOpenAiFormat(call, upstream, res);
   }
 
@@ -373,9 +374,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     return call.route.template.replace('{id}', encodeURIComponent(call.params.id ?? ''));
   }
 
-  private async viaOpenAi(call: Call): Promise<UpstreamResponse> {
+  private async viaOpenAi(call: Call, req: GatewayRequest): Promise<UpstreamResponse> {
     const provider = call.model.provider;
-    const headers: Record<string, string> = { ...provider.headers, accept: call.stream ? 'text/event-stream' : 'application/json, */*' };
+    const headers: Record<string, string> = {
+      ...forwardedRequestHeaders(call.form ? 'multipart' : 'json', req.headers),
+      ...provider.headers,
+      accept: call.stream ? 'text/event-stream' : 'application/json, */*',
+    };
     if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
     let body: string | Buffer | Readable | undefined = this.openAiJsonBody(call);
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -421,9 +426,15 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     return Object.fromEntries([...call.form.fields].map(([name, values]) => [name, values[0]]));
   }
 
-  /** Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). */
-  private proxyBinary(call: Call, req: GatewayRequest, res: Response): Promise<void> {
+  /**
+   * Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). http-proxy
+   * sends the request's own headers upstream, so they are replaced first by the allowlisted ones
+   * (upstream/forwarded-headers.ts) and the provider's; a body (a GET may carry one) is read and dropped, so
+   * nothing the caller sent is piped on.
+   */
+  private async proxyBinary(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
+    await discardBody(req);
     let proxy = this.binaryProxies.get(provider.id + provider.baseUrl);
     if (!proxy) {
       proxy = createProxyMiddleware<IncomingMessage & { upstreamPath?: string }>({
@@ -432,19 +443,20 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         pathRewrite: (_path, proxied) => proxied.upstreamPath ?? '/',
         proxyTimeout: provider.timeoutMs,
         on: {
-          proxyReq: (proxyReq) => {
-            // The caller's credential never goes upstream; the provider's key never comes back.
-            for (const name of ['authorization', 'cookie', 'x-service-oauth-client-id', 'x-csrf-token']) proxyReq.removeHeader(name);
-            for (const [name, value] of Object.entries(provider.headers)) proxyReq.setHeader(name, value);
-            if (provider.apiKey) proxyReq.setHeader('authorization', `Bearer ${provider.apiKey}`);
-          },
           proxyRes: (proxyRes) => {
-            for (const name of Object.keys(proxyRes.headers)) if (!PASSED_HEADERS.includes(name)) delete proxyRes.headers[name];
+            const passed: readonly string[] = PASSED_RESPONSE_HEADERS.binary;
+            for (const name of Object.keys(proxyRes.headers)) if (!passed.includes(name)) delete proxyRes.headers[name];
           },
         },
       });
       this.binaryProxies.set(provider.id + provider.baseUrl, proxy);
     }
+    // The caller's credential never goes upstream (nor any header off the allowlist); the provider's key never comes back.
+    req.headers = {
+      ...forwardedRequestHeaders('binary', req.headers),
+      ...provider.headers,
+      ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+    };
     (req as GatewayRequest & { upstreamPath?: string }).upstreamPath = this.upstreamPath(call);
     res.setHeader(COST_HEADER, '0');
     return new Promise<void>((resolve, reject) => {
@@ -504,7 +516,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   // ---- answers translated from other wire formats (anthropic, gemini) --------------------------------------
 
-  private async viaTranslator(call: Call, translator: ChatTranslator, res: Response): Promise<void> {
+  private async viaTranslator(call: Call, translator: ChatTranslator, req: GatewayRequest, res: Response): Promise<void> {
     if (call.route.action !== 'chat_completions')
       throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The ${call.model.provider.type} provider serves chat completions only`);
     const provider = call.model.provider;
@@ -529,7 +541,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const upstream = await this.upstream.send({
       url: provider.baseUrl + spec.path,
       method: spec.method,
-      headers: { ...provider.headers, ...spec.headers },
+      headers: { ...forwardedRequestHeaders('json', req.headers), ...provider.headers, ...spec.headers },
       body: spec.body,
       signal: call.signal,
       timeoutMs: provider.timeoutMs,

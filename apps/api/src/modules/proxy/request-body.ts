@@ -44,6 +44,22 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTE
   return { raw, json: json as Record<string, unknown> };
 }
 
+/**
+ * Reads and drops the body of a request that takes none (a GET may carry one), so that nothing the caller sent
+ * is passed on; more than `limit` bytes is 413.
+ */
+export async function discardBody(req: IncomingMessage, limit = 64 * 1024): Promise<void> {
+  if (declaredTooLarge(req, limit)) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const { over } = await collect(req, limit);
+  if (over) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+}
+
 export interface UploadedFile {
   field: string;
   filename: string;
