@@ -12,6 +12,7 @@ import { bodyParsers } from './common/http/body-parsers';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
+import { refuseBadUrls } from './common/http/input-hygiene';
 import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
@@ -66,7 +67,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     app.set('etag', false);
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    app.use(requestContext(undefined, logRequests), securityHeaders, refuseBadUrls, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
     const dashboard = options.dashboard === false ? [] : dashboardStatic();
     if (dashboard.length) app.use(...dashboard);

@@ -22,6 +22,12 @@ export function toAppException(error: unknown, req: ErroredRequest, logger?: Log
     return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
   if (bodyError?.type === 'charset.unsupported' || bodyError?.type === 'encoding.unsupported')
     return new CommonException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Unsupported request body encoding');
+  // Any other failure to read a body (a length that does not match, a client that stopped sending, too many
+  // form fields) is the caller's, whatever body-parser names it.
+  if (typeof bodyError?.type === 'string' && typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500)
+    return bodyError.status === 413
+      ? new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large')
+      : new CommonException(CommonErrorCode.INVALID_REQUEST, 'The request body could not be read');
   logger?.error({ msg: `unhandled error: ${(error as Error)?.message ?? String(error)}`, requestId: req.requestId }, (error as Error)?.stack);
   return new CommonException(CommonErrorCode.INTERNAL, 'Internal server error');
 }
