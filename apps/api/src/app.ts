@@ -12,7 +12,7 @@ import { bodyParsers } from './common/http/body-parsers';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
-import { refuseBadUrls } from './common/http/input-hygiene';
+import { answerMalformedRequests, refuseBadUrls } from './common/http/input-hygiene';
 import { requestContext } from './common/http/request-context';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
@@ -81,6 +81,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // Gateway calls skip Express altogether (modules/proxy/front-door.ts): the gateway reads its own bodies (raw
     // JSON kept for pass-through, multipart streamed to disk) and needs none of the router's machinery.
     installFrontDoor(app.getHttpServer(), app.get(GatewayService), logRequests);
+    answerMalformedRequests(app.getHttpServer());
     await app.listen(config.port, config.host);
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,5 +1,8 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { MAX_JSON_DEPTH } from '../src/common/http/input-hygiene';
+import { BudgetService } from '../src/modules/usage/ledger/budget.service';
+import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 
 interface RawAnswer {
@@ -27,6 +30,18 @@ function raw(base: string, method: string, path: string, headers: Record<string,
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Bytes written straight to a socket (node's client refuses to send a malformed request line); the whole answer. */
+function rawHttp(base: string, text: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(text, 'latin1'));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
   });
 }
 
@@ -141,6 +156,48 @@ describe('the edge: input hygiene and request bodies', () => {
       const fine = `{"model":"demo-chat","messages":[{"role":"user","content":"Hi"}],"metadata":{"k":"${'['.repeat(1000)}"}}`;
       expect((await raw(app.url, 'POST', '/v1/chat/completions', { ...auth('/v1'), 'content-type': 'application/json' }, fine)).status).toBe(200);
     });
+  });
+
+  it('never lets a caller’s X-Request-Id key a call: two calls sending the same one are each answered, recorded and billed', async () => {
+    const call = () =>
+      raw(app.url, 'POST', '/v1/chat/completions', { ...auth('/v1'), 'content-type': 'application/json', 'x-request-id': 'replayed-id' }, JSON.stringify({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 3 }));
+    const [first, second] = await Promise.all([call(), call()]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    await app.app.get(UsageRecorder).flush();
+    await app.app.get(BudgetService).flushSettlements();
+    const rows = (await app.database.dataSource.query(`SELECT request_id, status, cost_micros::int AS cost FROM usage_records WHERE request_id LIKE 'replayed-id.%'`)) as Array<{ request_id: string; status: string; cost: number }>;
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((row) => row.request_id)).size).toBe(2);
+    expect(rows.every((row) => row.status === 'success' && row.cost > 0)).toBe(true);
+    const debits = (await app.database.dataSource.query(`SELECT idempotency_key FROM ledger_entries WHERE kind = 'usage' AND idempotency_key LIKE '%replayed-id.%'`)) as unknown[];
+    expect(debits).toHaveLength(2);
+  });
+
+  it('refuses absurd numbers (n: 1e308, 1e999, an amount written 1e-7) with a 4xx, never a 500', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const body of ['{"model":"demo-image","prompt":"x","n":1e308}', '{"model":"demo-image","prompt":"x","n":1e999}', '{"model":"demo-video","prompt":"x","seconds":1e999}']) {
+      const answer = await raw(app.url, 'POST', body.includes('video') ? '/v1/videos' : '/v1/images/generations', { ...auth('/v1'), ...json }, body);
+      expect([body, answer.status]).toEqual([body, 403]);
+      expect(answer.body.error.code).toBe('budget_exhausted');
+    }
+    const keyId = (await app.http('/api/v1/keys', { token: session })).body.data[0].id as string;
+    const limits = await raw(app.url, 'PUT', `/api/v1/keys/${keyId}/limits`, { ...auth('/api/'), ...json }, '{"daily":1e-7}');
+    expect(limits.status).toBe(400);
+    expect(limits.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('answers a request node’s HTTP parser refuses with a JSON error in the path’s shape, then closes the connection', async () => {
+    const control = await rawHttp(app.url, 'GET /v1/mod\x01els HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(control).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(control).toContain('Connection: close');
+    expect(JSON.parse(control.split('\r\n\r\n')[1])).toMatchObject({ error: { type: 'invalid_request_error', code: 'bad_request' } });
+    const method = await rawHttp(app.url, 'FOO /api/v1/keys HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(JSON.parse(method.split('\r\n\r\n')[1])).toMatchObject({ success: false, error: { code: 'BAD_REQUEST' } });
+    const raw8bit = await rawHttp(app.url, 'GET /oauth2/token\xff HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(raw8bit).toMatch(/^HTTP\/1\.1 400 /);
+    const huge = await rawHttp(app.url, `GET /api/v1/auth/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.split('\r\n\r\n')[1])).toMatchObject({ success: false, error: { code: 'HEADERS_TOO_LARGE' } });
   });
 
   describe('/api/v1 takes JSON bodies only', () => {

@@ -1,7 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CommonErrorCode, CommonException } from '../errors/app.exception';
-import { sendError } from '../errors/error-render';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { REQUEST_ID_HEADER } from '@switchyard/shared-dto';
+import { AppException, CommonErrorCode, CommonException } from '../errors/app.exception';
+import { errorSurface, renderError, sendError } from '../errors/error-render';
+import { newRequestId } from './request-context';
 
 /**
  * Input hygiene at the edge, before anything reads, stores or recurses over what a caller sent
@@ -131,3 +134,43 @@ export function refuseBadUrls(req: IncomingMessage & { path?: string; requestId?
   const query = url.indexOf('?');
   sendError({ method: req.method, path: req.path ?? (query < 0 ? url : url.slice(0, query)), requestId: req.requestId }, res, inputProblemException(problem));
 }
+
+/**
+ * Answers a request node's HTTP parser refuses (an invalid character in the request line, an unknown method,
+ * headers too large) with a JSON error in the shape of its path's surface, and closes the connection once the
+ * answer is written. Node's own handler writes a bare 400 and destroys the socket at once, so under load the
+ * client often sees a reset instead of the answer.
+ */
+export function answerMalformedRequests(server: Server): void {
+  const answered = new WeakSet<Socket>();
+  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
+    // The rest of a request already answered (its headers or body arriving after the error) fails to parse
+    // too: it is dropped until the peer closes. Destroying the socket then would reset the connection, and the
+    // peer could lose the answer.
+    if (answered.has(socket)) return;
+    // As node does: no answer while another one is being written on this connection (it would corrupt it).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    socket.setTimeout(5_000, () => socket.destroy());
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const [method, target = '/'] = (error.rawPacket?.toString('latin1') ?? '').split('\r\n', 1)[0].split(' ');
+    const path = target.split('?', 1)[0];
+    const exception = new AppException(status === 431 ? 'HEADERS_TOO_LARGE' : status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST', status, MALFORMED_MESSAGES[status]);
+    const requestId = newRequestId();
+    const body = JSON.stringify(renderError(errorSurface(path), exception, requestId));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
+    );
+  });
+}
+
+const MALFORMED_MESSAGES: Record<number, string> = {
+  400: 'The request is not valid HTTP (its method, target or headers)',
+  408: 'The request took too long to arrive',
+  431: 'The request headers are too large',
+};
