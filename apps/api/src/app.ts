@@ -13,6 +13,7 @@ import { bodyParsers } from './common/http/body-parsers';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
+import { answerMalformedRequests, refuseBadUrls } from './common/http/input-hygiene';
 import { requestContext } from './common/http/request-context';
 import { addStrictTransport, dashboardCsp, securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
@@ -113,7 +114,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     app.set('etag', false);
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    app.use(requestContext(undefined, logRequests), securityHeaders, refuseBadUrls, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
     // Hosted apps live on SPACES_ORIGIN only; their old addresses on this host lead there.
     app.use(spacesRedirect(spacesOrigin));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
@@ -132,6 +133,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     installFrontDoor(app.getHttpServer(), app.get(GatewayService), logRequests);
     if (config.publicUrl.startsWith('https:')) addStrictTransport(app.getHttpServer());
     if (spacesOrigin.startsWith('https:')) addStrictTransport(spacesServer);
+    answerMalformedRequests(app.getHttpServer());
     await app.listen(config.port, config.host);
     hostApps = spacesHost(app.get(SpacesService), { dashboardOrigin: new URL(config.publicUrl).origin, logRequests });
     const address = app.getHttpServer().address() as AddressInfo;

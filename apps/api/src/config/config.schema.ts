@@ -31,6 +31,7 @@ export interface AppConfig {
   oauthDynamicRegistration: boolean;
   shutdownGraceSeconds: number;
   gatewayRpm: number;
+  fetchAllowedPorts: number[];
   metricsToken: string | null;
   sessionTtlHours: number;
   authRateLimitPerIp: number;
@@ -308,6 +309,18 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Default gateway requests per minute per API key and per app and user (a key or app may set its own); 0 means no limit',
     defaultValue: '0',
     parse: integer(0, 1_000_000, 'set GATEWAY_RPM to a number of requests per minute such as 600, or 0 for no limit'),
+  },
+  {
+    env: 'FETCH_ALLOWED_PORTS',
+    key: 'fetchAllowedPorts',
+    description: 'Ports that caller-supplied URLs fetched by the gateway (image URLs for providers that need the bytes) may use, comma-separated',
+    defaultValue: '80,443',
+    parse: (raw) => {
+      const ports = raw.split(',').map((part) => part.trim());
+      if (!ports.every((port) => /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+        bad('must be a comma-separated list of ports from 1 to 65535, such as 80,443');
+      return [...new Set(ports.map(Number))];
+    },
   },
   {
     env: 'SHUTDOWN_GRACE_SECONDS',

@@ -75,6 +75,13 @@ describe('loadConfig', () => {
     for (const line of problems) expect(line).not.toContain('\n');
   });
 
+  it('lets the fetch guard dial ports 80 and 443 only unless FETCH_ALLOWED_PORTS lists others', () => {
+    expect(loadConfig({}).fetchAllowedPorts).toEqual([80, 443]);
+    expect(loadConfig({ FETCH_ALLOWED_PORTS: '443, 8443' }).fetchAllowedPorts).toEqual([443, 8443]);
+    for (const bad of ['0', '80,', '65536', 'http', '80;443'])
+      expect(problemsOf({ FETCH_ALLOWED_PORTS: bad })).toEqual([expect.stringContaining('FETCH_ALLOWED_PORTS')]);
+  });
+
   it('never echoes a secret value', () => {
     const problems = problemsOf({ DATABASE_URL: 'mysql://root:hunter2@db/x', STRIPE_SECRET_KEY: 'pk_live_hunter2' });
     expect(problems).toHaveLength(2);

@@ -1,9 +1,11 @@
 import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../resources';
+import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/admin/giftcards (decisions.md section 7). */
 export class GiftCardIssueDto implements GiftCardIssueRequest {
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
+  @MaxDecimals(2, { message: 'amount must be a number with at most 2 decimals' })
   @Min(0.01)
   @Max(GIFT_CARD_MAX_AMOUNT)
   amount: number;

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import type { KeyLimits } from '../resources';
+import { MaxDecimals } from './decimals';
 
 export const KEY_NAME_MAX_LENGTH = 100;
 
@@ -15,7 +16,8 @@ export class KeyCreateDto {
 const limit = () => (target: object, property: string) => {
   // null clears a limit; a number sets it (currency units, up to 6 decimals).
   ValidateIf((_, value) => value !== null)(target, property);
-  IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })(target, property);
+  IsNumber({ allowNaN: false, allowInfinity: false })(target, property);
+  MaxDecimals(6)(target, property);
   Min(0)(target, property);
   Max(1_000_000)(target, property);
 };

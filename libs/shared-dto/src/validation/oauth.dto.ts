@@ -25,6 +25,7 @@ import {
   REFRESH_TOKEN_TTL_RANGE,
 } from '../oauth';
 import { type ConsentLimits, OAUTH_SCOPES, type OAuthScope } from '../resources';
+import { MaxDecimals } from './decimals';
 
 /** Each element (or the value) is a redirect URI that may be registered; the message says what is wrong. */
 function IsRedirectUri() {
@@ -129,7 +130,8 @@ export class OAuthClientTrustDto {
 const cap = () => (target: object, property: string) => {
   // null removes the cap; a number sets it (currency units, up to 6 decimals).
   ValidateIf((_, value) => value !== null)(target, property);
-  IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })(target, property);
+  IsNumber({ allowNaN: false, allowInfinity: false })(target, property);
+  MaxDecimals(6)(target, property);
   Min(0)(target, property);
   Max(1_000_000)(target, property);
 };

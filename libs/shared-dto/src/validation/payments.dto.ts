@@ -1,9 +1,11 @@
 import { IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PAYMENT_MAX_AMOUNT, PAYMENT_MIN_AMOUNT } from '../resources';
+import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/payment/create-checkout-session (interface.md section 4.4; limits in docs/payments.md). */
 export class PaymentCheckoutCreateDto {
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
+  @MaxDecimals(2, { message: 'amount must be a number with at most 2 decimals' })
   @Min(PAYMENT_MIN_AMOUNT)
   @Max(PAYMENT_MAX_AMOUNT)
   amount: number;

@@ -15,13 +15,20 @@ export function toAppException(error: unknown, req: ErroredRequest, logger?: Log
     if (status === 403) return new CommonException(CommonErrorCode.FORBIDDEN, 'Forbidden');
     if (status < 500) return new AppException('BAD_REQUEST', status, error.message);
   }
-  const bodyError = error as { type?: string; status?: number } | undefined;
+  const bodyError = error as { type?: string; status?: number; expose?: boolean } | undefined;
   if (bodyError?.type === 'entity.parse.failed')
     return new CommonException(CommonErrorCode.INVALID_JSON, 'Request body is not valid JSON');
   if (bodyError?.type === 'entity.too.large')
     return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
   if (bodyError?.type === 'charset.unsupported' || bodyError?.type === 'encoding.unsupported')
     return new CommonException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Unsupported request body encoding');
+  // Any other failure to read a body (a length that does not match, a client that stopped sending, a compressed
+  // body that does not inflate, too many form fields) is the caller's: body-parser marks it a 4xx (http-errors'
+  // `expose`), whatever it names it.
+  if ((typeof bodyError?.type === 'string' || bodyError?.expose === true) && typeof bodyError?.status === 'number' && bodyError.status >= 400 && bodyError.status < 500)
+    return bodyError.status === 413
+      ? new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large')
+      : new CommonException(CommonErrorCode.INVALID_REQUEST, 'The request body could not be read');
   logger?.error({ msg: `unhandled error: ${(error as Error)?.message ?? String(error)}`, requestId: req.requestId }, (error as Error)?.stack);
   return new CommonException(CommonErrorCode.INTERNAL, 'Internal server error');
 }

@@ -32,7 +32,11 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     })
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  const schemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
+  const schemas = validationMetadatasToSchemas({
+    refPointerPrefix: '#/components/schemas/',
+    // The shared DTOs' own decimals check (MaxDecimals) adds nothing to the schema (its number type stays).
+    additionalConverters: { maxDecimals: {} },
+  });
   document.components ??= {};
   document.components.schemas = { ...document.components.schemas, ...(schemas as OpenAPIObject['components'] & object) };
   return document;

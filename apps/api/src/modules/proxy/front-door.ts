@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { refuseBadUrls } from '../../common/http/input-hygiene';
 import { requestContext } from '../../common/http/request-context';
 import { securityHeaders } from '../../common/http/security-headers';
 import { gatewayPrefixOf } from './allowlist';
@@ -6,8 +7,8 @@ import type { GatewayRequest, GatewayService } from './gateway.service';
 
 /**
  * Puts the gateway in front of Express on the app's own http server: a request under /v1 (or an alias) goes
- * straight to GatewayService.serve with its request id, access line and security headers — the same functions
- * Express would have run — and everything else to Express as before. Express's router, its request and response
+ * straight to GatewayService.serve with its request id, access line, security headers and URL check — the same
+ * functions Express would have run — and everything else to Express as before. Express's router, its request and response
  * prototypes and the rest of the middleware chain cost about a tenth of a gateway call's CPU (docs/benchmarks.md).
  */
 export function installFrontDoor(server: Server, gateway: GatewayService, logRequests: boolean): void {
@@ -22,6 +23,6 @@ export function installFrontDoor(server: Server, gateway: GatewayService, logReq
     if (!gatewayPrefixOf(path)) return express(req, res);
     const call = req as GatewayRequest;
     call.path = path;
-    context(call, res, () => securityHeaders(call, res, () => gateway.serve(call, res)));
+    context(call, res, () => securityHeaders(call, res, () => refuseBadUrls(call, res, () => gateway.serve(call, res))));
   });
 }

@@ -17,6 +17,7 @@ import { affordableOutputTokens, type Estimate, estimateCall, isPriced } from '.
 import { CatalogService } from './catalog/catalog.service';
 import type { CatalogModel } from './catalog/catalog.types';
 import { applyOpenCors } from '../../common/http/open-cors';
+import { FetchRefusedError, guardedFetch } from '../../common/net/fetch-guard';
 import { type ContextRequest, newRequestId } from '../../common/http/request-context';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
@@ -32,12 +33,12 @@ import type { ChatTranslator } from './providers/translator.types';
 import { sanitizeUpstreamMessage, TranslationError } from './providers/translator.types';
 import { anthropicTranslator } from './providers/anthropic/anthropic.translator';
 import { geminiTranslator } from './providers/gemini/gemini.translator';
-import { ParsedMultipart, readJsonBody, readMultipart } from './request-body';
+import { discardBody, ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel, type CancelSignal } from './upstream/cancel';
 import { spliceAnswer } from './answer-splice';
 import { Delivered, MAY_CARRY_USAGE, outputText } from './delivered';
 import { type ChunkVerdict, eachChunk } from './upstream/each-chunk';
-import { safeFetch, SafeFetchError } from './upstream/safe-fetch';
+import { forwardedRequestHeaders, PASSED_RESPONSE_HEADERS } from './upstream/forwarded-headers';
 import { ClientGoneError, readText, UpstreamClient, upstreamFailure, UpstreamResponse } from './upstream/upstream-client';
 import { VideoJobsRepository } from './video-jobs.repository';
 
@@ -110,7 +111,7 @@ const HEADERS_ALONE_MS = 50;
 const TRANSLATORS: Record<string, ChatTranslator> = { anthropic: anthropicTranslator, gemini: geminiTranslator };
 const EXPOSED_HEADERS = `x-request-id, ${CALL_ID_HEADER}, ${COST_HEADER}, ${MODEL_HEADER}, x-switchyard-max-tokens-capped, retry-after`;
 /** Upstream response headers worth passing on; everything else (cookies, server, rate-limit internals) stays. */
-const PASSED_HEADERS = ['content-type', 'content-disposition', 'content-length'];
+const PASSED_HEADERS: readonly string[] = PASSED_RESPONSE_HEADERS.relayed;
 
 /** 503 while this instance drains: a load balancer retries the call on another one. */
 const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } });
@@ -379,9 +380,9 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async dispatchOnce(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
     const translator = TRANSLATORS[provider.type];
-    if (translator) return this.viaTranslator(call, translator, res);
+    if (translator) return this.viaTranslator(call, translator, req, res);
     if (provider.type === 'openai' && call.route.action === 'video_content') return this.proxyBinary(call, req, res);
-    const upstream = provider.type === 'demo' ? await this.viaDemo(call) : await this.viaOpenAi(call);
+    const upstream = provider.type === 'demo' ? await this.viaDemo(call) : await this.viaOpenAi(call, req);
     await this.relayOpenAiFormat(call, upstream, res);
   }
 
@@ -410,9 +411,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     return call.route.template.replace('{id}', encodeURIComponent(call.params.id ?? ''));
   }
 
-  private async viaOpenAi(call: Call): Promise<UpstreamResponse> {
+  private async viaOpenAi(call: Call, req: GatewayRequest): Promise<UpstreamResponse> {
     const provider = call.model.provider;
-    const headers: Record<string, string> = { ...provider.headers, accept: call.stream ? 'text/event-stream' : 'application/json, */*' };
+    const headers: Record<string, string> = {
+      ...forwardedRequestHeaders(call.form ? 'multipart' : 'json', req.headers),
+      ...provider.headers,
+      accept: call.stream ? 'text/event-stream' : 'application/json, */*',
+    };
     if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
     let body: string | Buffer | Readable | undefined = this.openAiJsonBody(call);
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -458,9 +463,15 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     return Object.fromEntries([...call.form.fields].map(([name, values]) => [name, values[0]]));
   }
 
-  /** Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). */
-  private proxyBinary(call: Call, req: GatewayRequest, res: Response): Promise<void> {
+  /**
+   * Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). http-proxy
+   * sends the request's own headers upstream, so they are replaced first by the allowlisted ones
+   * (upstream/forwarded-headers.ts) and the provider's; a body (a GET may carry one) is read and dropped, so
+   * nothing the caller sent is piped on.
+   */
+  private async proxyBinary(call: Call, req: GatewayRequest, res: Response): Promise<void> {
     const provider = call.model.provider;
+    await discardBody(req);
     let proxy = this.binaryProxies.get(provider.id + provider.baseUrl);
     if (!proxy) {
       proxy = createProxyMiddleware<IncomingMessage & { upstreamPath?: string }>({
@@ -469,19 +480,20 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         pathRewrite: (_path, proxied) => proxied.upstreamPath ?? '/',
         proxyTimeout: provider.timeoutMs,
         on: {
-          proxyReq: (proxyReq) => {
-            // The caller's credential never goes upstream; the provider's key never comes back.
-            for (const name of ['authorization', 'cookie', 'x-service-oauth-client-id', 'x-csrf-token']) proxyReq.removeHeader(name);
-            for (const [name, value] of Object.entries(provider.headers)) proxyReq.setHeader(name, value);
-            if (provider.apiKey) proxyReq.setHeader('authorization', `Bearer ${provider.apiKey}`);
-          },
           proxyRes: (proxyRes) => {
-            for (const name of Object.keys(proxyRes.headers)) if (!PASSED_HEADERS.includes(name)) delete proxyRes.headers[name];
+            const passed: readonly string[] = PASSED_RESPONSE_HEADERS.binary;
+            for (const name of Object.keys(proxyRes.headers)) if (!passed.includes(name)) delete proxyRes.headers[name];
           },
         },
       });
       this.binaryProxies.set(provider.id + provider.baseUrl, proxy);
     }
+    // The caller's credential never goes upstream (nor any header off the allowlist); the provider's key never comes back.
+    req.headers = {
+      ...forwardedRequestHeaders('binary', req.headers),
+      ...provider.headers,
+      ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+    };
     (req as GatewayRequest & { upstreamPath?: string }).upstreamPath = this.upstreamPath(call);
     res.setHeader(COST_HEADER, '0');
     return new Promise<void>((resolve, reject) => {
@@ -543,7 +555,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   // ---- answers translated from other wire formats (anthropic, gemini) --------------------------------------
 
-  private async viaTranslator(call: Call, translator: ChatTranslator, res: Response): Promise<void> {
+  private async viaTranslator(call: Call, translator: ChatTranslator, req: GatewayRequest, res: Response): Promise<void> {
     if (call.route.action !== 'chat_completions')
       throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The ${call.model.provider.type} provider serves chat completions only`);
     const provider = call.model.provider;
@@ -553,8 +565,10 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         upstreamModel: call.model.upstreamModel,
         apiKey: provider.apiKey ?? '',
         fetchImage: async (url) => {
-          const fetched = await safeFetch(url).catch((error: unknown) => {
-            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `Image ${url.slice(0, 100)} could not be fetched: ${error instanceof SafeFetchError ? error.message : 'network error'}`, { param: 'messages' });
+          const fetched = await guardedFetch(url, { allowedPorts: this.config.fetchAllowedPorts }).catch((error: unknown) => {
+            // One answer for every refusal and failure (no host, port or reason for a caller to probe with).
+            this.logger.debug({ msg: `image URL not fetched: ${error instanceof FetchRefusedError ? error.reason : 'unexpected error'}`, requestId: call.requestId });
+            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'An image URL in messages could not be fetched', { param: 'messages' });
           });
           return { mimeType: fetched.contentType.split(';')[0], data: fetched.body.toString('base64') };
         },
@@ -566,7 +580,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     const upstream = await this.upstream.send({
       url: provider.baseUrl + spec.path,
       method: spec.method,
-      headers: { ...provider.headers, ...spec.headers },
+      headers: { ...forwardedRequestHeaders('json', req.headers), ...provider.headers, ...spec.headers },
       body: spec.body,
       signal: call.signal,
       timeoutMs: provider.timeoutMs,

@@ -1,4 +1,4 @@
-import { costMicros, toUnits } from './pricing';
+import { costMicros, MAX_COST_MICROS, toUnits } from './pricing';
 
 describe('costMicros', () => {
   it('prices tokens per million without floating drift', () => {
@@ -17,5 +17,12 @@ describe('costMicros', () => {
   });
   it('is zero for a model without pricing', () => {
     expect(costMicros({}, { promptTokens: 10_000 })).toBe(0);
+  });
+
+  it('caps a cost too large to store (a request asking for n: 1e308), so the call is refused, never a 500', () => {
+    expect(costMicros({ perImage: 0.04 }, { images: 1e308 })).toBe(MAX_COST_MICROS);
+    expect(costMicros({ perSecond: 0.1 }, { seconds: Infinity })).toBe(MAX_COST_MICROS);
+    expect(costMicros({ outputPerMTok: 2 }, { completionTokens: NaN })).toBe(MAX_COST_MICROS);
+    expect(Number.isSafeInteger(costMicros({ inputPerMTok: 1 }, { promptTokens: 2 ** 60 }))).toBe(true);
   });
 });

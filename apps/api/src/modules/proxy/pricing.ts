@@ -8,6 +8,9 @@ export interface Metered {
   characters?: number;
 }
 
+/** The largest cost, in micro-units (about 9 billion currency units). */
+export const MAX_COST_MICROS = Number.MAX_SAFE_INTEGER;
+
 /**
  * Cost in integer micro-units (1 currency unit = 1,000,000). A price per million tokens in currency units is
  * exactly micro-units per token, so token costs need no division. A fraction of a micro-unit is rounded up: a call
@@ -21,7 +24,9 @@ export function costMicros(pricing: ModelPricing, metered: Metered): number {
     (metered.seconds ?? 0) * (pricing.perSecond ?? 0) * 1e6 +
     (metered.characters ?? 0) * (pricing.perMChars ?? 0);
   // The tolerance keeps binary floating point (0.15 * 1000 = 150.00000000000003) from rounding an exact price up.
-  return Math.max(0, Math.ceil(micros - Math.max(1e-6, micros * 1e-12)));
+  // A request can ask for absurd amounts (n: 1e308, 1e999 seconds); its cost is then capped at the largest exact
+  // integer, which no budget covers (the call is refused), instead of reaching the database as Infinity.
+  return micros < MAX_COST_MICROS ? Math.max(0, Math.ceil(micros - Math.max(1e-6, micros * 1e-12))) : MAX_COST_MICROS;
 }
 
 /** Micro-units to currency units for JSON and headers (exact to the micro-unit). */

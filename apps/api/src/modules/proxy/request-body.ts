@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
+import { INPUT_PROBLEM_MESSAGES, jsonBodyProblem } from '../../common/http/input-hygiene';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 import { collect } from './upstream/each-chunk';
 
@@ -33,6 +34,9 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTE
     req.resume();
     throw tooLarge(limit);
   }
+  // Depth, NUL, lone surrogates and UTF-8, in one scan of the bytes before anything parses or walks them.
+  const problem = jsonBodyProblem(raw);
+  if (problem) throw new GatewayException(problem === 'depth' ? GatewayErrorCode.INVALID_JSON : GatewayErrorCode.INVALID_REQUEST, INPUT_PROBLEM_MESSAGES[problem]);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString('utf8'));
@@ -42,6 +46,22 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTE
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'The request body must be a JSON object');
   return { raw, json: json as Record<string, unknown> };
+}
+
+/**
+ * Reads and drops the body of a request that takes none (a GET may carry one), so that nothing the caller sent
+ * is passed on; more than `limit` bytes is 413.
+ */
+export async function discardBody(req: IncomingMessage, limit = 64 * 1024): Promise<void> {
+  if (declaredTooLarge(req, limit)) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const { over } = await collect(req, limit);
+  if (over) {
+    req.resume();
+    throw tooLarge(limit);
+  }
 }
 
 export interface UploadedFile {
@@ -98,11 +118,17 @@ export async function readMultipart(req: IncomingMessage): Promise<ParsedMultipa
         req.resume();
         reject(error);
       };
+      const nul = () => new GatewayException(GatewayErrorCode.INVALID_REQUEST, INPUT_PROBLEM_MESSAGES.nul);
       parser.on('field', (name, value, info) => {
-        if (info.valueTruncated) return fail(new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Field ${name} is too large`));
+        if (name.includes('\0') || value.includes('\0')) return fail(nul());
+        if (info.valueTruncated) return fail(new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Field ${name.slice(0, 100)} is too large`));
         fields.set(name, [...(fields.get(name) ?? []), value]);
       });
       parser.on('file', (name, stream, info) => {
+        if (name.includes('\0') || info.filename?.includes('\0') || info.mimeType?.includes('\0')) {
+          stream.resume();
+          return fail(nul());
+        }
         const path = join(dir, `${files.length}`);
         const file: UploadedFile = { field: name, filename: info.filename || 'upload', mimeType: info.mimeType, path, size: 0 };
         files.push(file);

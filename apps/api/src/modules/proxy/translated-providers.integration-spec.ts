@@ -142,4 +142,34 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
     expect((res as APIError).status).toBe(400);
     expect(fake.seen.length).toBe(before);
   });
+
+  it('answers every refused image URL with one error, so a caller learns nothing of which hosts and ports answer', async () => {
+    const port = (fake.server.address() as AddressInfo).port;
+    const before = fake.seen.length;
+    const targets = [
+      `http://127.0.0.1:${port}/gemini/v1beta/models`, // open port, loopback
+      'http://127.0.0.1:1/x.png', // closed port
+      `http://[::ffff:127.0.0.1]:${port}/x.png`,
+      `http://[::ffff:7f00:1]/x.png`,
+      'http://2130706433/x.png',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fec0::1]/x.png',
+      'http://localhost/x.png',
+      'http://10.0.0.1:8080/x.png',
+      'http://user:pass@example.com/x.png',
+    ];
+    const answers = await Promise.all(
+      targets.map((url) =>
+        fetch(`${app.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gemini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }),
+        }).then(async (response) => `${response.status} ${JSON.stringify(((await response.json()) as { error: unknown }).error)}`),
+      ),
+    );
+    expect(new Set(answers)).toEqual(
+      new Set([`400 ${JSON.stringify({ message: 'An image URL in messages could not be fetched', type: 'invalid_request_error', code: 'invalid_request', param: 'messages' })}`]),
+    );
+    expect(fake.seen.length).toBe(before);
+  });
 });
