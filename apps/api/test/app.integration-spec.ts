@@ -54,11 +54,9 @@ describe('the app', () => {
     expect(oauth.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('keeps a sane X-Request-Id in front of its own unique id, and replaces an unsafe one', async () => {
+  it('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
     const given = await app.http('/healthz', { headers: { 'x-request-id': 'trace-123' } });
-    expect(given.headers.get('x-request-id')).toMatch(/^trace-123\.req_[0-9a-f]{24}$/);
-    const again = await app.http('/healthz', { headers: { 'x-request-id': 'trace-123' } });
-    expect(again.headers.get('x-request-id')).not.toBe(given.headers.get('x-request-id'));
+    expect(given.headers.get('x-request-id')).toBe('trace-123');
     const unsafe = await app.http('/healthz', { headers: { 'x-request-id': 'bad id\twith space' } });
     expect(unsafe.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
   });
@@ -71,7 +69,7 @@ describe('the app', () => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
       expect(res.headers.get('x-powered-by')).toBeNull();
-      expect(res.headers.get('x-request-id')).toMatch(new RegExp(`^front-door-${path.length}\\.req_`));
+      expect(res.headers.get('x-request-id')).toBe(`front-door-${path.length}`);
     }
     // The gateway answers in OpenAI's error shape, Express's routes in the envelope: each door kept its own.
     expect((await app.http('/v1/models')).body.error).toMatchObject({ code: 'missing_credentials' });

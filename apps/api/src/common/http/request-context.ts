@@ -49,16 +49,14 @@ export function newRequestId(): string {
 }
 
 /**
- * Gives every request an id of its own, echoes it in the response and logs one access line, with the id, when
- * it ends. The id is always unique, whatever the caller sends: it keys the call's reservation, ledger entry and
- * usage record, so a caller choosing it could collide with (or replay) another call's. A sane X-Request-Id from
- * the caller is kept in front, for correlation: `trace-123.req_…`. Only the path is logged: query strings can carry
+ * Gives every request an id (the caller's X-Request-Id when it is sane, else a new one), echoes it in the
+ * response and logs one access line, with the id, when it ends. Only the path is logged: query strings can carry
  * secrets (a revoke token, a checkout session id), and bodies and headers are never logged.
  */
 export function requestContext(logger = new Logger('HTTP'), logRequests = true) {
   return (req: ContextRequest, res: ServerResponse, next: () => void) => {
     const given = req.headers[REQUEST_ID_HEADER] as string | undefined;
-    const requestId = given && CALLER_ID.test(given) ? `${given}.${newRequestId()}` : newRequestId();
+    const requestId = given && CALLER_ID.test(given) ? given : newRequestId();
     req.requestId = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     if (logRequests) {
