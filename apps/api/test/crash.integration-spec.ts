@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
+import { ReservationService } from '../src/modules/usage';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BudgetService } from '../src/modules/usage/ledger/budget.service';
 import { fakeChatCatalog, FakeOpenAI } from './support/fake-openai';
 import { startServiceProcess } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
@@ -61,9 +61,9 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
     expect(Number(before.reserved)).toBe(Number(open.held));
 
     // Nothing settles it before it expires (calls on live instances extend theirs every minute; this one is dead).
-    expect(await survivor.app.get(BudgetService).sweepExpired()).toBe(0);
+    expect(await survivor.app.get(ReservationService).sweepExpired()).toBe(0);
     await query(`UPDATE reservations SET expires_at = now() - interval '1 second' WHERE status = 'open'`);
-    expect(await survivor.app.get(BudgetService).sweepExpired()).toBe(1);
+    expect(await survivor.app.get(ReservationService).sweepExpired()).toBe(1);
 
     const [after] = await query(`SELECT reserved_micros::bigint AS reserved, debits_micros::bigint AS debits, credits_micros::bigint AS credits FROM balances`);
     expect({ reserved: Number(after.reserved), debits: Number(after.debits) }).toEqual({ reserved: 0, debits: Number(open.input) });

@@ -1,7 +1,7 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { ReservationService } from '../src/modules/usage';
 import { connect } from 'node:net';
 import { MAX_JSON_DEPTH } from '../src/common/http/input-hygiene';
-import { BudgetService } from '../src/modules/usage/ledger/budget.service';
 import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 
@@ -165,7 +165,7 @@ describe('the edge: input hygiene and request bodies', () => {
     const [first, second] = await Promise.all([call(), call()]);
     expect([first.status, second.status]).toEqual([200, 200]);
     await app.app.get(UsageRecorder).flush();
-    await app.app.get(BudgetService).flushSettlements();
+    await app.app.get(ReservationService).flushSettlements();
     // The caller's id is echoed as given (correlation only); each call is keyed by its own call id.
     expect([first.headers['x-request-id'], second.headers['x-request-id']]).toEqual(['replayed-id', 'replayed-id']);
     const rows = (await app.database.dataSource.query(`SELECT call_id, status, cost_micros::int AS cost FROM usage_records WHERE request_id = 'replayed-id'`)) as Array<{ call_id: string; status: string; cost: number }>;

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { LedgerService, ReservationService } from '../src/modules/usage';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LedgerRepository } from '../src/modules/usage/ledger/ledger.repository';
-import { BudgetService } from '../src/modules/usage/ledger/budget.service';
+import { ReservationsRepository } from '../src/modules/usage/ledger/reservations.repository';
 import { ReconciliationService } from '../src/modules/usage/ledger/reconciliation';
 import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { FakeMeteredUpstream, IGNORED_OUTPUT, SLOW_PIECE } from './support/fake-metered-upstream';
@@ -59,7 +59,7 @@ describe('money attacks: every served call is paid for', () => {
     const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('attack'), password: 'attack password' } });
     const session = registered.body.data.token as string;
     const userId = registered.body.data.user.id as string;
-    if (creditMicros > 0) await app.app.get(BudgetService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
+    if (creditMicros > 0) await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
     const created = (await app.http('/api/v1/keys', { token: session, body: { name: 'attack key' } })).body.data;
     return { session, userId, key: created.key as string, keyId: created.id as string };
   }
@@ -67,8 +67,8 @@ describe('money attacks: every served call is paid for', () => {
   /** Every instance's queued settlements and usage records written. */
   async function flushed() {
     for (const running of apps) {
-      for (let i = 0; i < 200 && running.app.get(BudgetService).unwrittenSettlements > 0; i += 1) await sleep(25);
-      await running.app.get(BudgetService).flushSettlements();
+      for (let i = 0; i < 200 && running.app.get(ReservationService).unwrittenSettlements > 0; i += 1) await sleep(25);
+      await running.app.get(ReservationService).flushSettlements();
       await running.app.get(UsageRecorder).flush();
     }
   }
@@ -472,7 +472,7 @@ describe('money attacks: every served call is paid for', () => {
   describe('settlement never drops a call', () => {
     it('writes every settlement of calls made while the database refuses them, once it answers again', async () => {
       const user = await newUser(10_000_000);
-      const ledgers = apps.map((running) => running.app.get(LedgerRepository));
+      const ledgers = apps.map((running) => running.app.get(ReservationsRepository));
       const originals = ledgers.map((ledger) => ({ many: ledger.settleMany.bind(ledger), leased: ledger.settleLeased.bind(ledger) }));
       let failures = 0;
       const blip = () => {

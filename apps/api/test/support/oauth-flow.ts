@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
+import { LedgerService } from '../../src/modules/usage';
 import * as oauth from 'oauth4webapi';
 import { CSRF_COOKIE, SESSION_COOKIE } from '@switchyard/shared-dto';
-import { BudgetService } from '../../src/modules/usage/ledger/budget.service';
 import { TestApp, uniqueEmail } from './test-app';
 
 /** The redirect URI test apps register (nothing listens there: tests read the redirect's Location). */
@@ -49,7 +49,7 @@ export class OAuthTestKit {
   async newUser(credit = 5_000_000): Promise<OAuthTestUser> {
     const res = await this.app.http('/api/v1/auth/register', { body: { email: uniqueEmail('oauth'), password: 'oauth password' } });
     const id = res.body.data.user.id as string;
-    if (credit) await this.app.app.get(BudgetService).credit(id, credit, 'admin_adjustment', 'test', `oauth-test:${id}`);
+    if (credit) await this.app.app.get(LedgerService).credit(id, credit, 'admin_adjustment', 'test', `oauth-test:${id}`);
     return { id, session: res.body.data.token, csrf: res.cookies[CSRF_COOKIE], cookie: `${SESSION_COOKIE}=${res.cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${res.cookies[CSRF_COOKIE]}` };
   }
 

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { seededRandom } from '../../src/modules/proxy/providers/demo/hash';
+import { seededRandom } from '../../src/modules/demo';
 import { SseParser } from '../../src/modules/proxy/providers/sse';
 import type { ChatStreamTranslator, ChatTranslator, ResponseContext, TranslationError } from '../../src/modules/proxy/providers/translator.types';
 

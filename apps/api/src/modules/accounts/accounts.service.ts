@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/crypto';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
-import { BudgetService } from '../usage/ledger/budget.service';
+import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsRepository, type HandleHolder } from './accounts.repository';
@@ -52,7 +52,7 @@ export class AccountsService implements OnApplicationBootstrap {
   constructor(
     private readonly repository: AccountsRepository,
     private readonly rateLimiter: RateLimiterService,
-    private readonly budget: BudgetService,
+    private readonly ledger: LedgerService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -73,7 +73,7 @@ export class AccountsService implements OnApplicationBootstrap {
       role: 'user',
     });
     if (!user) throw new AccountsException(AccountsErrorCode.EMAIL_TAKEN, 'An account with this email already exists');
-    await this.budget.grantSignupCredit(user.id);
+    await this.ledger.grantSignupCredit(user.id);
     return this.startSession(user, client);
   }
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConsentsModule } from '../consents/consents.module';
-import { UsageModule } from '../usage/usage.module';
+import { UsageModule } from '../usage';
 import { AdminClientsController, ClientsController } from './clients.controller';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';

@@ -15,7 +15,7 @@ import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { ConsentsService } from '../consents/consents.service';
-import { UsageService } from '../usage/usage.service';
+import { UsageService } from '../usage';
 import { ClientsErrorCode, ClientsException } from './clients.exception';
 import { ClientsRepository } from './clients.repository';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';

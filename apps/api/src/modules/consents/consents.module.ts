@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsageModule } from '../usage/usage.module';
+import { UsageModule } from '../usage';
 import { ConsentsController } from './consents.controller';
 import { ConsentsRepository } from './consents.repository';
 import { ConsentsService } from './consents.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsageModule } from '../usage/usage.module';
+import { UsageModule } from '../usage';
 import { GiftCardEntity } from './entities/gift-card.entity';
 import { GiftcardsController } from './giftcards.controller';
 import { GiftcardsRepository } from './giftcards.repository';

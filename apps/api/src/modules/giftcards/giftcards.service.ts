@@ -4,7 +4,7 @@ import { CommonErrorCode, CommonException } from '../../common/errors/app.except
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { BudgetService, toUnits } from '../usage/ledger/budget.service';
+import { LedgerService, toUnits } from '../usage';
 import { generateGiftCardCode, hashGiftCardCode, normaliseGiftCardCode } from './gift-card-code';
 import { GiftcardsErrorCode, GiftcardsException } from './giftcards.exception';
 import { ClaimedCard, GiftcardsRepository } from './giftcards.repository';
@@ -32,7 +32,7 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
 
   constructor(
     private readonly repository: GiftcardsRepository,
-    private readonly budget: BudgetService,
+    private readonly ledger: LedgerService,
     private readonly rateLimiter: RateLimiterService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -89,7 +89,7 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     const credited = await this.creditCard(card);
     if (!credited) throw this.alreadyRedeemed();
     const amountAdded = toUnits(card.amountMicros);
-    const { remainingBudget } = await this.budget.summary(userId);
+    const { remainingBudget } = await this.ledger.summary(userId);
     return { success: true, message: `Gift card redeemed: ${money(amountAdded)} added to your balance`, amountAdded, newBalance: remainingBudget };
   }
 
@@ -107,7 +107,7 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
 
   /** The one credit path of a card: idempotent by the card id, then noted on the card. */
   private async creditCard(card: ClaimedCard): Promise<boolean> {
-    const credited = await this.budget.credit(card.userId, card.amountMicros, 'gift_card', card.id, giftCardCreditKey(card.id));
+    const credited = await this.ledger.credit(card.userId, card.amountMicros, 'gift_card', card.id, giftCardCreditKey(card.id));
     await this.repository.markCredited(card.id);
     return credited;
   }

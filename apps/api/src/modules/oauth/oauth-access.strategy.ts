@@ -4,10 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { checkClientIdHeader } from '../../common/auth/client-id-header.guard';
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../common/auth/principal';
 import { CommonErrorCode } from '../../common/errors/app.exception';
-import type { PrefixKind } from '../proxy/allowlist';
-import type { Caller, CredentialStrategy } from '../proxy/credentials/caller';
-import { CredentialRegistry } from '../proxy/credentials/credential-registry';
-import { GatewayErrorCode, GatewayException } from '../proxy/gateway.exception';
+import { type Caller, type CredentialStrategy, CredentialRegistry, GatewayErrorCode, GatewayException, type PrefixKind } from '../proxy';
 import { OAuthTokensService } from './oauth-tokens.service';
 
 /**

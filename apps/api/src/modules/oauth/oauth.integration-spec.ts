@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { ReservationService } from '../usage';
 import { request } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import OpenAI from 'openai';
 import { CALLBACK, freePort, insecure, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
 import { ClientsService } from '../clients/clients.service';
-import { BudgetService } from '../usage/ledger/budget.service';
 import { UsageRecorder } from '../usage/usage-recorder';
 
 const ADMIN = { email: 'oauth-admin@example.com', password: 'admin password 123' };
@@ -563,7 +563,7 @@ describe('OAuth2 for third-party apps', () => {
       const lifted = await app.http(`/api/v1/oauth2/consents/${client.clientId}/limits`, { method: 'PUT', token: user.session, body: { perRequest: null, monthly: 1 } });
       expect(lifted.body.data.limits).toEqual({ total: null, daily: null, weekly: null, monthly: 1, perRequest: null });
       expect((await v1(tokens.access_token, client.clientId, '/v1/chat/completions', { body: CHAT })).status).toBe(200);
-      await app.app.get(BudgetService).flushSettlements();
+      await app.app.get(ReservationService).flushSettlements();
       const [consent] = (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data;
       expect(consent.spentThisMonth).toBeGreaterThan(0);
 

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ClientsModule } from '../clients/clients.module';
 import { ConsentsModule } from '../consents/consents.module';
-import { ProxyModule } from '../proxy/proxy.module';
+import { ProxyModule } from '../proxy';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
 import { AuthorizationCodeEntity } from './entities/authorization-code.entity';

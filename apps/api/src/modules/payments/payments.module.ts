@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsageModule } from '../usage/usage.module';
+import { UsageModule } from '../usage';
 import { PaymentEntity } from './entities/payment.entity';
 import { PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';

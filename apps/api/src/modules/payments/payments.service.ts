@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { BudgetService, toUnits } from '../usage/ledger/budget.service';
+import { LedgerService, toUnits } from '../usage';
 import type { PaymentEntity } from './entities/payment.entity';
 import { PaymentsErrorCode, PaymentsException } from './payments.exception';
 import { PaymentsRepository, SESSION_LIFETIME_HOURS } from './payments.repository';
@@ -32,7 +32,7 @@ export class PaymentsService implements OnModuleInit {
 
   constructor(
     private readonly repository: PaymentsRepository,
-    private readonly budget: BudgetService,
+    private readonly ledger: LedgerService,
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -86,7 +86,7 @@ export class PaymentsService implements OnModuleInit {
     const state = await this.providerState(payment);
     if (state === 'paid') await this.fulfil(payment);
     if (state === 'expired') await this.repository.markExpired(payment.id);
-    const summary = await this.budget.summary(userId);
+    const summary = await this.ledger.summary(userId);
     return { status: state, amountAdded: state === 'paid' ? toUnits(Number(payment.amountMicros)) : 0, newBalance: summary.remainingBudget };
   }
 
@@ -178,7 +178,7 @@ export class PaymentsService implements OnModuleInit {
 
   /** Credits the session's amount once, ever (the ledger's idempotency key), then notes it on the row. */
   private async fulfil(payment: PaymentEntity): Promise<void> {
-    const credited = await this.budget.credit(payment.userId, Number(payment.amountMicros), 'payment', payment.id, paymentCreditKey(payment.id));
+    const credited = await this.ledger.credit(payment.userId, Number(payment.amountMicros), 'payment', payment.id, paymentCreditKey(payment.id));
     if (credited) this.logger.log(`credited ${toUnits(Number(payment.amountMicros))} for ${payment.id}`);
     if (credited || !payment.creditedAt) await this.repository.markCredited(payment.id);
   }

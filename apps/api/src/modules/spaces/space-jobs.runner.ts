@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Database } from '../../database/database';
 import { SpacePageWriter } from './space-page.writer';
-import { SpacesGatewayClient } from './spaces-gateway.client';
 import { ClaimedJob, SpacesRepository } from './spaces.repository';
 
 /** A claim is good this long unless renewed; an instance that dies loses its jobs to another after it. */
@@ -47,7 +46,6 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
   constructor(
     private readonly repository: SpacesRepository,
     private readonly writer: SpacePageWriter,
-    private readonly gateway: SpacesGatewayClient,
     private readonly database: Database,
   ) {}
 
@@ -55,7 +53,7 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
     await this.repository.recover(this.database.kind === 'embedded', SPACE_JOB_MAX_ATTEMPTS, INTERRUPTED);
     this.timer = setInterval(() => this.kick(), POLL_MS[this.database.kind]);
     this.timer.unref();
-    this.gateway.whenListening(() => this.kick());
+    this.kick();
   }
 
   onModuleDestroy(): void {
@@ -94,7 +92,6 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
   }
 
   private async pump(): Promise<void> {
-    if (!this.gateway.listening()) return;
     if (Date.now() - this.recoveredAt >= RECOVER_MS) {
       await this.repository.recover(false, SPACE_JOB_MAX_ATTEMPTS, INTERRUPTED);
       this.recoveredAt = Date.now();

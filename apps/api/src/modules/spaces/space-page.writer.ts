@@ -42,7 +42,7 @@ export class SpacePageWriter {
         outcome = await this.gateway.chat(job.userId, model, messages, requestId, signal);
       } catch (error) {
         if (signal.aborted) throw error;
-        // This instance's own server cannot be reached: it is closing.
+        // The gateway cut the call: this instance is closing.
         return { kind: 'interrupted' };
       }
       if (!outcome.ok) {

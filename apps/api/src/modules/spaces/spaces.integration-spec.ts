@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { ReservationService } from '../usage';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAKE_PAGE, fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { CatalogService } from '../proxy/catalog/catalog.service';
-import { BudgetService } from '../usage/ledger/budget.service';
+import { CatalogService } from '../proxy';
 import { UsageRecorder } from '../usage/usage-recorder';
 
 interface User {
@@ -36,7 +36,7 @@ async function settled(app: TestApp, user: User, slug: string, timeoutMs = 20_00
 
 /** The user's ledger once every call has settled, and what the usage records say was charged. */
 async function money(app: TestApp, userId: string) {
-  await app.app.get(BudgetService).flushSettlements();
+  await app.app.get(ReservationService).flushSettlements();
   await app.app.get(UsageRecorder).flush();
   const [balance] = await app.database.dataSource.query(
     'SELECT debits_micros::bigint AS debits, reserved_micros::bigint AS reserved FROM balances WHERE user_id = $1',

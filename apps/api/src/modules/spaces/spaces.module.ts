@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts/accounts.module';
-import { ProxyModule } from '../proxy/proxy.module';
+import { ProxyModule } from '../proxy';
 import { SpaceAppVersionEntity } from './entities/space-app-version.entity';
 import { SpaceAppEntity } from './entities/space-app.entity';
 import { SpaceJobEntity } from './entities/space-job.entity';
@@ -15,8 +15,7 @@ import { SpacesService } from './spaces.service';
 /**
  * Spaces: AI-written web apps under a user's handle, hosted sandboxed on their own origin (docs/spaces.md; the
  * listener is spaces-host.ts, started by createApp). Pages are written by jobs that call models through the
- * gateway on the owner's budget (SpacesGatewayClient plugs a one-time credential kind into the gateway's
- * CredentialRegistry).
+ * gateway on the owner's budget (SpacesGatewayClient: an in-process call of the gateway's pipeline).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([SpaceAppEntity, SpaceAppVersionEntity, SpaceJobEntity]), AccountsModule, ProxyModule],

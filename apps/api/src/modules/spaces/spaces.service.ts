@@ -13,7 +13,7 @@ import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { AccountsService } from '../accounts/accounts.service';
-import { CatalogService } from '../proxy/catalog/catalog.service';
+import { CatalogService } from '../proxy';
 import type { SpaceAppEntity } from './entities/space-app.entity';
 import { slugFromPrompt, titleFromPrompt } from './page-check';
 import { SpaceJobsRunner } from './space-jobs.runner';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { LedgerService, ReservationService } from '.';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { BudgetService } from './ledger/budget.service';
 import { UsageRecorder } from './usage-recorder';
 import { usageRecord } from '../../../test/support/usage-record';
 
@@ -10,7 +10,7 @@ async function newUser(app: TestApp, creditMicros: number) {
   const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('money'), password: 'money password' } });
   const session = registered.body.data.token as string;
   const userId = registered.body.data.user.id as string;
-  if (creditMicros > 0) await app.app.get(BudgetService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
+  if (creditMicros > 0) await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
   const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'money key' } })).body.data.key as string;
   return { session, userId, key };
 }
@@ -142,7 +142,7 @@ describe('budgets', () => {
     }
     expect(statuses[0]).toBe(200);
     expect(statuses).toContain(403);
-    await app.app.get(BudgetService).flushSettlements();
+    await app.app.get(ReservationService).flushSettlements();
     const [{ spent }] = await app.database.dataSource.query(
       `SELECT COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0)::int AS spent FROM reservations WHERE api_key_id = $1`,
       [keyId],
@@ -165,7 +165,7 @@ describe('budgets', () => {
 
   it('settles a reservation exactly once, and an expired one (its instance died) from what was recorded', async () => {
     const { userId } = await newUser(app, 1_000_000);
-    const budget = app.app.get(BudgetService);
+    const budget = app.app.get(ReservationService);
     const reservation = await budget.reserve({ id: randomUUID(), requestId: `crash-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 300_000, minimumMicros: 1000, inputEstimateMicros: 1234 });
     expect(reservation.amountMicros).toBe(300_000);
     expect((await readLedger(app, userId)).reserved).toBe(300_000);

@@ -7,14 +7,14 @@ import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard'
 import type { Principal, SessionPrincipal } from '../../common/auth/principal';
 import { RequireScopes } from '../../common/auth/scope.guard';
 import { Envelope, envelope } from '../../common/http/envelope';
-import { BudgetService } from './ledger/budget.service';
+import { LedgerService } from './ledger/ledger.service';
 import { UsageService } from './usage.service';
 
 @ApiTags('usage')
 @Controller('api/v1/usage/me')
 export class UsageController {
   constructor(
-    private readonly budget: BudgetService,
+    private readonly ledgerService: LedgerService,
     private readonly usage: UsageService,
   ) {}
 
@@ -24,7 +24,7 @@ export class UsageController {
   @RequireClientIdHeader()
   @ApiOperation({ summary: 'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference). Apps: scope api:access and the client-id header' })
   async summary(@CurrentUser() user: Principal): Promise<Envelope<UsageSummaryResponse>> {
-    return envelope(await this.budget.summary(user.userId));
+    return envelope(await this.ledgerService.summary(user.userId));
   }
 
   @Get('activity')
@@ -38,7 +38,7 @@ export class UsageController {
   @Access()
   @ApiOperation({ summary: 'Every credit (payments, gift cards, sign-up) and debit (calls), newest first; nextCursor pages on' })
   async ledger(@CurrentUser() user: SessionPrincipal, @Query() query: UsageLedgerQueryDto): Promise<Envelope<LedgerPage>> {
-    return envelope(await this.budget.history(user.userId, query.limit ?? 50, query.cursor ?? null));
+    return envelope(await this.ledgerService.history(user.userId, query.limit ?? 50, query.cursor ?? null));
   }
 
   @Get('analytics')

@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse, ClientUsageResponse } from '@switchyard/shared-dto';
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
-import { LedgerRepository } from './ledger/ledger.repository';
-import { toUnits } from './ledger/budget.service';
+import { ReservationsRepository } from './ledger/reservations.repository';
+import { toUnits } from './ledger/ledger.service';
 import { UsageErrorCode, UsageException } from './usage.exception';
 import { DAY_MS, splitWindow, usageSource } from './usage-window';
 
@@ -33,7 +33,7 @@ function decodeCursor(cursor: string): [string, string] {
 export class UsageService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly ledger: LedgerRepository,
+    private readonly reservations: ReservationsRepository,
   ) {}
 
   async activity(userId: string, query: UsageActivityQueryDto): Promise<ActivityPage> {
@@ -55,7 +55,7 @@ export class UsageService {
     );
     const page = rows.slice(0, limit);
     // The money trace reads only this user's own reservations, by the calls' own ids.
-    const trace = await this.ledger.trace(userId, page.map((row) => String(row.call_id)));
+    const trace = await this.reservations.trace(userId, page.map((row) => String(row.call_id)));
     const items: ActivityRecord[] = page.map((row) => {
       const money = trace.get(String(row.call_id));
       const charged = money?.settled ?? 0;

@@ -3,7 +3,7 @@ import type { PrefixKind } from '../allowlist';
 
 /** Who is calling the gateway, as a credential strategy resolved it. */
 export interface Caller {
-  /** `internal`: Switchyard calling for a user, server-side (spaces generation), with a one-time credential. */
+  /** `internal`: Switchyard calling for a user, server-side and in-process (spaces generation: GatewayService.callInProcess). */
   kind: 'api_key' | 'oauth' | 'internal';
   userId: string;
   apiKeyId: string | null;
@@ -19,7 +19,7 @@ export interface Caller {
 
 /**
  * One way to present a credential on the gateway (the seam other modules plug into: API keys here, OAuth
- * access tokens from the OAuth module, one-time internal credentials from the spaces module). `claims` says
+ * access tokens from the OAuth module). `claims` says
  * whether a bearer token looks like this kind; `resolve` checks it and throws a GatewayException with the
  * kind's documented status when it is not good.
  */

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
@@ -50,6 +51,7 @@ function asUpstreamError(error: Error): Error {
  * bounded (10 s); the provider may then be silent for its timeout at most — before its headers or between two
  * chunks.
  */
+@Injectable()
 export class UpstreamClient {
   private readonly dispatcher = new Agent({ connections: 256, connect: { timeout: CONNECT_TIMEOUT_MS } });
 

@@ -2,13 +2,13 @@ import { MetricsService } from '../../../common/metrics/metrics';
 import { OneAtATime } from '../../../common/one-at-a-time';
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC, OAUTH_TOKENS_TOPIC } from '../../../common/auth/principal';
-import { CreditKind, LeasedSettlement, LedgerRepository, ReserveInput } from './ledger.repository';
+import { toUnits } from './ledger.service';
+import { LeasedSettlement, ReservationsRepository, ReserveInput } from './reservations.repository';
 
 /** What a caller asks to hold: `id` is the call's own id (random, the server's), the reservation's key. */
 export type ReservationRequest = Omit<ReserveInput, 'ttlSeconds' | 'lease'>;
@@ -60,7 +60,6 @@ const LEASE_HEADROOM = 4;
 const LEASE_MAX_AGE_MS = 10_000;
 const LEASE_IDLE_MS = 2_000;
 
-export const toUnits = (micros: number) => micros / 1e6;
 
 /** A credential's recent database reservations, and how large its next lease is. */
 interface Demand {
@@ -72,12 +71,13 @@ interface Demand {
 }
 
 /**
- * Budgets (decisions.md section 10): every call reserves its worst-case cost before it is forwarded and settles
- * exactly once when it ends. Reservations of an instance that died expire and are settled by the sweeper from
- * what was recorded when they were made (the estimated input), on any instance.
+ * Reservations (docs/budgets.md): every call reserves its worst-case cost before it is forwarded and settles
+ * exactly once when it ends; busy credentials draw on leases. Reservations of an instance that died expire and are
+ * settled by the sweeper from what was recorded when they were made (the input estimate), on any instance. The
+ * ledger's own reads and credits are LedgerService's.
  */
 @Injectable()
-export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
+export class ReservationService implements OnModuleInit, BeforeApplicationShutdown {
   /** Reservations of calls this instance runs or has yet to settle: the heartbeat keeps them from the sweeper. */
   private readonly running = new Set<string>();
   private readonly pending: PlainItem[] = [];
@@ -98,10 +98,10 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly demand = new Map<string, Demand>();
   private settleTimer: NodeJS.Timeout | undefined;
   private timers: NodeJS.Timeout[] = [];
-  private readonly logger = new Logger('Budget');
+  private readonly logger = new Logger('Reservations');
 
   constructor(
-    private readonly ledger: LedgerRepository,
+    private readonly ledger: ReservationsRepository,
     private readonly metrics: MetricsService,
     private readonly bus: InvalidationBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -139,43 +139,6 @@ export class BudgetService implements OnModuleInit, BeforeApplicationShutdown {
   /** Reservations this instance keeps alive: calls reserved in the database and leases not yet returned. */
   private heldHere(): string[] {
     return [...this.running, ...[...this.leases.values(), ...this.retired].map((lease) => lease.id)];
-  }
-
-  /** Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). */
-  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
-    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
-  }
-
-  /** The ledger, newest first: every credit and debit, in currency units. `cursor` is a previous nextCursor. */
-  async history(userId: string, limit: number, cursor: string | null): Promise<LedgerPage> {
-    const rows = await this.ledger.entries(userId, limit + 1, cursor);
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map((row) => ({
-        id: row.id,
-        createdAt: row.createdAt.toISOString(),
-        kind: row.kind as LedgerEntryKind,
-        amount: toUnits(row.amountMicros),
-        reference: row.source,
-      })),
-      nextCursor: rows.length > limit ? page[page.length - 1].id : null,
-    };
-  }
-
-  /** The sign-up credit of SIGNUP_CREDIT, once per account. */
-  async grantSignupCredit(userId: string): Promise<void> {
-    const micros = Math.round(this.config.signupCredit * 1e6);
-    if (micros > 0) await this.ledger.credit(userId, micros, 'signup_credit', 'signup', `signup:${userId}`);
-  }
-
-  async summary(userId: string): Promise<UsageSummaryResponse & { reservedBudget: number }> {
-    const balance = await this.ledger.balance(userId);
-    return {
-      totalCost: toUnits(balance.debitsMicros),
-      maxBudget: toUnits(balance.creditsMicros),
-      remainingBudget: toUnits(balance.creditsMicros - balance.debitsMicros),
-      reservedBudget: toUnits(balance.reservedMicros),
-    };
   }
 
   /** What each app spent for this user in the current UTC month (settled, plus what open calls hold), by client_id. */

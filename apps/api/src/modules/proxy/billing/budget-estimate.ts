@@ -1,6 +1,6 @@
-import type { CatalogModel } from './catalog/catalog.types';
-import type { RouteMethod } from './allowlist';
-import { GatewayErrorCode, GatewayException } from './gateway.exception';
+import type { CatalogModel } from '../catalog/catalog.types';
+import type { RouteMethod } from '../allowlist';
+import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { costMicros, type Metered } from './pricing';
 import { measurePrompt, TOOLS_OVERHEAD_TOKENS, type PromptSize } from './prompt-size';
 

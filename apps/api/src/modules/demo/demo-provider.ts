@@ -5,12 +5,11 @@ import { imageEdit, imageGeneration, imageVariation } from './demo-images';
 import { speech, transcription } from './demo-audio';
 import { responses } from './demo-responses';
 import { createVideo, remixVideo, retrieveVideo, videoContent, VideoStore, type VideoCallContext } from './demo-video';
+import { Injectable } from '@nestjs/common';
 import { DemoError, errorResponse } from './errors';
 
-export { countTokens } from './tokenizer';
-
 /**
- * The `demo` provider: what the gateway serves when no MODELS_CONFIG is given (decisions.md §3). It answers
+ * The `demo` provider: what the gateway serves when no MODELS_CONFIG is given (docs/demo-provider.md). It answers
  * every method offline and deterministically, in OpenAI's exact wire format (so the official SDKs parse it),
  * with real token counts, real SSE streaming and real media files (PNG, WAV, MP4). docs/demo-provider.md
  * describes each method and the honest limits.

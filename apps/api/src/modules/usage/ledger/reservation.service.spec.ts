@@ -3,12 +3,12 @@ import { MetricsService } from '../../../common/metrics/metrics';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { RedisConnection } from '../../../common/redis/redis-connection';
 import { loadConfig } from '../../../config/config';
-import { BudgetService } from './budget.service';
-import { LedgerRepository } from './ledger.repository';
+import { ReservationService } from './reservation.service';
+import { ReservationsRepository } from './reservations.repository';
 
-function budgetOn(db: ReturnType<typeof slowPool>): BudgetService {
+function budgetOn(db: ReturnType<typeof slowPool>): ReservationService {
   const config = loadConfig({});
-  return new BudgetService(new LedgerRepository(db.dataSource), new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
+  return new ReservationService(new ReservationsRepository(db.dataSource), new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
 }
 
 const held = (id: string) => ({
@@ -17,7 +17,7 @@ const held = (id: string) => ({
   request: { id, requestId: null, userId: 'u', apiKeyId: null, oauthClientId: null, worstMicros: 100, minimumMicros: 1, inputEstimateMicros: 0 },
 });
 
-describe('BudgetService settlement batches', () => {
+describe('ReservationService settlement batches', () => {
   it('writes the settlements queued when a batch starts; latecomers wait for the next interval, not the next round trip', async () => {
     const db = slowPool();
     const budget = budgetOn(db);
@@ -71,16 +71,16 @@ function fakeLedger() {
   return { ledger, calls };
 }
 
-function budgetWith(ledger: ReturnType<typeof fakeLedger>['ledger']): BudgetService {
+function budgetWith(ledger: ReturnType<typeof fakeLedger>['ledger']): ReservationService {
   const config = loadConfig({});
-  return new BudgetService(ledger as unknown as LedgerRepository, new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
+  return new ReservationService(ledger as unknown as ReservationsRepository, new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
 }
 
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
 const settled = async (promise: Promise<number>, ms = 5000) =>
   Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms))]);
 
-describe('BudgetService never drops a settlement', () => {
+describe('ReservationService never drops a settlement', () => {
   it('isolates a row that fails its batch: every other row is written at once, the bad one once it can be', async () => {
     const { ledger, calls } = fakeLedger();
     let poisoned = true;

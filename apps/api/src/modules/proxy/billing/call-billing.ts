@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { ReservationService, UsageRecorder, type UsageStatus } from '../../usage';
+import type { GatewayRoute } from '../allowlist';
+import type { AnswerSink } from '../call/answer-sink';
+import type { Call } from '../call/call';
+import type { Caller } from '../credentials/caller';
+import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { affordableOutputTokens, estimateCall, isPriced } from './budget-estimate';
+import { costMicros } from './pricing';
+import { estimateTextTokens } from './prompt-size';
+
+/** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
+export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
+
+/**
+ * A call's money (docs/budgets.md): what it reserves before it is forwarded (and the output bound it writes into the
+ * request), what it is charged once its usage is known, and its settlement and usage record, exactly once.
+ */
+@Injectable()
+export class CallBilling {
+  private readonly logger = new Logger('Gateway');
+
+  constructor(
+    private readonly reservations: ReservationService,
+    private readonly usage: UsageRecorder,
+  ) {}
+
+  /**
+   * Holds the call's worst case against the budget before anything is forwarded, and writes the output bound it
+   * assumed into the request. When the budget covers the input but not the whole output, the bound is lowered to
+   * what it covers and the answer says so in x-switchyard-max-tokens-capped; when it cannot cover even that, 403.
+   * A priced call whose worst case comes out 0 is refused: it would be served free.
+   */
+  async reserve(call: Call, sink: AnswerSink): Promise<void> {
+    const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
+    if (estimate.worstMicros <= 0) {
+      if (isPriced(call.route.action, call.model))
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'The request has no input to bill: send a non-empty input', { param: 'input' });
+      return;
+    }
+    call.estimate = estimate;
+    call.reservation = await this.reservations.reserve({
+      id: call.callId,
+      requestId: call.requestId,
+      userId: call.caller.userId,
+      apiKeyId: call.caller.apiKeyId,
+      oauthClientId: call.caller.oauthClientId,
+      worstMicros: estimate.worstMicros,
+      minimumMicros: estimate.minimumMicros,
+      inputEstimateMicros: estimate.inputEstimateMicros,
+    });
+    const output = estimate.output;
+    if (!output) return;
+    let tokens = output.tokens;
+    if (call.reservation.amountMicros < estimate.worstMicros) {
+      tokens = affordableOutputTokens(call.model, estimate, call.reservation.amountMicros);
+      if (tokens < Math.min(1, output.tokens) || !call.json) {
+        const reservation = call.reservation;
+        call.reservation = null;
+        await this.reservations.settle(reservation, 0, 'refused');
+        throw this.reservations.exhausted(reservation.amountMicros, 'Your remaining budget does not cover this call: add funds to continue');
+      }
+      sink.setHeader(CAPPED_HEADER, String(tokens));
+    }
+    this.applyOutputBound(call, output.fields, output.callerLimit, tokens);
+  }
+
+  /** Writes `tokens` as the output bound unless the caller's own is already within it. */
+  applyOutputBound(call: Call, fields: string[], callerLimit: number | null, tokens: number): void {
+    if (!call.json || (callerLimit !== null && callerLimit <= tokens)) return;
+    call.outputBoundReplaces ||= fields.some((field) => field in call.json!);
+    call.outputBound = {};
+    for (const field of fields) call.outputBound[field] = call.json[field] = tokens;
+  }
+
+  /**
+   * What the call costs (docs/budgets.md, "What a call is charged"): price × usage when the provider reported it,
+   * prompt included whatever the completion count; without it, once the provider accepted the call, the input
+   * estimate plus everything relayed (text, tool arguments, reasoning, refusals, transcripts), never more than was
+   * held; nothing for a call the provider never accepted.
+   */
+  costOf(call: Call): number {
+    if (call.usageKnown) return costMicros(call.model.pricing, call.metered);
+    if (!call.accepted || !call.estimate) return 0;
+    const input = call.estimate.inputEstimate;
+    call.metered = { ...input, completionTokens: (input.completionTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
+    return Math.min(costMicros(call.model.pricing, call.metered), call.reservation?.amountMicros ?? 0);
+  }
+
+  /**
+   * The call's charge for its answer (usage.cost, x-switchyard-cost), once its usage is known. A cost within what
+   * the call held is settled as the call ends (batched) and is exactly what it is debited; a cost above it (the
+   * provider produced more than the bound it was sent) is settled now, from the account's free balance as far as
+   * it goes, and the answer states what was actually debited.
+   */
+  charge(call: Call): number | Promise<number> {
+    const cost = this.costOf(call);
+    const reservation = call.reservation;
+    if (!reservation || cost <= reservation.amountMicros) return cost;
+    call.reservation = null;
+    this.logger.warn({ msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`, requestId: call.requestId });
+    return this.reservations.settleExact(reservation, cost, 'success').then((charged) => (call.chargedMicros = charged));
+  }
+
+  /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
+  finish(call: Call, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
+    const cost = call.chargedMicros ?? this.costOf(call);
+    const reservation = call.reservation;
+    call.reservation = null;
+    const reason =
+      status === 'success' ? (call.usageKnown && call.metered.completionTokens === 0 && call.estimate?.output ? 'no_output' : 'success')
+      : status === 'client_closed' ? 'client_gone'
+      : status;
+    const record = (charged: number) =>
+      this.usage.record({
+        callId: call.callId,
+        requestId: call.requestId,
+        userId: call.caller.userId,
+        apiKeyId: call.caller.apiKeyId,
+        oauthClientId: call.caller.oauthClientId,
+        credentialName: call.caller.credentialName,
+        method: call.route.action,
+        model: call.model.id,
+        provider: call.model.provider.id,
+        stream: call.stream,
+        status,
+        httpStatus,
+        errorCode,
+        promptTokens: call.metered.promptTokens ?? 0,
+        completionTokens: call.metered.completionTokens ?? 0,
+        costMicros: charged,
+        startedAt: call.startedAt,
+        endedAt: new Date(),
+      });
+    if (!reservation) return record(cost);
+    if (cost > reservation.amountMicros) {
+      // Usage above the hold, reported after the answer had gone (a failure once the usage was in): settled at
+      // its exact cost, recorded with what was actually charged.
+      void this.reservations.settleExact(reservation, cost, reason).then(record, () => record(0));
+      return;
+    }
+    // The record is queued first so it never waits on the database; settlement debits exactly `cost` (within the
+    // hold) once. Not awaited: the answer is out, and settlements are batched (up to 20 ms); holding the call
+    // open for it kept every call's objects alive past a garbage collection or two. A shutdown flushes the batch
+    // after the drain.
+    record(cost);
+    void this.reservations.settle(reservation, cost, reason).catch(() => undefined);
+  }
+
+  /** The usage record of a call refused before it had a model (an unknown model, a method the model lacks). */
+  recordRefused(caller: Caller, route: GatewayRoute, requestId: string, model: string, stream: boolean, failure: { status: number; code: string }, startedAt: Date): void {
+    this.usage.record({
+      callId: randomUUID(), requestId, userId: caller.userId, apiKeyId: caller.apiKeyId, oauthClientId: caller.oauthClientId,
+      credentialName: caller.credentialName, method: route.action, model: model.slice(0, 200), provider: null, stream, status: 'rejected',
+      httpStatus: failure.status, errorCode: failure.code.toLowerCase(), promptTokens: 0, completionTokens: 0, costMicros: 0,
+      startedAt, endedAt: new Date(),
+    });
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The gateway module's face: what other modules may use of it (eslint: switchyard/module-faces). They plug a
+ * credential kind into the CredentialRegistry, read the catalog, or make a call in-process.
+ */
+export { ProxyModule } from './proxy.module';
+export { CALL_ID_HEADER, COST_HEADER, GatewayService, MODEL_HEADER, type InProcessAnswer } from './gateway.service';
+export { CatalogService } from './catalog/catalog.service';
+export type { CatalogModel } from './catalog/catalog.types';
+export { CredentialRegistry } from './credentials/credential-registry';
+export type { Caller, CredentialStrategy } from './credentials/caller';
+export type { PrefixKind } from './allowlist';
+export { GatewayErrorCode, GatewayException } from './gateway.exception';

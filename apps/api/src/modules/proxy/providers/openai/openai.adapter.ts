@@ -1,0 +1,99 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
+import type { AnswerSink } from '../../call/answer-sink';
+import type { Call } from '../../call/call';
+import { GatewayErrorCode, GatewayException } from '../../gateway.exception';
+import { discardBody } from '../../request-body';
+import { AnswerRelay, COST_HEADER } from '../../relay/relay';
+import { forwardedRequestHeaders, PASSED_RESPONSE_HEADERS } from '../../upstream/forwarded-headers';
+import { UpstreamClient, upstreamFailure } from '../../upstream/upstream-client';
+import type { ProviderAdapter } from '../provider-adapter';
+import { openAiJsonBody, upstreamPath } from './openai-body';
+
+/**
+ * Any server that speaks OpenAI's API (OpenAI itself, vLLM, Ollama, Together, …): the caller's request goes on
+ * nearly as it came (the model name, the output bound, the usage request; docs/gateway.md), the answer comes back
+ * through the relay; binary downloads pass through untouched.
+ */
+@Injectable()
+export class OpenAiAdapter implements ProviderAdapter {
+  private readonly binaryProxies = new Map<string, ProxyHandler>();
+
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly relay: AnswerRelay,
+  ) {}
+
+  async dispatch(call: Call, sink: AnswerSink, req: IncomingMessage | null): Promise<void> {
+    if (call.route.action === 'video_content') {
+      if (!req) throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, 'Video downloads are served over HTTP only');
+      return this.proxyBinary(call, req, sink);
+    }
+    const provider = call.model.provider;
+    const headers: Record<string, string> = {
+      ...forwardedRequestHeaders(call.form ? 'multipart' : 'json', call.requestHeaders),
+      ...provider.headers,
+      accept: call.stream ? 'text/event-stream' : 'application/json, */*',
+    };
+    if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
+    let body: string | Buffer | Readable | undefined = openAiJsonBody(call);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (call.form) {
+      // Encoded as it is sent: the files stream from disk, never whole in memory.
+      const encoded = new globalThis.Response(await call.form.toFormData({ model: call.model.upstreamModel }));
+      headers['content-type'] = encoded.headers.get('content-type')!;
+      body = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream);
+    }
+    const upstream = await this.upstream.send({
+      url: provider.baseUrl + upstreamPath(call),
+      method: call.route.method,
+      headers,
+      body,
+      signal: call.signal,
+      timeoutMs: provider.timeoutMs,
+    });
+    await this.relay.openAiFormat(call, upstream, sink);
+  }
+
+  /**
+   * Binary downloads from an OpenAI-compatible provider pass through untouched (http-proxy-middleware). http-proxy
+   * sends the request's own headers upstream, so they are replaced first by the allowlisted ones
+   * (upstream/forwarded-headers.ts) and the provider's; a body (a GET may carry one) is read and dropped, so
+   * nothing the caller sent is piped on.
+   */
+  private async proxyBinary(call: Call, req: IncomingMessage, res: AnswerSink): Promise<void> {
+    const provider = call.model.provider;
+    await discardBody(req);
+    let proxy = this.binaryProxies.get(provider.id + provider.baseUrl);
+    if (!proxy) {
+      proxy = createProxyMiddleware<IncomingMessage & { upstreamPath?: string }>({
+        target: provider.baseUrl!,
+        changeOrigin: true,
+        pathRewrite: (_path, proxied) => proxied.upstreamPath ?? '/',
+        proxyTimeout: provider.timeoutMs,
+        on: {
+          proxyRes: (proxyRes) => {
+            const passed: readonly string[] = PASSED_RESPONSE_HEADERS.binary;
+            for (const name of Object.keys(proxyRes.headers)) if (!passed.includes(name)) delete proxyRes.headers[name];
+          },
+        },
+      });
+      this.binaryProxies.set(provider.id + provider.baseUrl, proxy);
+    }
+    // The caller's credential never goes upstream (nor any header off the allowlist); the provider's key never comes back.
+    req.headers = {
+      ...forwardedRequestHeaders('binary', req.headers),
+      ...provider.headers,
+      ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+    };
+    (req as IncomingMessage & { upstreamPath?: string }).upstreamPath = upstreamPath(call);
+    res.setHeader(COST_HEADER, '0');
+    return new Promise<void>((resolve, reject) => {
+      res.on('finish', () => (res.statusCode >= 500 ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')) : resolve()));
+      res.on('close', () => resolve());
+      proxy!(req, res as never, (error?: unknown) => reject(error ? upstreamFailure(error) : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')));
+    });
+  }
+}

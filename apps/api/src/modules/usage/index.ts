@@ -1,0 +1,12 @@
+/**
+ * The usage module's face: what other modules may use of it. Everything else in this folder (repositories,
+ * entities, SQL) is its own (eslint: switchyard/module-faces).
+ */
+export { UsageModule } from './usage.module';
+export { LedgerService, toUnits } from './ledger/ledger.service';
+export type { CreditKind } from './ledger/ledger.repository';
+export { ReservationService, type Reservation, type ReservationRequest } from './ledger/reservation.service';
+export { ReconciliationService, type Drift, type ReconcileReport } from './ledger/reconciliation';
+export { UsageRecorder, type UsageRecordInput } from './usage-recorder';
+export { UsageService } from './usage.service';
+export type { UsageStatus } from './entities/usage-record.entity';
