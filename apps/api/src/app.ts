@@ -10,6 +10,7 @@ import type { AppConfig, LogLevel } from './config/config.schema';
 import { AppLogger } from './common/logging/app-logger';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParsers } from './common/http/body-parsers';
+import { refuseCrossSiteWrites } from './common/http/same-origin';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
@@ -114,7 +115,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     app.set('etag', false);
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, refuseBadUrls, oauthCors, cookieParser(), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    app.use(requestContext(undefined, logRequests), securityHeaders, refuseBadUrls, oauthCors, cookieParser(), refuseCrossSiteWrites(config.publicUrl), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
     // Hosted apps live on SPACES_ORIGIN only; their old addresses on this host lead there.
     app.use(spacesRedirect(spacesOrigin));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).

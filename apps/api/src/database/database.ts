@@ -51,7 +51,7 @@ export class Database {
     let embedded: EmbeddedPostgres | null = null;
     let url = config.databaseUrl;
     if (!url) {
-      embedded = await EmbeddedPostgres.start(config.dataDir, config.dbPoolSize);
+      embedded = await EmbeddedPostgres.start(config.dataDir);
       url = embedded.url;
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }

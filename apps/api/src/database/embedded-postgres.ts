@@ -1,27 +1,25 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PgliteBridge } from './pglite-bridge';
 
 /**
- * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind pglite-socket, reached
- * with the ordinary `pg` driver. Why not typeorm-pglite: it hands one PGlite session to every caller, so
- * concurrent transactions interleave and `SELECT … FOR UPDATE` protects nothing. pglite-socket serialises whole
- * transactions (docs/database.md), which keeps row locks correct; the price is one transaction at a time.
+ * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind a socket bridge
+ * (pglite-bridge.ts), reached with the ordinary `pg` driver. Why not typeorm-pglite: it hands one PGlite session to
+ * every caller, so concurrent transactions interleave and `SELECT … FOR UPDATE` protects nothing. The bridge runs
+ * each connection's query as one batch and whole transactions one at a time (docs/database.md), which keeps row
+ * locks correct; the price is one transaction at a time.
  */
 export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
-    private readonly server: PGLiteSocketServer,
+    private readonly bridge: PgliteBridge,
     private readonly lockFile: string | null,
     readonly url: string,
   ) {}
 
-  /**
-   * @param dataDir folder to persist to, or `memory://` for a throw-away database (tests).
-   * @param maxConnections must be at least the pool size: pglite-socket refuses connections past it.
-   */
-  static async start(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
+  /** @param dataDir folder to persist to, or `memory://` for a throw-away database (tests). */
+  static async start(dataDir: string): Promise<EmbeddedPostgres> {
     let lockFile: string | null = null;
     let db: PGlite;
     if (dataDir === 'memory://') {
@@ -37,13 +35,13 @@ export class EmbeddedPostgres {
         throw error;
       }
     }
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
-    await server.start();
-    return new EmbeddedPostgres(db, server, lockFile, `postgres://postgres@${server.getServerConn()}/postgres`);
+    const bridge = new PgliteBridge(db);
+    const port = await bridge.start('127.0.0.1');
+    return new EmbeddedPostgres(db, bridge, lockFile, `postgres://postgres@127.0.0.1:${port}/postgres`);
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
+    await this.bridge.stop();
     await this.db.close();
     if (this.lockFile) releaseLock(this.lockFile);
   }

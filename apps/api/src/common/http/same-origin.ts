@@ -1,4 +1,6 @@
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { CommonErrorCode, CommonException } from '../errors/app.exception';
+import { sendError } from '../errors/error-render';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -29,4 +31,22 @@ export function crossSiteProblem(req: Request, publicUrl: string): string | null
   if (origin === undefined) return null;
   if (ownOrigins(publicUrl, req.socket.localPort).has(origin)) return null;
   return 'Requests from other sites are not accepted here: the Origin is not this service’s';
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The Origin rule (docs/accounts.md), ahead of the body parsers so that it answers first: writes a browser can be
+ * made to send from another site (sign-in, registration, a cookie-carried session's write: any /api write without
+ * an Authorization header) must come from the service's own pages. A form post from another site would otherwise
+ * sign the victim in to the attacker's account (login CSRF). Bearer calls cannot be forged by a page (CORS is
+ * closed on /api) and pass; so do /oauth2/token & co, which are not under /api.
+ */
+export function refuseCrossSiteWrites(publicUrl: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (SAFE_METHODS.has(req.method) || req.headers.authorization !== undefined || !req.path.startsWith('/api/')) return next();
+    const problem = crossSiteProblem(req, publicUrl);
+    if (!problem) return next();
+    sendError(req, res, new CommonException(CommonErrorCode.ORIGIN_FORBIDDEN, problem));
+  };
 }

@@ -11,6 +11,7 @@ import { MoneyKeys1763800009000 } from './1763800009000-money-keys';
 import { OAuthTrust1763800010000 } from './1763800010000-oauth-trust';
 import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 import { SpaceAppCounts1763800014000 } from './1763800014000-space-app-counts';
+import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   OAuthTrust1763800010000,
   SpaceJobSlots1763800011000,
   SpaceAppCounts1763800014000,
+  SpendCaps1763800015000,
 ];

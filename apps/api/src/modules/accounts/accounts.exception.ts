@@ -8,7 +8,6 @@ export enum AccountsErrorCode {
   UNAUTHENTICATED = 'UNAUTHENTICATED',
   FORBIDDEN = 'FORBIDDEN',
   CSRF_INVALID = 'CSRF_INVALID',
-  ORIGIN_FORBIDDEN = 'ORIGIN_FORBIDDEN',
 }
 
 const STATUS: Record<AccountsErrorCode, number> = {
@@ -19,7 +18,6 @@ const STATUS: Record<AccountsErrorCode, number> = {
   [AccountsErrorCode.UNAUTHENTICATED]: 401,
   [AccountsErrorCode.FORBIDDEN]: 403,
   [AccountsErrorCode.CSRF_INVALID]: 403,
-  [AccountsErrorCode.ORIGIN_FORBIDDEN]: 403,
 };
 
 export class AccountsException extends AppException {

@@ -6,7 +6,6 @@ import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
-import { testConfig } from '../../config/config';
 import { SessionAuthGuard } from './session-auth.guard';
 
 const principal: SessionPrincipal = { kind: 'session', userId: 'u1', email: 'a@b.co', role: 'user', sessionId: 's1', via: 'cookie' };
@@ -26,7 +25,7 @@ describe('SessionAuthGuard (the cookie path)', () => {
   const accounts = {
     resolveSession: jest.fn(async (token: string) => (token === GOOD ? principal : null)),
   } as unknown as AccountsService;
-  const guard = new SessionAuthGuard(new Reflector(), accounts, testConfig());
+  const guard = new SessionAuthGuard(new Reflector(), accounts);
   const cookie = { cookies: { [SESSION_COOKIE]: GOOD } };
   const codeOf = (promise: Promise<unknown>) =>
     promise.then(

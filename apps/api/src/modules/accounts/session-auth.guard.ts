@@ -1,13 +1,10 @@
-import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { CSRF_HEADER, SESSION_COOKIE } from '@switchyard/shared-dto';
 import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
-import { crossSiteProblem } from '../../common/http/same-origin';
-import { APP_CONFIG } from '../../config/config.module';
-import type { AppConfig } from '../../config/config.schema';
 import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_BEARER, type Principal, type SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
@@ -37,7 +34,6 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
   constructor(
     private readonly reflector: Reflector,
     private readonly accounts: AccountsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
   }
@@ -48,14 +44,7 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
       context.getClass(),
     ]) ?? {};
     const req = context.switchToHttp().getRequest<Request>();
-    // Writes a browser can be made to send from another site (a cookie-carried session, sign-in, registration,
-    // any /api write without an Authorization header) must come from the service's own pages. A form post from
-    // another site would otherwise sign the victim in to the attacker's account (login CSRF). Bearer calls
-    // cannot be forged by a page (CORS is closed on /api) and are not affected; nor is /oauth2/token & co.
-    if (!SAFE_METHODS.has(req.method) && req.headers.authorization === undefined && req.path.startsWith('/api/')) {
-      const problem = crossSiteProblem(req, this.config.publicUrl);
-      if (problem) throw new AccountsException(AccountsErrorCode.ORIGIN_FORBIDDEN, problem);
-    }
+    // Cross-site writes never get here: the Origin rule runs before the body parsers (common/http/same-origin.ts).
     const principal = await this.authenticate(context, req, rule).catch((error) => {
       if (rule.public) return undefined; // a stale credential must not lock anyone out of sign-in
       throw error;

@@ -2,13 +2,65 @@
  * The current text of the SQL functions that move money on a gateway call. Migrations apply frozen copies of these
  * (a migration's text never changes once released); `money-functions.integration-spec.ts` checks that the
  * migrated database runs exactly this text, so a change here without a migration fails the tests.
- *
+ */
+
+/**
+ * sy_spend: what the calls of one key (`p_key`), or of one app for one user (`p_user`, `p_client`, with `p_key`
+ * null), were charged, plus what their open reservations hold, in all and in the UTC day, week and month. Leases
+ * count too: what they hold is spend in flight.
+ */
+export const SY_SPEND = `
+      CREATE FUNCTION sy_spend(p_key uuid, p_user uuid, p_client text,
+                               OUT total bigint, OUT daily bigint, OUT weekly bigint, OUT monthly bigint)
+      LANGUAGE sql STABLE AS $fn$
+        SELECT COALESCE(sum(spend), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)::bigint
+          FROM (SELECT CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END AS spend, created_at
+                  FROM reservations WHERE api_key_id = p_key
+                UNION ALL
+                SELECT CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END, created_at
+                  FROM reservations WHERE p_key IS NULL AND user_id = p_user AND oauth_client_id = p_client) AS calls
+      $fn$`;
+
+/**
+ * sy_caps: one set of spend caps (a key's, or what a user let an app spend) applied to what a call may hold:
+ * `tripped` names the cap that cannot cover the call's minimum (with `p_prefix`: '' for a key's, 'app_' for an
+ * app's), else `allowed` is lowered to what every cap leaves. Written once for both.
+ */
+export const SY_CAPS = `
+      CREATE FUNCTION sy_caps(p_total bigint, p_daily bigint, p_weekly bigint, p_monthly bigint, p_per_request bigint,
+                              p_key uuid, p_user uuid, p_client text, p_minimum bigint, p_allowed bigint, p_prefix text,
+                              OUT allowed bigint, OUT tripped text)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        spent record;
+      BEGIN
+        allowed := p_allowed;
+        tripped := NULL;
+        IF p_total IS NOT NULL OR p_daily IS NOT NULL OR p_weekly IS NOT NULL OR p_monthly IS NOT NULL THEN
+          SELECT * INTO spent FROM sy_spend(p_key, p_user, p_client);
+          IF p_total IS NOT NULL AND p_total - spent.total < p_minimum THEN tripped := p_prefix || 'total'; RETURN; END IF;
+          IF p_daily IS NOT NULL AND p_daily - spent.daily < p_minimum THEN tripped := p_prefix || 'daily'; RETURN; END IF;
+          IF p_weekly IS NOT NULL AND p_weekly - spent.weekly < p_minimum THEN tripped := p_prefix || 'weekly'; RETURN; END IF;
+          IF p_monthly IS NOT NULL AND p_monthly - spent.monthly < p_minimum THEN tripped := p_prefix || 'monthly'; RETURN; END IF;
+          allowed := LEAST(allowed, COALESCE(p_total - spent.total, allowed), COALESCE(p_daily - spent.daily, allowed),
+                           COALESCE(p_weekly - spent.weekly, allowed), COALESCE(p_monthly - spent.monthly, allowed));
+        END IF;
+        IF p_per_request IS NOT NULL THEN
+          IF p_per_request < p_minimum THEN tripped := p_prefix || 'per_request'; RETURN; END IF;
+          allowed := LEAST(allowed, p_per_request);
+        END IF;
+      END
+      $fn$`;
+
+/**
  * sy_reserve: one round trip, one lock order (balance, then the key, then the app's consent), a function rather
  * than a CTE because each of its statements reads the rows as locked, never an older snapshot of them. It holds
- * min(worst, what the account and every limit allow) when that covers at least the minimum (the call's input and
- * one output token), and records the reservation under the server's own call id (`p_id`); `p_request` is the
- * caller's correlation id, never a key. Spend windows count what settled calls were charged plus what open
- * reservations hold (leases included: what they hold is spend in flight).
+ * min(worst, what the account and every cap allow: sy_caps) when that covers at least the minimum (the call's input
+ * and one output token), and records the reservation under the server's own call id (`p_id`); `p_request` is the
+ * caller's correlation id, never a key.
  */
 export const SY_RESERVE = `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
@@ -16,11 +68,8 @@ export const SY_RESERVE = `
                                  OUT remaining bigint, OUT amount bigint, OUT tripped text)
       LANGUAGE plpgsql AS $fn$
       DECLARE
-        k record;
-        spent record;
+        caps record;
         allowed bigint;
-        a record;
-        app_spent record;
       BEGIN
         amount := NULL;
         tripped := NULL;
@@ -32,49 +81,21 @@ export const SY_RESERVE = `
         END IF;
         allowed := LEAST(p_worst, remaining);
         IF p_key IS NOT NULL THEN
-          SELECT limit_total_micros, limit_daily_micros, limit_weekly_micros, limit_monthly_micros, limit_per_request_micros
-            INTO k FROM api_keys WHERE id = p_key FOR UPDATE;
-          IF k.limit_total_micros IS NOT NULL OR k.limit_daily_micros IS NOT NULL OR k.limit_weekly_micros IS NOT NULL OR k.limit_monthly_micros IS NOT NULL THEN
-            SELECT
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0) AS total,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS daily,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS weekly,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS monthly
-              INTO spent FROM reservations WHERE api_key_id = p_key;
-            IF k.limit_total_micros IS NOT NULL AND k.limit_total_micros - spent.total < p_minimum THEN tripped := 'total'; RETURN; END IF;
-            IF k.limit_daily_micros IS NOT NULL AND k.limit_daily_micros - spent.daily < p_minimum THEN tripped := 'daily'; RETURN; END IF;
-            IF k.limit_weekly_micros IS NOT NULL AND k.limit_weekly_micros - spent.weekly < p_minimum THEN tripped := 'weekly'; RETURN; END IF;
-            IF k.limit_monthly_micros IS NOT NULL AND k.limit_monthly_micros - spent.monthly < p_minimum THEN tripped := 'monthly'; RETURN; END IF;
-            allowed := LEAST(allowed, COALESCE(k.limit_total_micros - spent.total, allowed), COALESCE(k.limit_daily_micros - spent.daily, allowed),
-                             COALESCE(k.limit_weekly_micros - spent.weekly, allowed), COALESCE(k.limit_monthly_micros - spent.monthly, allowed));
-          END IF;
-          IF k.limit_per_request_micros IS NOT NULL THEN
-            IF k.limit_per_request_micros < p_minimum THEN tripped := 'per_request'; RETURN; END IF;
-            allowed := LEAST(allowed, k.limit_per_request_micros);
-          END IF;
+          SELECT limit_total_micros AS total, limit_daily_micros AS daily, limit_weekly_micros AS weekly, limit_monthly_micros AS monthly,
+                 limit_per_request_micros AS per_request
+            INTO caps FROM api_keys WHERE id = p_key FOR UPDATE;
+          SELECT c.allowed, c.tripped INTO allowed, tripped
+            FROM sy_caps(caps.total, caps.daily, caps.weekly, caps.monthly, caps.per_request, p_key, NULL, NULL, p_minimum, allowed, '') AS c;
+          IF tripped IS NOT NULL THEN RETURN; END IF;
         END IF;
         IF p_client IS NOT NULL THEN
-          SELECT c.limit_total_micros, c.limit_daily_micros, c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros INTO a
-            FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+          SELECT c.limit_total_micros AS total, c.limit_daily_micros AS daily, c.limit_weekly_micros AS weekly, c.limit_monthly_micros AS monthly,
+                 c.limit_per_request_micros AS per_request
+            INTO caps FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
            WHERE c.user_id = p_user AND o.client_id = p_client FOR UPDATE OF c;
-          IF a.limit_total_micros IS NOT NULL OR a.limit_daily_micros IS NOT NULL OR a.limit_weekly_micros IS NOT NULL OR a.limit_monthly_micros IS NOT NULL THEN
-            SELECT
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END), 0) AS total,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS daily,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS weekly,
-              COALESCE(sum(CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS monthly
-              INTO app_spent FROM reservations WHERE user_id = p_user AND oauth_client_id = p_client;
-            IF a.limit_total_micros IS NOT NULL AND a.limit_total_micros - app_spent.total < p_minimum THEN tripped := 'app_total'; RETURN; END IF;
-            IF a.limit_daily_micros IS NOT NULL AND a.limit_daily_micros - app_spent.daily < p_minimum THEN tripped := 'app_daily'; RETURN; END IF;
-            IF a.limit_weekly_micros IS NOT NULL AND a.limit_weekly_micros - app_spent.weekly < p_minimum THEN tripped := 'app_weekly'; RETURN; END IF;
-            IF a.limit_monthly_micros IS NOT NULL AND a.limit_monthly_micros - app_spent.monthly < p_minimum THEN tripped := 'app_monthly'; RETURN; END IF;
-            allowed := LEAST(allowed, COALESCE(a.limit_total_micros - app_spent.total, allowed), COALESCE(a.limit_daily_micros - app_spent.daily, allowed),
-                             COALESCE(a.limit_weekly_micros - app_spent.weekly, allowed), COALESCE(a.limit_monthly_micros - app_spent.monthly, allowed));
-          END IF;
-          IF a.limit_per_request_micros IS NOT NULL THEN
-            IF a.limit_per_request_micros < p_minimum THEN tripped := 'app_per_request'; RETURN; END IF;
-            allowed := LEAST(allowed, a.limit_per_request_micros);
-          END IF;
+          SELECT c.allowed, c.tripped INTO allowed, tripped
+            FROM sy_caps(caps.total, caps.daily, caps.weekly, caps.monthly, caps.per_request, NULL, p_user, p_client, p_minimum, allowed, 'app_') AS c;
+          IF tripped IS NOT NULL THEN RETURN; END IF;
         END IF;
         IF allowed <= 0 THEN
           tripped := 'account';
