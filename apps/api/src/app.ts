@@ -135,6 +135,11 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     if (config.publicUrl.startsWith('https:')) addStrictTransport(app.getHttpServer());
     if (spacesOrigin.startsWith('https:')) addStrictTransport(spacesServer);
     answerMalformedRequests(app.getHttpServer());
+    // The hosted-apps listener lives as long as the API's: however Nest is closed (SIGTERM, a test closing the app
+    // itself), the second port closes with it.
+    app.getHttpServer().once('close', () => {
+      if (spacesServer.listening) spacesServer.close();
+    });
     await app.listen(config.port, config.host);
     hostApps = spacesHost(app.get(SpacesService), { dashboardOrigin: new URL(config.publicUrl).origin, logRequests });
     const address = app.getHttpServer().address() as AddressInfo;
@@ -147,7 +152,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
       spacesUrl,
       spacesOrigin,
       close: async () => {
-        await new Promise<void>((resolve) => spacesServer.close(() => resolve()));
+        if (spacesServer.listening) await new Promise<void>((resolve) => spacesServer.close(() => resolve()));
         await running.close();
         await database.close();
       },

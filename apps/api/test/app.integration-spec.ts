@@ -91,6 +91,14 @@ describe('the app', () => {
     }
   });
 
+  it('closes the hosted-apps port whenever Nest is closed, as SIGTERM does', async () => {
+    const other = await startTestApp();
+    expect((await fetch(`${other.spacesUrl}/s/nobody/nothing`)).status).toBe(404);
+    await other.app.close();
+    await expect(fetch(`${other.spacesUrl}/s/nobody/nothing`)).rejects.toThrow();
+    await other.close();
+  });
+
   it('sends no HSTS over plain http', async () => {
     expect((await app.http('/healthz')).headers.get('strict-transport-security')).toBeNull();
   });
