@@ -116,7 +116,7 @@ export function summariseProfile(file, calls, window, userUsPerCall) {
 /** Where each feature's code lives (compiled paths): a profile sample counts for a feature when its stack passes through one. */
 export const FEATURES = [
   { id: 'auth', files: ['modules/proxy/credentials/credential-registry.js', 'modules/proxy/credentials/api-key.strategy.js', 'modules/keys/keys.service.js'] },
-  { id: 'budget', files: ['modules/usage/ledger/budget.service.js', 'modules/usage/ledger/ledger.repository.js', 'modules/proxy/budget-estimate.js'] },
+  { id: 'budget', files: ['modules/usage/ledger/reservation.service.js', 'modules/usage/ledger/reservations.repository.js', 'modules/proxy/billing/budget-estimate.js'] },
   { id: 'usage', files: ['modules/usage/usage-recorder.js'] },
   { id: 'rate-limit', files: ['common/rate-limit/rate-limiter.service.js', 'common/rate-limit/rate-limit.store.js'] },
 ];

@@ -47,7 +47,7 @@ async function main() {
     commit: gitInfo(),
     postgres: null,
     // Whether the build under test reserves budget before forwarding (issue 4); detected, not assumed.
-    reservation: existsSync(join(ROOT, 'apps/api/dist/modules/usage/ledger/budget.service.js')),
+    reservation: existsSync(join(ROOT, 'apps/api/dist/modules/usage/ledger/reservation.service.js')),
   };
   try {
     const admin = await pgClient(PG_ADMIN_URL);
