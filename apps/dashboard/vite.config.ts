@@ -1,7 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
 
-// The built API listens here by default (decisions.md section 2); override with SWITCHYARD_API_URL.
+// The built API listens here by default (docs/decisions.md#configuration); override with SWITCHYARD_API_URL.
 const apiTarget = process.env.SWITCHYARD_API_URL ?? 'http://127.0.0.1:3000';
 
 // Everything the API serves itself; the rest of the URL space belongs to the SPA.

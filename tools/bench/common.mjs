@@ -1,4 +1,5 @@
-// Helpers shared by the benchmarks (run.mjs, analytics.mjs): child processes, ports, HTTP and PostgreSQL.
+// Helpers shared by the benchmarks (run.mjs and its parts, analytics.mjs): child processes, ports, HTTP and
+// PostgreSQL, and what /proc says of a process's or the machine's CPU time and memory.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -92,3 +93,48 @@ export async function registerUser(base, email = `bench-${Date.now()}@example.co
   if (!session) throw new Error(`register answered ${registered.status}: ${registered.text.slice(0, 300)}`);
   return { session, userId: registered.json.data.user.id };
 }
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process, in ms (`which`: 'user' or 'system' for one of them). */
+export function cpuMs(pid, which = 'both') {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const user = Number(fields[11]);
+    const system = Number(fields[12]);
+    return (((which === 'user' ? user : which === 'system' ? system : user + system) * 1000) / CLK_TCK);
+  } catch {
+    return null;
+  }
+}
+
+export function memoryMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+    return { rss: field('VmRSS'), hwm: field('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** Busy CPU time of the whole machine (all cores), in ms. */
+export function machineBusyMs() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = ticks;
+    return ((user + nice + system + irq + softirq + steal) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+/** The middle value (the upper of the two middles for an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

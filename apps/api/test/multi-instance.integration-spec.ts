@@ -258,7 +258,7 @@ describe('a SIGTERM while streams run', () => {
     expect(await a.exited).toBe(0);
     console.log(`SIGTERM with a 1 s grace and 2 long streams: exited 0 after ${(performance.now() - signalled).toFixed(0)} ms`);
     const records = await readDatabase((query) => expectBilledOnce(query, a.userId, streams.map((s) => s.requestId)));
-    // decisions.md section 10: a stream cut mid-way bills the input estimate plus the tokens delivered.
+    // docs/decisions.md#settlement: a stream cut mid-way bills the input estimate plus the tokens delivered.
     for (const record of records) {
       expect(record.status).toBe('client_closed');
       expect(record.completion_tokens).toBeGreaterThan(0);

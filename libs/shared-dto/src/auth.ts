@@ -1,4 +1,4 @@
-/** Accounts and sessions (decisions.md section 4). */
+/** Accounts and sessions (docs/decisions.md#accounts-and-sessions). */
 export const USER_ROLES = ['user', 'admin'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 

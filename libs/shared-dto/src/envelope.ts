@@ -1,4 +1,4 @@
-/** The envelope of every /api/v1 answer (interface.md section 2, decisions.md section 6). */
+/** The envelope of every /api/v1 answer (docs/decisions.md#answers-and-errors). */
 export interface ApiSuccess<T> {
   success: true;
   message?: string;

@@ -1,6 +1,6 @@
 import type { ConsentLimits, OAuthScope } from './resources';
 
-/** The header an app sends beside its access token on /v1 (interface.md section 5). */
+/** The header an app sends beside its access token on /v1 (docs/oauth.md#the-flow-for-an-app). */
 export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
 
 /** The consent page's words for each scope. */
@@ -108,7 +108,7 @@ export interface AuthorizationDecisionResponse {
   redirectTo: string;
 }
 
-/** GET /api/v1/oauth2/clients/{clientId}/usage (decisions.md section 7). */
+/** GET /api/v1/oauth2/clients/{clientId}/usage (docs/decisions.md#resource-shapes). */
 export interface ClientUsageResponse {
   clientId: string;
   startDate: string;

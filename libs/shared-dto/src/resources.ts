@@ -1,5 +1,5 @@
 /**
- * Shapes of interface.md section 2 and decisions.md section 7 that later modules fill in.
+ * Shapes of the resources (docs/decisions.md#resource-shapes, README "The HTTP interface") that later modules fill in.
  * They are plain types so the dashboard can import them without any runtime cost.
  */
 export const OAUTH_SCOPES = ['api:access', 'profile:read'] as const;
@@ -114,7 +114,7 @@ export interface ApiKeyResponse {
   requestsPerMinute: number | null;
 }
 
-/** One gateway call on the dashboard (interface.md section 2's activity record, with the money trace). */
+/** One gateway call on the dashboard (the activity record of docs/decisions.md#rules-for-clients, with the money trace). */
 export interface ActivityRecord {
   /** The call's own id (the server's): what its ledger entry references. */
   id: string;
@@ -168,7 +168,7 @@ export interface AnalyticsResponse {
  */
 export type ConsentLimits = KeyLimits;
 
-/** An app the user authorized (decisions.md section 7), with the caps the user set on it. */
+/** An app the user authorized (docs/decisions.md#resource-shapes), with the caps the user set on it. */
 export interface ConsentResponse {
   clientId: string;
   clientName: string;
@@ -191,7 +191,7 @@ export interface CheckoutSessionResponse {
 }
 
 /**
- * verify-and-capture (decisions.md section 7). Idempotent: once paid, every call answers the same, and
+ * verify-and-capture (docs/decisions.md#resource-shapes). Idempotent: once paid, every call answers the same, and
  * `amountAdded` is what this session added to the balance (once, whichever of redirect, retry or webhook came first).
  */
 export interface PaymentVerifyResponse {
@@ -257,7 +257,7 @@ export interface SpaceHandleResponse {
 
 export type SpaceAppStatus = 'generating' | 'ready' | 'failed';
 
-/** A space app (decisions.md section 7), plus its version and, after a failed job, why it failed. */
+/** A space app (docs/decisions.md#resource-shapes), plus its version and, after a failed job, why it failed. */
 export interface SpaceAppResponse {
   slug: string;
   title: string;

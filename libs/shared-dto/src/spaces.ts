@@ -1,6 +1,6 @@
-/** Spaces (interface.md sections 4.4 and 8): handles, prompts and the models a generation may use. */
+/** Spaces (docs/spaces.md#the-api and #decisions): handles, prompts and the models a generation may use. */
 
-/** interface.md section 4.4: 3-40 characters, lowercase letters, digits, '_' and '-', not at either end. */
+/** docs/spaces.md#decisions, handle form: 3-40 characters, lowercase letters, digits, '_' and '-', not at either end. */
 export const SPACE_HANDLE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,38}[a-z0-9]$/;
 export const SPACE_HANDLE_RANGE = [3, 40] as const;
 /**

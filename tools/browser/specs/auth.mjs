@@ -1,4 +1,4 @@
-// Accounts and sessions through the dashboard's forms (decisions.md section 4).
+// Accounts and sessions through the dashboard's forms (docs/decisions.md#accounts-and-sessions).
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
 
 export const name = 'auth';

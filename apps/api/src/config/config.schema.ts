@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 
 /**
  * Every environment variable the service reads, described once. `loadConfig` parses them all at start and
- * reports every bad one in one line each, naming the variable and the fix (decisions.md section 2).
+ * reports every bad one in one line each, naming the variable and the fix (docs/decisions.md#configuration).
  */
 export interface AppConfig {
   port: number;

@@ -48,7 +48,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   problems.push(...spacesProblems(values));
   if (problems.length) throw new ConfigError(problems);
   // The demo catalog is for trying Switchyard out: without a catalog and without SIGNUP_CREDIT, new accounts
-  // get a small demo budget so a fresh install works end to end (decisions.md section 2: "the demo may set more").
+  // get a small demo budget so a fresh install works end to end (docs/decisions.md#configuration, SIGNUP_CREDIT).
   if (!env.SIGNUP_CREDIT && !values.modelsConfig) values.signupCredit = DEMO_SIGNUP_CREDIT;
   return values as AppConfig;
 }

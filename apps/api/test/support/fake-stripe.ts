@@ -4,7 +4,7 @@ import { closeLocally, listenLocally } from './local-server';
 import Stripe from 'stripe';
 
 /**
- * A small Stripe for tests (STACK.md section 3): node:http on 127.0.0.1 speaking Stripe's wire format for the
+ * A small Stripe for tests (docs/payments.md#tests-and-what-they-measured): node:http on 127.0.0.1 speaking Stripe's wire format for the
  * Checkout Sessions the app uses: form-encoded requests with bracketed keys, JSON objects with
  * `object: 'checkout.session'`, Idempotency-Key replay, 401 without a secret key and 404 `resource_missing`
  * errors. Sessions live in a Map; tests play the customer with pay(), and Stripe's webhook with event().

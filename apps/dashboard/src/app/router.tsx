@@ -71,7 +71,7 @@ export function AppRouter() {
     );
   }
 
-  // The OAuth consent page: signed in, but outside the shell (decisions.md section 4).
+  // The OAuth consent page: signed in, but outside the shell (docs/decisions.md#accounts-and-sessions).
   if (pathname === '/consent') {
     return <RequireAuth>{(user) => <ConsentRoute user={user} />}</RequireAuth>;
   }

@@ -1,4 +1,4 @@
-// Every VITE_ variable the dashboard reads, parsed once at start-up (STYLE.md section 6).
+// Every VITE_ variable the dashboard reads, parsed once at start-up, as the API does with its own (apps/api/src/config).
 
 export interface DashboardEnv {
   /**

@@ -1,4 +1,4 @@
-// Money on the dashboard: the API speaks currency units as JSON numbers (decisions.md section 1), exact to the
+// Money on the dashboard: the API speaks currency units as JSON numbers (docs/decisions.md#names-and-defaults), exact to the
 // micro-unit (6 decimals); ledger debits can be fractions of a cent. Caps are typed by people, so the parser is
 // strict and says what is wrong.
 

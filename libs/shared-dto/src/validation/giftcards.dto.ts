@@ -2,7 +2,7 @@ import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, 
 import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../resources';
 import { MaxDecimals } from './decimals';
 
-/** POST /api/v1/admin/giftcards (decisions.md section 7). */
+/** POST /api/v1/admin/giftcards (docs/decisions.md#resource-shapes). */
 export class GiftCardIssueDto implements GiftCardIssueRequest {
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
   @MaxDecimals(2, { message: 'amount must be a number with at most 2 decimals' })
@@ -20,7 +20,7 @@ export class GiftCardIssueDto implements GiftCardIssueRequest {
   expiresAt?: string;
 }
 
-/** POST /api/v1/giftcard/redeem (interface.md section 4.4). Spaces, dashes and case do not matter. */
+/** POST /api/v1/giftcard/redeem (docs/payments.md#gift-cards). Spaces, dashes and case do not matter. */
 export class GiftCardRedeemDto {
   @IsString()
   @MinLength(1, { message: 'code must not be empty' })

@@ -55,7 +55,7 @@ class OAuthClientFieldsDto {
   @IsRedirectUri()
   redirectUris?: string[];
 
-  /** One create example sends a single redirectUri (interface.md section 2). */
+  /** One create example sends a single redirectUri (docs/decisions.md#resource-shapes). */
   @IsOptional()
   @IsString()
   @IsRedirectUri()
@@ -108,7 +108,7 @@ export class OAuthClientCreateDto extends OAuthClientFieldsDto {
   @clientName()
   clientName: string;
 
-  /** true makes a CONFIDENTIAL client whose secret is shown once (decisions.md section 7). */
+  /** true makes a CONFIDENTIAL client whose secret is shown once (docs/decisions.md#resource-shapes). */
   @IsOptional()
   @IsBoolean()
   generateSecret?: boolean;

@@ -2,7 +2,7 @@ import { IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validato
 import { PAYMENT_MAX_AMOUNT, PAYMENT_MIN_AMOUNT } from '../resources';
 import { MaxDecimals } from './decimals';
 
-/** POST /api/v1/payment/create-checkout-session (interface.md section 4.4; limits in docs/payments.md). */
+/** POST /api/v1/payment/create-checkout-session (limits in docs/payments.md#card-top-ups). */
 export class PaymentCheckoutCreateDto {
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number with at most 2 decimals' })
   @MaxDecimals(2, { message: 'amount must be a number with at most 2 decimals' })

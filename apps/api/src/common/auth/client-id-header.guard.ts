@@ -8,8 +8,8 @@ import { CommonErrorCode, CommonException } from '../errors/app.exception';
 const CLIENT_HEADER_KEY = 'switchyard:client-id-header';
 
 /**
- * An app's access token comes with the app's client id in `X-Service-OAuth-Client-Id` (interface.md section 5,
- * decisions.md section 6): missing is 400 invalid_request (unless the route makes it optional), different from
+ * An app's access token comes with the app's client id in `X-Service-OAuth-Client-Id` (docs/oauth.md,
+ * docs/decisions.md#answers-and-errors): missing is 400 invalid_request (unless the route makes it optional), different from
  * the token's client is 401 invalid_token. Sessions and API keys are not apps: the header means nothing to them.
  */
 @Injectable()

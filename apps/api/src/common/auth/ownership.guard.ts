@@ -13,7 +13,7 @@ export interface OwnedResources {
    * (a space app's slug is unique only among its owner's apps): look the ref up among the caller's own.
    */
   ownerOf(ref: string, callerId: string): Promise<string | null>;
-  /** The error for "not yours or not there": the same, so ids cannot be probed (decisions.md section 6). */
+  /** The error for "not yours or not there": the same, so ids cannot be probed (docs/decisions.md#answers-and-errors). */
   notFound(): AppException;
 }
 

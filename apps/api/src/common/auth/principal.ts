@@ -24,7 +24,7 @@ export interface OAuthPrincipal {
 
 export type Principal = SessionPrincipal | OAuthPrincipal;
 
-/** OAuth access and refresh tokens (decisions.md section 1). */
+/** OAuth access and refresh tokens (docs/decisions.md#names-and-defaults). */
 export const OAUTH_ACCESS_TOKEN_PREFIX = 'sya_';
 export const OAUTH_REFRESH_TOKEN_PREFIX = 'syr_';
 /** The passport strategy name the OAuth module registers for access tokens on Nest routes. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ApiFailure, OAuthErrorBody, OpenAIErrorBody } from '@switchyard/shared-dto';
 import { AppException } from './app.exception';
 
-/** Which error shape a path answers in (decisions.md section 6). */
+/** Which error shape a path answers in (docs/decisions.md#answers-and-errors). */
 export type ErrorSurface = 'openai' | 'oauth' | 'envelope';
 
 const OPENAI_PREFIXES = ['/v1/', '/apikey/v1/', '/oauth2/v1/'];

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * CORS open to every origin (interface.md section 1: the resource APIs and the token endpoint), for bearer
+ * CORS open to every origin (docs/oauth.md#endpoints: the resource APIs and the token endpoint), for bearer
  * credentials only: no cookies are ever allowed cross-origin. Answers a preflight itself; returns whether it did.
  * A request without an Origin header is not a cross-origin one (a server-side SDK, curl): it gets no CORS headers.
  */

@@ -15,7 +15,7 @@ export interface Limit {
   windowSeconds: number;
 }
 
-/** Fixed-window rate limits that answer 429 with Retry-After (decisions.md section 4). */
+/** Fixed-window rate limits that answer 429 with Retry-After (docs/decisions.md#accounts-and-sessions). */
 @Injectable()
 export class RateLimiterService {
   readonly store: RateLimitStore;

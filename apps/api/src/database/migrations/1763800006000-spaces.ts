@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Spaces: every handle an account ever held (so a released handle is never handed to another user while its old
- * URLs still resolve, decisions.md section 9), the apps with their kept versions (an edit can be undone), and
+ * URLs still resolve, docs/decisions.md#hosted-space-apps), the apps with their kept versions (an edit can be undone), and
  * the generation jobs, whose rows are the job state: several instances claim them with a conditional UPDATE
  * and a lease, and a job whose instance died is taken over once its lease expires.
  */

@@ -8,7 +8,7 @@ import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { ClientsService } from './clients.service';
 
-/** `{id}` is the numeric id or the public clientId (decisions.md section 1). */
+/** `{id}` is the numeric id or the public clientId (docs/decisions.md#names-and-defaults). */
 @ApiTags('oauth2-clients')
 @Controller('api/v1/oauth2/clients')
 export class ClientsController {

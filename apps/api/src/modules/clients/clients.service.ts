@@ -33,7 +33,7 @@ const MAX_USAGE_WINDOW_DAYS = 366;
 const newClientId = () => `syc_${randomBytes(16).toString('base64url')}`;
 const newClientSecret = () => randomToken('sycs_');
 
-/** `createdAt`/`updatedAt` of clients are shown without a zone (interface.md section 2); the values are UTC. */
+/** `createdAt`/`updatedAt` of clients are shown without a zone (docs/decisions.md#names-and-defaults); the values are UTC. */
 const withoutZone = (date: Date) => date.toISOString().replace(/Z$/, '');
 
 export interface DynamicClientMetadata {

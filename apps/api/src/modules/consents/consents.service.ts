@@ -12,7 +12,7 @@ import type { ConsentEntity } from './entities/consent.entity';
 const TOUCH_INTERVAL_MS = 5_000;
 
 /**
- * Consents (decisions.md section 7): what each user let each app do and spend. A consent is created or widened by
+ * Consents (docs/decisions.md#resource-shapes): what each user let each app do and spend. A consent is created or widened by
  * every authorization; revoking it deletes it with every token of that user and app, at once on every instance.
  */
 @Injectable()

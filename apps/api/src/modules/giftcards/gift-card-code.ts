@@ -3,7 +3,7 @@ import { sha256 } from '../../common/crypto';
 
 /**
  * Gift card codes (docs/payments.md): `SYGC-` and 16 characters of Crockford's base32 in four groups, 80 random
- * bits (decisions.md section 10 asks for at least 64). The alphabet has no I, L, O or U, so a code read aloud or
+ * bits (docs/decisions.md#secrets asks for at least 64). The alphabet has no I, L, O or U, so a code read aloud or
  * typed from paper survives: input is upper-cased, spaces and dashes dropped, O read as 0 and I or L as 1.
  */
 export const GIFT_CARD_PREFIX = 'SYGC';

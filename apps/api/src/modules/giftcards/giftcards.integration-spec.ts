@@ -85,7 +85,7 @@ describe('gift cards', () => {
     }
   });
 
-  it('redeem once into the balance, however the code is typed, with interface.md’s result', async () => {
+  it('redeem once into the balance, however the code is typed, with the documented result', async () => {
     const [card] = await issue(app, admin, { amount: 7.5, count: 1 });
     const user = await register(app, 'redeemer');
     const address = nextAddress();

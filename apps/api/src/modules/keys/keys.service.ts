@@ -14,7 +14,7 @@ import { KeysErrorCode, KeysException } from './keys.exception';
 import { ActiveKey, KeysRepository } from './keys.repository';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** decisions.md section 1: the prefix and 48 random base62 characters (about 285 bits). */
+/** docs/decisions.md#names-and-defaults: the prefix and 48 random base62 characters (about 285 bits). */
 const KEY_RANDOM_LENGTH = 48;
 const MAX_ACTIVE_KEYS = 100;
 const POSITIVE_TTL_MS = 60_000;

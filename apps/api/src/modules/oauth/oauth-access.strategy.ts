@@ -8,7 +8,7 @@ import { type Caller, type CredentialStrategy, CredentialRegistry, GatewayErrorC
 import { OAuthTokensService } from './oauth-tokens.service';
 
 /**
- * OAuth access tokens on the gateway (decisions.md section 6): on /v1 with the client-id header required, on
+ * OAuth access tokens on the gateway (docs/decisions.md#answers-and-errors): on /v1 with the client-id header required, on
  * /oauth2/v1 with it optional (the earlier contract); never on /apikey/v1. AI calls need scope api:access.
  */
 @Injectable()

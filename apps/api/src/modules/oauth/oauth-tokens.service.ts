@@ -12,7 +12,7 @@ import { OAuthErrorCode, OAuthException } from './oauth.exception';
 import { AccessTokenRow, IssuedTokenHashes, OAuthRepository } from './oauth.repository';
 import { isValidVerifier, verifierMatches } from './pkce';
 
-/** decisions.md section 1: a code lives 60 seconds. */
+/** docs/decisions.md#names-and-defaults: a code lives 60 seconds. */
 export const CODE_TTL_SECONDS = 60;
 /**
  * How long after a refresh the same refresh token may be sent again and still work (docs/oauth.md): a client
@@ -36,7 +36,7 @@ export interface CodeBinding {
 const invalidGrant = (message: string) => new OAuthException(OAuthErrorCode.INVALID_GRANT, message);
 
 /**
- * Codes and tokens (decisions.md sections 1 and 8): opaque, stored as hashes, single-use codes bound to client,
+ * Codes and tokens (docs/decisions.md#names-and-defaults and #oauth-standards): opaque, stored as hashes, single-use codes bound to client,
  * redirect URI, PKCE challenge and user; refresh tokens rotate on use and a replayed one ends the whole grant.
  * Access-token lookups are cached per instance; anything that ends tokens early publishes on the invalidation
  * bus, which empties every instance's cache.

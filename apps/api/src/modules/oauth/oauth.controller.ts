@@ -15,7 +15,7 @@ import { OAuthService, RegisteredClient } from './oauth.service';
 const REGISTRATIONS_PER_IP_PER_HOUR = 20;
 const AUTHORIZATION_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
 
-/** The OAuth protocol (interface.md section 4.1, decisions.md section 8). Errors use RFC 6749's shape. */
+/** The OAuth protocol (docs/oauth.md#endpoints, docs/decisions.md#oauth-standards). Errors use RFC 6749's shape. */
 @ApiTags('oauth2')
 @Controller()
 export class OAuthController {

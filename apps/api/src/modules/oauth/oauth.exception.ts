@@ -2,7 +2,7 @@ import { AppException } from '../../common/errors/app.exception';
 
 /**
  * Errors of the OAuth protocol endpoints. The codes are RFC 6749 / 7591 error names (rendered in lower case as
- * `error`); statuses per decisions.md section 6: 401 for invalid_client, 400 for the rest.
+ * `error`); statuses per docs/decisions.md#answers-and-errors: 401 for invalid_client, 400 for the rest.
  */
 export enum OAuthErrorCode {
   INVALID_REQUEST = 'INVALID_REQUEST',

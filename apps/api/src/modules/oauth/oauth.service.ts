@@ -103,7 +103,7 @@ export class OAuthService {
     };
   }
 
-  /** RFC 8414 metadata; the issuer is PUBLIC_URL (decisions.md section 7). */
+  /** RFC 8414 metadata; the issuer is PUBLIC_URL (docs/decisions.md#resource-shapes, Discovery). */
   metadata(): Record<string, unknown> {
     const base = this.config.publicUrl;
     return {

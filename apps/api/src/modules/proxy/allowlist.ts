@@ -1,6 +1,6 @@
 import type { ModelMethod } from '@switchyard/shared-dto';
 
-/** What a route does; the model's catalog `methods` must list it (decisions.md section 3). */
+/** What a route does; the model's catalog `methods` must list it (docs/decisions.md#model-catalog). */
 export type RouteMethod = ModelMethod | 'list_models' | 'get_model' | 'video_retrieve' | 'video_content' | 'video_remix';
 
 export type BodyKind = 'none' | 'json' | 'multipart';
@@ -15,7 +15,7 @@ export interface GatewayRoute {
 }
 
 /**
- * The allowlist (decisions.md section 10): the only (method, path) pairs the gateway serves. Anything else is
+ * The allowlist (docs/decisions.md#the-allowlist): the only (method, path) pairs the gateway serves. Anything else is
  * 403 "Endpoint not allowed" and never forwarded. `GET /chat/completions` (stored completions), `/files` and
  * `DELETE /models/{id}` are deliberately absent: the provider key is shared by every tenant.
  */

@@ -9,7 +9,7 @@ import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { SpacesService } from './spaces.service';
 
-/** Spaces (interface.md section 4.4, decisions.md section 7). `{slug}` names one of the caller's apps. */
+/** Spaces (docs/spaces.md#the-api, docs/decisions.md#resource-shapes). `{slug}` names one of the caller's apps. */
 @ApiTags('spaces')
 @Controller('api/v1/spaces')
 export class SpacesController {

@@ -54,7 +54,7 @@ export class SpacesService implements OwnedResources {
     return { handle, profileUrl: this.profileUrl(handle) };
   }
 
-  /** Public. A handle someone holds, or once held, stays theirs (decisions.md section 9). */
+  /** Public. A handle someone holds, or once held, stays theirs (docs/decisions.md#hosted-space-apps). */
   async checkHandle(handle: string): Promise<HandleCheckResponse> {
     if (SPACE_RESERVED_HANDLES.includes(handle)) return { available: false, reason: 'reserved' };
     if (await this.accounts.handleHolder(handle)) return { available: false, reason: 'taken' };

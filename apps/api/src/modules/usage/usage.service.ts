@@ -132,7 +132,7 @@ export class UsageService {
   }
 
   /**
-   * One app's usage across every user who authorized it, for its owner (decisions.md section 7). `from` and
+   * One app's usage across every user who authorized it, for its owner (docs/decisions.md#resource-shapes). `from` and
    * `to` are UTC dates; the window includes both days.
    */
   async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {

@@ -3,7 +3,7 @@ const FORMATS = {
   dateTime: new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
 };
 
-// Client timestamps come without a zone (interface.md section 2); the server writes them in UTC.
+// Client timestamps come without a zone (docs/decisions.md#names-and-defaults); the server writes them in UTC.
 const HAS_ZONE = /(?:Z|[+-]\d\d:?\d\d)$/i;
 
 function parse(iso: string): Date {

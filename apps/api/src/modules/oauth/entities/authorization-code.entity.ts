@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { OAuthScope } from '@switchyard/shared-dto';
 
-/** A single-use authorization code (decisions.md section 1: 60 s, bound to client, redirect URI, PKCE and user). */
+/** A single-use authorization code (docs/decisions.md#names-and-defaults: 60 s, bound to client, redirect URI, PKCE and user). */
 @Entity({ name: 'oauth_codes' })
 export class AuthorizationCodeEntity {
   @PrimaryColumn({ name: 'code_hash', type: 'text' })

@@ -7,7 +7,7 @@ import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } f
 /** A request's framing and connection headers: the gateway's to set, never a provider's. */
 const GATEWAY_FRAMED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 
-/** The catalog file as written (decisions.md section 3), before validation. */
+/** The catalog file as written (docs/decisions.md#model-catalog), before validation. */
 export interface RawCatalog {
   providers: Record<string, unknown>[];
   models: Record<string, unknown>[];

@@ -15,7 +15,7 @@ export interface ModelFilter {
 
 /**
  * The live catalog. Loaded at start (a bad file stops start-up); the file is then watched and re-read on change
- * (decisions.md section 7). A change swaps the whole catalog at once: calls in flight keep the model they
+ * (docs/decisions.md#model-catalog). A change swaps the whole catalog at once: calls in flight keep the model they
  * resolved, new calls see the new catalog, and a bad edit is logged and ignored, keeping the last good one.
  */
 @Injectable()

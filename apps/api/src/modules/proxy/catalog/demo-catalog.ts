@@ -1,7 +1,7 @@
 import type { RawCatalog } from './catalog-loader';
 
 /**
- * The catalog without MODELS_CONFIG (decisions.md section 3): every method served by the offline `demo`
+ * The catalog without MODELS_CONFIG (docs/decisions.md#model-catalog): every method served by the offline `demo`
  * provider, priced like small real models so budgets and costs behave as they will in production.
  */
 export const DEMO_CATALOG: RawCatalog = {

@@ -4,7 +4,7 @@ import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import type { Caller, CredentialStrategy } from './caller';
 import { CredentialRegistry } from './credential-registry';
 
-/** API keys (decisions.md section 5): accepted on /v1 and /apikey/v1; invalid or revoked answers 403. */
+/** API keys (docs/decisions.md#api-keys): accepted on /v1 and /apikey/v1; invalid or revoked answers 403. */
 @Injectable()
 export class ApiKeyStrategy implements CredentialStrategy, OnModuleInit {
   readonly kind = 'api_key' as const;

@@ -25,7 +25,7 @@ export interface Caller {
  */
 export interface CredentialStrategy {
   readonly kind: Caller['kind'];
-  /** The prefixes on which this kind is accepted (decisions.md section 7). */
+  /** The prefixes on which this kind is accepted (docs/decisions.md#credentials-per-prefix). */
   readonly prefixes: PrefixKind[];
   claims(token: string): boolean;
   resolve(token: string, req: IncomingMessage, prefix: PrefixKind): Promise<Caller>;

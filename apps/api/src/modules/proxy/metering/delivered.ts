@@ -3,7 +3,7 @@ const RAW_LIMIT = 256 * 1024;
 
 /**
  * What a stream relayed so far, for the bill of a call that ends without the provider's usage (the client left,
- * the provider failed mid-stream; decisions.md section 10): the text of the frames is read only then. Parsing
+ * the provider failed mid-stream; docs/decisions.md#settlement): the text of the frames is read only then. Parsing
  * every frame as it passed cost about 5% of a stream's CPU, for a figure almost never needed; the frames are kept
  * as they were sent, and past 256 KB folded into their text.
  */

@@ -165,7 +165,7 @@ function isConnectionFailure(error: unknown): boolean {
   return code !== undefined && CONNECTION_CODES.has(code);
 }
 
-/** Maps a network failure to the caller's error, without the upstream URL or key (decisions.md section 6). */
+/** Maps a network failure to the caller's error, without the upstream URL or key (docs/decisions.md#answers-and-errors). */
 export function upstreamFailure(error: unknown, signal?: CancelSignal): Error {
   if (signal?.aborted || error instanceof ClientGoneError) return new ClientGoneError('client closed the request');
   if (error instanceof UpstreamTimeoutError) return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');

@@ -4,7 +4,7 @@ import type { UsageSummaryResponse } from '@switchyard/shared-dto';
 import { http } from '../../../lib/http';
 import { billingKeys } from './billing-keys';
 
-/** interface.md section 8 recommends polling the balance every 5 to 10 minutes; never more often than this. */
+/** Clients are asked to poll the balance every 5 to 10 minutes (docs/decisions.md#rules-for-clients); never more often than this. */
 export const BALANCE_POLL_MS = 5 * 60_000;
 
 /** The budget: credits (maxBudget), spend (totalCost) and what remains. */

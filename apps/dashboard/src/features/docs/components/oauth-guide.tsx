@@ -2,7 +2,7 @@ import { CodeBlock } from '../../../components/ui/code-block';
 import { Link } from '../../../lib/router';
 import { DocSection } from './doc-section';
 
-/** The authorization code flow with PKCE (interface.md section 5), one step at a time, in browser JavaScript. */
+/** The authorization code flow with PKCE (docs/oauth.md#the-flow-for-an-app), one step at a time, in browser JavaScript. */
 export function OAuthGuide({ origin, baseUrl }: { origin: string; baseUrl: string }) {
   return (
     <DocSection id="oauth" title="Sign in with Switchyard: OAuth 2 with PKCE">

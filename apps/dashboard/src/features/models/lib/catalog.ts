@@ -1,5 +1,5 @@
 // Reading the live catalog (GET /v1/models). Everything shown comes from the entry's own fields; nothing is
-// guessed from a model's id (interface.md section 1).
+// guessed from a model's id (docs/decisions.md#rules-for-clients).
 import type { ModelEntry, ModelMethod, ModelPricing, ModelType } from '@switchyard/shared-dto';
 
 export interface ModelFilters {
@@ -10,7 +10,7 @@ export interface ModelFilters {
 
 export const NO_FILTERS: ModelFilters = { type: '', method: '', capability: '' };
 
-/** The query string the gateway filters by (interface.md section 4.2); empty filters are left out. */
+/** The query string the gateway filters by (docs/gateway.md, models list); empty filters are left out. */
 export function modelsQuery(filters: ModelFilters): string {
   const query = new URLSearchParams();
   if (filters.type) query.set('type', filters.type);
@@ -79,7 +79,7 @@ export function tokensLabel(tokens: number | undefined): string | null {
   return typeof tokens === 'number' && Number.isFinite(tokens) ? `${tokens.toLocaleString('en-US')} tokens` : null;
 }
 
-/** The playground's tasks and the catalog filter of each (interface.md section 4.2, "Catalog filters by task"). */
+/** The playground's tasks and the catalog filter of each (docs/decisions.md#rules-for-clients, "Models for a task"). */
 export const PLAYGROUND_TASKS = {
   chat: { type: 'text', method: 'chat_completions' },
   image: { type: 'image', method: 'image_generation' },

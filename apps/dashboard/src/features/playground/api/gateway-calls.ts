@@ -29,7 +29,7 @@ function cost(headers: Headers): number | null {
   return headers.has('x-switchyard-cost') && Number.isFinite(value) ? value : null;
 }
 
-/** POST /v1/images/generations. A model answers with url or b64_json (interface.md section 2): both are kept. */
+/** POST /v1/images/generations. A model answers with url or b64_json (docs/decisions.md#rules-for-clients): both are kept. */
 export async function generateImages(apiKey: string, body: ImageRequestBody): Promise<ImageResult> {
   const response = await gatewayFetch('/images/generations', { apiKey, json: body });
   const json = (await response.json()) as { data?: ImageResult['images'] };

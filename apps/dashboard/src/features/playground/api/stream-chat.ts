@@ -5,7 +5,7 @@ import type { ChatRequestBody } from '../lib/snippets';
 
 /**
  * Sends a streamed chat completion and reports the text as it grows. An error before the stream starts (a bad
- * key, an exhausted budget: JSON even when streaming was asked, interface.md section 7) throws ApiError; one
+ * key, an exhausted budget: JSON even when streaming was asked, docs/decisions.md#answers-and-errors) throws ApiError; one
  * inside the stream throws StreamError. Aborting the signal stops it, and the gateway stops the model too.
  */
 export async function streamChat(

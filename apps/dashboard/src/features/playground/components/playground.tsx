@@ -20,7 +20,7 @@ export function isPlaygroundTab(value: string | null): value is PlaygroundTab {
 
 interface PlaygroundProps {
   apiKey: string;
-  /** The catalog's models for each tab (type and method, interface.md section 4.2). */
+  /** The catalog's models for each tab (type and method, docs/decisions.md#rules-for-clients). */
   modelsByTab: Record<PlaygroundTab, ModelEntry[]>;
   tab: PlaygroundTab;
   onTabChange: (tab: PlaygroundTab) => void;

@@ -1,4 +1,4 @@
-// interface.md section 8: an image sent for vision should be about 800 KB before base64, as JPEG, PNG, GIF or
+// docs/decisions.md#rules-for-clients: an image sent for vision should be about 800 KB before base64, as JPEG, PNG, GIF or
 // WebP. A larger (or other) picture is redrawn smaller as JPEG; these functions choose the sizes.
 
 export const IMAGE_TARGET_BYTES = 800 * 1024;

@@ -1,6 +1,6 @@
 import { activityName, activityTime, toActivityRow, UNKNOWN_NAME } from './activity-fields';
 
-describe('activity field fallbacks (interface.md section 2)', () => {
+describe('activity field fallbacks (docs/decisions.md#rules-for-clients)', () => {
   it('takes the time from startTime, timestamp, createdAt or endTime, the first present', () => {
     expect(activityTime({ startTime: 'a', timestamp: 'b', createdAt: 'c', endTime: 'd' })).toBe('a');
     expect(activityTime({ timestamp: 'b', createdAt: 'c', endTime: 'd' })).toBe('b');

@@ -1,4 +1,4 @@
-// interface.md section 2, the activity record: each value may arrive under more than one name, so the first
+// The activity record (docs/decisions.md#rules-for-clients): each value may arrive under more than one name, so the first
 // present one wins. Switchyard's API sends startTime and name, but the table reads through these so older or
 // foreign records still show.
 
