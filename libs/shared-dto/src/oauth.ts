@@ -1,4 +1,7 @@
-import type { ConsentLimits, OAuthScope } from './resources';
+import type { ConsentLimits } from './consents';
+
+export const OAUTH_SCOPES = ['api:access', 'profile:read'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** The header an app sends beside its access token on /v1 (docs/oauth.md#the-flow-for-an-app). */
 export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
@@ -108,17 +111,12 @@ export interface AuthorizationDecisionResponse {
   redirectTo: string;
 }
 
-/** GET /api/v1/oauth2/clients/{clientId}/usage (docs/decisions.md#resource-shapes). */
-export interface ClientUsageResponse {
-  clientId: string;
-  startDate: string;
-  endDate: string;
-  totalCost: number;
-  totalTokens: number;
-  requests: number;
-  users: number;
-  byModel: { model: string; requests: number; totalTokens: number; cost: number }[];
-  byDay: { date: string; requests: number; totalTokens: number; cost: number }[];
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  scope: string;
 }
 
 /** GET /oauth2/userinfo (scope profile:read). */

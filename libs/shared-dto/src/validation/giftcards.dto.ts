@@ -1,5 +1,5 @@
 import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../resources';
+import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../giftcards';
 import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/admin/giftcards (docs/decisions.md#resource-shapes). */

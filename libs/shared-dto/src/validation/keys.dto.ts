@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
-import type { KeyLimits } from '../resources';
+import type { KeyLimits } from '../keys';
 import { MaxDecimals } from './decimals';
 
 export const KEY_NAME_MAX_LENGTH = 100;

@@ -17,14 +17,16 @@ import {
   ValidateNested,
   type ValidationArguments,
 } from 'class-validator';
+import type { ConsentLimits } from '../consents';
 import {
   ACCESS_TOKEN_TTL_RANGE,
   CLIENT_NAME_RANGE,
   MAX_REDIRECT_URIS,
+  OAUTH_SCOPES,
+  type OAuthScope,
   redirectUriProblem,
   REFRESH_TOKEN_TTL_RANGE,
 } from '../oauth';
-import { type ConsentLimits, OAUTH_SCOPES, type OAuthScope } from '../resources';
 import { MaxDecimals } from './decimals';
 
 /** Each element (or the value) is a redirect URI that may be registered; the message says what is wrong. */

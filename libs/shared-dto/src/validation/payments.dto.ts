@@ -1,5 +1,5 @@
 import { IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PAYMENT_MAX_AMOUNT, PAYMENT_MIN_AMOUNT } from '../resources';
+import { PAYMENT_MAX_AMOUNT, PAYMENT_MIN_AMOUNT } from '../billing';
 import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/payment/create-checkout-session (limits in docs/payments.md#card-top-ups). */
