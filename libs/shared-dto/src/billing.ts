@@ -5,9 +5,22 @@ export const PAYMENT_MIN_AMOUNT = 0.5;
 export const PAYMENT_MAX_AMOUNT = 10_000;
 export const PAYMENT_CURRENCY = 'usd';
 
+/** POST /api/v1/payment/create-checkout-session (an Idempotency-Key header makes a retry answer the same session). */
+export interface PaymentCheckoutCreateRequest {
+  amount: number;
+}
+
 export interface CheckoutSessionResponse {
   sessionId: string;
   checkoutUrl: string;
+}
+
+/** Checkout Session ids: Stripe's `cs_test_…`/`cs_live_…`, or the sandbox's `cs_sandbox_…`. */
+export const CHECKOUT_SESSION_ID_PATTERN = /^cs_[A-Za-z0-9_]{1,250}$/;
+
+/** POST /api/v1/payment/verify-and-capture?session_id=… */
+export interface PaymentVerifyQuery {
+  session_id: string;
 }
 
 /**

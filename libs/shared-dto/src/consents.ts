@@ -18,3 +18,15 @@ export interface ConsentResponse {
   /** What the app spent (settled, plus what its calls in flight hold) this UTC month. */
   spentThisMonth: number;
 }
+
+/**
+ * New caps: PUT /api/v1/oauth2/consents/{clientId}/limits, and with an approval on the consent page. Every field
+ * optional: omitted caps keep their value, null removes one.
+ */
+export interface ConsentLimitsRequest {
+  total?: number | null;
+  daily?: number | null;
+  weekly?: number | null;
+  monthly?: number | null;
+  perRequest?: number | null;
+}

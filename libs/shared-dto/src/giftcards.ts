@@ -11,6 +11,7 @@ export interface GiftCardRedeemResponse {
 export const GIFT_CARD_MAX_COUNT = 500;
 export const GIFT_CARD_MAX_AMOUNT = 10_000;
 
+/** POST /api/v1/admin/giftcards */
 export interface GiftCardIssueRequest {
   amount: number;
   count: number;
@@ -23,4 +24,11 @@ export interface GiftCardIssueResponse {
   amount: number;
   expiresAt: string | null;
   cards: { id: string; code: string }[];
+}
+
+export const GIFT_CARD_CODE_MAX_LENGTH = 64;
+
+/** POST /api/v1/giftcard/redeem. Spaces, dashes and case do not matter. */
+export interface GiftCardRedeemRequest {
+  code: string;
 }

@@ -36,3 +36,42 @@ export interface ClientUsageResponse {
   byModel: { model: string; requests: number; totalTokens: number; cost: number }[];
   byDay: { date: string; requests: number; totalTokens: number; cost: number }[];
 }
+
+/** The fields a client's create and update share, each optional. */
+export interface OAuthClientFields {
+  /** At least one on create (here or in redirectUri); see redirectUriProblem. */
+  redirectUris?: string[];
+  /** One create example sends a single redirect URI; it joins redirectUris. */
+  redirectUri?: string;
+  /** Unset on create: api:access. */
+  requestedScopes?: OAuthScope[];
+  /** Only `true`: an admin decides which first-party apps skip the consent page. */
+  requireConsent?: boolean;
+  accessTokenTtlSeconds?: number;
+  refreshTokenTtlSeconds?: number;
+  /** Gateway requests per minute for each user of the app; null: the server's default. */
+  requestsPerMinute?: number | null;
+}
+
+/** POST /api/v1/oauth2/clients */
+export interface OAuthClientCreateRequest extends OAuthClientFields {
+  clientName: string;
+  /** true makes a CONFIDENTIAL client whose secret is shown once. */
+  generateSecret?: boolean;
+}
+
+/** PUT /api/v1/oauth2/clients/{id}: the create fields, each optional; fields left out keep their value. */
+export interface OAuthClientUpdateRequest extends OAuthClientFields {
+  clientName?: string;
+}
+
+/** PUT /api/v1/admin/oauth2/clients/{clientId}/trusted: whether a first-party app skips the consent page. */
+export interface OAuthClientTrustRequest {
+  trusted: boolean;
+}
+
+/** GET /api/v1/oauth2/clients/{clientId}/usage: dates such as 2026-11-01; unset, the last 30 days. */
+export interface ClientUsageQuery {
+  startDate?: string;
+  endDate?: string;
+}

@@ -114,3 +114,30 @@ export interface SpaceProfileResponse {
   apps: SpaceAppResponse[];
   isOwner: boolean;
 }
+
+/** PUT /api/v1/spaces/handle */
+export interface SpaceHandleSetRequest {
+  handle: string;
+}
+
+/** GET /api/v1/spaces/handle/check?handle= */
+export interface SpaceHandleCheckQuery {
+  handle: string;
+}
+
+/** POST /api/v1/spaces/generate */
+export interface SpaceGenerateRequest {
+  prompt: string;
+  /** Model ids to try in order until one writes a page; unset: the catalog's first chat model. */
+  models?: string[];
+}
+
+/** PUT /api/v1/spaces/{slug}/edit */
+export interface SpaceEditRequest {
+  prompt: string;
+}
+
+/** PUT /api/v1/spaces/{slug}/publish */
+export interface SpacePublishRequest {
+  published: boolean;
+}

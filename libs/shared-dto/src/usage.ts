@@ -37,6 +37,9 @@ export interface ActivityPage {
   nextCursor: string | null;
 }
 
+export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
+export type AnalyticsGroupBy = (typeof ANALYTICS_GROUPS)[number];
+
 export interface AnalyticsGroup {
   key: string;
   requests: number;
@@ -49,7 +52,26 @@ export interface AnalyticsGroup {
 export interface AnalyticsResponse {
   from: string;
   to: string;
-  groupBy: 'day' | 'model' | 'key' | 'app';
+  groupBy: AnalyticsGroupBy;
   totals: Omit<AnalyticsGroup, 'key'>;
   groups: AnalyticsGroup[];
+}
+
+/** GET /api/v1/usage/me/activity: `limit` is a page size of 1 to 100, `cursor` a page's nextCursor. */
+export interface UsageActivityQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+/** GET /api/v1/usage/me/analytics: ISO 8601 dates (UTC). */
+export interface UsageAnalyticsQuery {
+  from?: string;
+  to?: string;
+  groupBy?: AnalyticsGroupBy;
+}
+
+/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query. */
+export interface UsageLedgerQuery {
+  limit?: number;
+  cursor?: string;
 }
