@@ -1,4 +1,7 @@
-import type { ConsentLimits, OAuthScope } from './resources';
+import type { ConsentLimits, ConsentLimitsRequest } from './consents';
+
+export const OAUTH_SCOPES = ['api:access', 'profile:read'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** The header an app sends beside its access token on /v1 (docs/oauth.md#the-flow-for-an-app). */
 export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
@@ -93,6 +96,38 @@ export function redirectHost(uri: string): string {
   }
 }
 
+/**
+ * The authorization request's query (RFC 6749 section 4.1.1 plus PKCE, RFC 7636 section 4.3), as /oauth2/authorize
+ * hands it to the consent page (GET /api/v1/oauth2/authorize/request) and the page hands it back with the decision.
+ */
+export interface AuthorizationParams {
+  client_id: string;
+  redirect_uri?: string;
+  response_type?: string;
+  scope?: string;
+  state?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
+
+/** The names of AuthorizationParams, in the order the consent page passes them on. */
+export const AUTHORIZATION_PARAM_NAMES = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const satisfies readonly (keyof AuthorizationParams)[];
+
+/** POST /api/v1/oauth2/authorize/decision: the request's parameters unchanged, and the user's answer. */
+export interface AuthorizationDecisionRequest extends AuthorizationParams {
+  approve: boolean;
+  /** Caps on what the app may spend; only with an approval. */
+  limits?: ConsentLimitsRequest;
+}
+
 /** What the consent page shows about a pending authorization (GET /api/v1/oauth2/authorize/request). */
 export interface AuthorizationRequestInfo {
   client: { clientId: string; clientName: string; redirectHost: string; redirectUri: string };
@@ -108,17 +143,12 @@ export interface AuthorizationDecisionResponse {
   redirectTo: string;
 }
 
-/** GET /api/v1/oauth2/clients/{clientId}/usage (docs/decisions.md#resource-shapes). */
-export interface ClientUsageResponse {
-  clientId: string;
-  startDate: string;
-  endDate: string;
-  totalCost: number;
-  totalTokens: number;
-  requests: number;
-  users: number;
-  byModel: { model: string; requests: number; totalTokens: number; cost: number }[];
-  byDay: { date: string; requests: number; totalTokens: number; cost: number }[];
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  scope: string;
 }
 
 /** GET /oauth2/userinfo (scope profile:read). */

@@ -55,3 +55,89 @@ export function spaceHandleProblem(handle: string): string | null {
   if (SPACE_RESERVED_HANDLES.includes(handle)) return 'is a reserved word';
   return null;
 }
+
+export interface HandleCheckResponse {
+  available: boolean;
+  /** Why not, when it is not: someone holds (or once held) it, or it is a reserved word. */
+  reason?: 'taken' | 'reserved';
+}
+
+/** PUT /api/v1/spaces/handle: the caller's handle and the address of their public profile. */
+export interface SpaceHandleResponse {
+  handle: string;
+  profileUrl: string;
+}
+
+export type SpaceAppStatus = 'generating' | 'ready' | 'failed';
+
+/** A space app (docs/decisions.md#resource-shapes), plus its version and, after a failed job, why it failed. */
+export interface SpaceAppResponse {
+  slug: string;
+  title: string;
+  /** The prompt the app was generated from (edits are in its versions). */
+  prompt: string;
+  models: string[];
+  status: SpaceAppStatus;
+  published: boolean;
+  /** The stable public address of the hosted page (it answers only while the app is published). */
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+  /**
+   * Why the last generation or edit failed. With status `failed` the app has no page yet; with status `ready` an
+   * edit failed and the previous page stays.
+   */
+  error?: string;
+  /** The version being served (null until the first page is ready). */
+  version: number | null;
+  /** Whether the current version came from an edit that can be undone. */
+  canUndo: boolean;
+}
+
+export interface SpaceAppVersionResponse {
+  version: number;
+  kind: 'generate' | 'edit';
+  prompt: string;
+  model: string;
+  createdAt: string;
+  current: boolean;
+}
+
+/** The owner's view of one app: the page itself (for the sandboxed preview) and its versions, newest first. */
+export interface SpaceAppDetailResponse extends SpaceAppResponse {
+  html: string | null;
+  versions: SpaceAppVersionResponse[];
+}
+
+export interface SpaceProfileResponse {
+  profile: { handle: string; displayName: string | null; bio: string | null; avatarUrl: string | null };
+  apps: SpaceAppResponse[];
+  isOwner: boolean;
+}
+
+/** PUT /api/v1/spaces/handle */
+export interface SpaceHandleSetRequest {
+  handle: string;
+}
+
+/** GET /api/v1/spaces/handle/check?handle= */
+export interface SpaceHandleCheckQuery {
+  handle: string;
+}
+
+/** POST /api/v1/spaces/generate */
+export interface SpaceGenerateRequest {
+  prompt: string;
+  /** Model ids to try in order until one writes a page; unset: the catalog's first chat model. */
+  models?: string[];
+}
+
+/** PUT /api/v1/spaces/{slug}/edit */
+export interface SpaceEditRequest {
+  prompt: string;
+}
+
+/** PUT /api/v1/spaces/{slug}/publish */
+export interface SpacePublishRequest {
+  published: boolean;
+}

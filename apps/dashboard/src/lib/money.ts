@@ -2,8 +2,8 @@
 // micro-unit (6 decimals); ledger debits can be fractions of a cent. Caps are typed by people, so the parser is
 // strict and says what is wrong.
 
-const MAX_DECIMALS = 6;
-const MAX_CAP = 1_000_000;
+import { SPEND_LIMIT_DECIMALS, SPEND_LIMIT_MAX } from '@switchyard/shared-dto';
+import type { ConsentLimits } from '@switchyard/shared-dto';
 
 const formats = new Map<number, Intl.NumberFormat>();
 
@@ -33,9 +33,9 @@ export function parseCapInput(text: string): CapParse {
     return { ok: false, problem: 'Enter an amount such as 5 or 0.25, or leave it blank for no cap.' };
   }
   const decimals = trimmed.includes('.') ? trimmed.split('.')[1].length : 0;
-  if (decimals > MAX_DECIMALS) return { ok: false, problem: `Use at most ${MAX_DECIMALS} decimal places.` };
+  if (decimals > SPEND_LIMIT_DECIMALS) return { ok: false, problem: `Use at most ${SPEND_LIMIT_DECIMALS} decimal places.` };
   const value = Number(trimmed);
-  if (value > MAX_CAP) return { ok: false, problem: `The most a cap can be is ${MAX_CAP.toLocaleString()}.` };
+  if (value > SPEND_LIMIT_MAX) return { ok: false, problem: `The most a cap can be is ${SPEND_LIMIT_MAX.toLocaleString()}.` };
   return { ok: true, value };
 }
 
@@ -44,10 +44,8 @@ export interface CapInputs {
   perRequest: string;
 }
 
-export interface CapValues {
-  monthly: number | null;
-  perRequest: number | null;
-}
+/** The caps these pages edit; the API takes the others too (total, daily, weekly). */
+export type CapValues = Pick<ConsentLimits, 'monthly' | 'perRequest'>;
 
 export type CapsParse = { ok: true; value: CapValues } | { ok: false; problems: Partial<Record<keyof CapInputs, string[]>> };
 

@@ -1,5 +1,5 @@
 import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, GiftCardIssueRequest } from '../resources';
+import { GIFT_CARD_CODE_MAX_LENGTH, GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, type GiftCardIssueRequest, type GiftCardRedeemRequest } from '../giftcards';
 import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/admin/giftcards (docs/decisions.md#resource-shapes). */
@@ -21,9 +21,9 @@ export class GiftCardIssueDto implements GiftCardIssueRequest {
 }
 
 /** POST /api/v1/giftcard/redeem (docs/payments.md#gift-cards). Spaces, dashes and case do not matter. */
-export class GiftCardRedeemDto {
+export class GiftCardRedeemDto implements GiftCardRedeemRequest {
   @IsString()
   @MinLength(1, { message: 'code must not be empty' })
-  @MaxLength(64)
+  @MaxLength(GIFT_CARD_CODE_MAX_LENGTH)
   code: string;
 }

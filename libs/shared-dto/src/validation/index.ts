@@ -1,5 +1,6 @@
-// Decorated request DTOs (class-validator). Imported by the API's global ValidationPipe; the dashboard may import
-// them as types only.
+// Decorated request DTOs (class-validator). Imported by the API's global ValidationPipe and read by the OpenAPI
+// document. Each implements its request interface from the browser entry (which is what the dashboard imports),
+// and request-shapes.spec.ts checks that each declares exactly that interface's fields.
 export * from './auth.dto';
 export * from './keys.dto';
 export * from './usage.dto';

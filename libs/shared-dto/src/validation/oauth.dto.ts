@@ -17,14 +17,20 @@ import {
   ValidateNested,
   type ValidationArguments,
 } from 'class-validator';
+import type { ConsentLimitsRequest } from '../consents';
+import { SPEND_LIMIT_DECIMALS, SPEND_LIMIT_MAX } from '../keys';
 import {
   ACCESS_TOKEN_TTL_RANGE,
+  type AuthorizationDecisionRequest,
+  type AuthorizationParams,
   CLIENT_NAME_RANGE,
   MAX_REDIRECT_URIS,
+  OAUTH_SCOPES,
+  type OAuthScope,
   redirectUriProblem,
   REFRESH_TOKEN_TTL_RANGE,
 } from '../oauth';
-import { type ConsentLimits, OAUTH_SCOPES, type OAuthScope } from '../resources';
+import type { ClientUsageQuery, OAuthClientCreateRequest, OAuthClientFields, OAuthClientTrustRequest, OAuthClientUpdateRequest } from '../oauth-clients';
 import { MaxDecimals } from './decimals';
 
 /** Each element (or the value) is a redirect URI that may be registered; the message says what is wrong. */
@@ -48,7 +54,7 @@ function IsRedirectUri() {
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
 /** The fields a client's create and update share, each optional. */
-class OAuthClientFieldsDto {
+class OAuthClientFieldsDto implements OAuthClientFields {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_REDIRECT_URIS)
@@ -104,7 +110,7 @@ const clientName = () => (target: object, property: string) => {
 };
 
 /** POST /api/v1/oauth2/clients */
-export class OAuthClientCreateDto extends OAuthClientFieldsDto {
+export class OAuthClientCreateDto extends OAuthClientFieldsDto implements OAuthClientCreateRequest {
   @clientName()
   clientName: string;
 
@@ -115,14 +121,14 @@ export class OAuthClientCreateDto extends OAuthClientFieldsDto {
 }
 
 /** PUT /api/v1/oauth2/clients/{id}: the create fields, each optional; fields left out keep their value. */
-export class OAuthClientUpdateDto extends OAuthClientFieldsDto {
+export class OAuthClientUpdateDto extends OAuthClientFieldsDto implements OAuthClientUpdateRequest {
   @IsOptional()
   @clientName()
   clientName?: string;
 }
 
 /** PUT /api/v1/admin/oauth2/clients/{clientId}/trusted: whether a first-party app skips the consent page. */
-export class OAuthClientTrustDto {
+export class OAuthClientTrustDto implements OAuthClientTrustRequest {
   @IsBoolean()
   trusted: boolean;
 }
@@ -131,13 +137,13 @@ const cap = () => (target: object, property: string) => {
   // null removes the cap; a number sets it (currency units, up to 6 decimals).
   ValidateIf((_, value) => value !== null)(target, property);
   IsNumber({ allowNaN: false, allowInfinity: false })(target, property);
-  MaxDecimals(6)(target, property);
+  MaxDecimals(SPEND_LIMIT_DECIMALS)(target, property);
   Min(0)(target, property);
-  Max(1_000_000)(target, property);
+  Max(SPEND_LIMIT_MAX)(target, property);
 };
 
 /** What an app may spend: on the consent page and later on the authorized-apps page. */
-export class ConsentLimitsDto implements Partial<ConsentLimits> {
+export class ConsentLimitsDto implements ConsentLimitsRequest {
   @IsOptional() @cap() total?: number | null;
   @IsOptional() @cap() daily?: number | null;
   @IsOptional() @cap() weekly?: number | null;
@@ -146,7 +152,7 @@ export class ConsentLimitsDto implements Partial<ConsentLimits> {
 }
 
 /** The authorize request's query, as the consent page passes it back (RFC 6749 section 4.1.1 names). */
-export class AuthorizationParamsDto {
+export class AuthorizationParamsDto implements AuthorizationParams {
   @IsString() @MaxLength(200) client_id: string;
   @IsOptional() @IsString() @MaxLength(2000) redirect_uri?: string;
   @IsOptional() @IsString() @MaxLength(50) response_type?: string;
@@ -157,7 +163,7 @@ export class AuthorizationParamsDto {
 }
 
 /** POST /api/v1/oauth2/authorize/decision: the user's answer on the consent page. */
-export class AuthorizationDecisionDto extends AuthorizationParamsDto {
+export class AuthorizationDecisionDto extends AuthorizationParamsDto implements AuthorizationDecisionRequest {
   @IsBoolean() approve: boolean;
 
   @IsOptional()
@@ -167,7 +173,7 @@ export class AuthorizationDecisionDto extends AuthorizationParamsDto {
 }
 
 /** GET /api/v1/oauth2/clients/{clientId}/usage */
-export class ClientUsageQueryDto {
+export class ClientUsageQueryDto implements ClientUsageQuery {
   @IsOptional()
   @IsString()
   @MaxLength(40)

@@ -22,6 +22,11 @@ import {
   SPACE_HANDLE_RANGE,
   SPACE_MAX_MODELS,
   SPACE_RESERVED_HANDLES,
+  type SpaceEditRequest,
+  type SpaceGenerateRequest,
+  type SpaceHandleCheckQuery,
+  type SpaceHandleSetRequest,
+  type SpacePublishRequest,
 } from '../spaces';
 
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
@@ -44,20 +49,20 @@ const handleForm = () => (target: object, property: string) => {
 };
 
 /** PUT /api/v1/spaces/handle */
-export class SpaceHandleSetDto {
+export class SpaceHandleSetDto implements SpaceHandleSetRequest {
   @handleForm()
   @IsNotIn(SPACE_RESERVED_HANDLES, { message: 'handle is a reserved word; choose another' })
   handle: string;
 }
 
 /** GET /api/v1/spaces/handle/check?handle= (a reserved word is a well-formed handle that is not available). */
-export class SpaceHandleCheckQueryDto {
+export class SpaceHandleCheckQueryDto implements SpaceHandleCheckQuery {
   @handleForm()
   handle: string;
 }
 
 /** POST /api/v1/spaces/generate */
-export class SpaceGenerateDto {
+export class SpaceGenerateDto implements SpaceGenerateRequest {
   @trim()
   @IsString()
   @Length(SPACE_GENERATE_PROMPT_RANGE[0], SPACE_GENERATE_PROMPT_RANGE[1], {
@@ -77,7 +82,7 @@ export class SpaceGenerateDto {
 }
 
 /** PUT /api/v1/spaces/{slug}/edit */
-export class SpaceEditDto {
+export class SpaceEditDto implements SpaceEditRequest {
   @trim()
   @IsString()
   @Length(SPACE_EDIT_PROMPT_RANGE[0], SPACE_EDIT_PROMPT_RANGE[1], {
@@ -87,7 +92,7 @@ export class SpaceEditDto {
 }
 
 /** PUT /api/v1/spaces/{slug}/publish */
-export class SpacePublishDto {
+export class SpacePublishDto implements SpacePublishRequest {
   @IsDefined()
   @IsBoolean()
   published: boolean;

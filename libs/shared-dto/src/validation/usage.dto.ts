@@ -1,7 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-
-export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
+import { ANALYTICS_GROUPS, type AnalyticsGroupBy, type UsageActivityQuery, type UsageAnalyticsQuery, type UsageLedgerQuery } from '../usage';
 
 /** A page size for the paged lists (activity, ledger): 1 to 100. */
 class PageQueryDto {
@@ -13,14 +12,14 @@ class PageQueryDto {
   limit?: number;
 }
 
-export class UsageActivityQueryDto extends PageQueryDto {
+export class UsageActivityQueryDto extends PageQueryDto implements UsageActivityQuery {
   @IsOptional()
   @IsString()
   @MaxLength(200)
   cursor?: string;
 }
 
-export class UsageAnalyticsQueryDto {
+export class UsageAnalyticsQueryDto implements UsageAnalyticsQuery {
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date such as 2026-11-01' })
   from?: string;
@@ -31,10 +30,10 @@ export class UsageAnalyticsQueryDto {
 
   @IsOptional()
   @IsIn(ANALYTICS_GROUPS)
-  groupBy?: (typeof ANALYTICS_GROUPS)[number];
+  groupBy?: AnalyticsGroupBy;
 }
 
-export class UsageLedgerQueryDto extends PageQueryDto {
+export class UsageLedgerQueryDto extends PageQueryDto implements UsageLedgerQuery {
   @IsOptional()
   @Matches(/^\d{1,18}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
   cursor?: string;

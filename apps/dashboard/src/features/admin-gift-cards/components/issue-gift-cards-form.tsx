@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { GIFT_CARD_MAX_COUNT } from '@switchyard/shared-dto';
 import type { GiftCardIssueResponse } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
@@ -56,10 +57,10 @@ export function IssueGiftCardsForm() {
         />
         <TextField
           label="Number of cards"
-          hint="Up to 500 at once."
+          hint={`Up to ${GIFT_CARD_MAX_COUNT} at once.`}
           type="number"
           min={1}
-          max={500}
+          max={GIFT_CARD_MAX_COUNT}
           name="count"
           required
           value={count}

@@ -1,18 +1,7 @@
 // The authorization request's query (RFC 6749 section 4.1.1 plus PKCE, RFC 7636 section 4.3), as
 // /oauth2/authorize hands it to the consent page and the page hands it back with the user's decision.
-
-export const AUTHORIZATION_PARAM_NAMES = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-] as const;
-
-export type AuthorizationParamName = (typeof AUTHORIZATION_PARAM_NAMES)[number];
-export type AuthorizationParams = Partial<Record<AuthorizationParamName, string>>;
+import { AUTHORIZATION_PARAM_NAMES } from '@switchyard/shared-dto';
+import type { AuthorizationParams } from '@switchyard/shared-dto';
 
 export type AuthorizationParamsRead = { ok: true; params: AuthorizationParams } | { ok: false; problem: string };
 
@@ -21,14 +10,15 @@ export type AuthorizationParamsRead = { ok: true; params: AuthorizationParams } 
  * unknown fields. A repeated parameter is refused here, as RFC 6749 section 3.1 requires.
  */
 export function readAuthorizationParams(searchParams: URLSearchParams): AuthorizationParamsRead {
-  const params: AuthorizationParams = {};
+  const found: Partial<AuthorizationParams> = {};
   for (const name of AUTHORIZATION_PARAM_NAMES) {
     const values = searchParams.getAll(name);
     if (values.length > 1) return { ok: false, problem: `The link repeats the ${name} parameter.` };
-    if (values.length === 1) params[name] = values[0];
+    if (values.length === 1) found[name] = values[0];
   }
-  if (!params.client_id) return { ok: false, problem: 'The link does not say which app is asking (client_id is missing).' };
-  return { ok: true, params };
+  const { client_id } = found;
+  if (!client_id) return { ok: false, problem: 'The link does not say which app is asking (client_id is missing).' };
+  return { ok: true, params: { ...found, client_id } };
 }
 
 /** A stable query string for the cache key and the request. */

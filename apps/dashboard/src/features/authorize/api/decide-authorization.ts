@@ -1,14 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
-import type { AuthorizationDecisionResponse, ConsentLimits } from '@switchyard/shared-dto';
+import type { AuthorizationDecisionRequest, AuthorizationDecisionResponse, AuthorizationParams } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
-import type { AuthorizationParams } from './authorization-params';
 
-export interface AuthorizationDecision {
+/** The answer and the caps (`limits`: only with approve and scope api:access), and the request it answers. */
+export interface AuthorizationDecision extends Pick<AuthorizationDecisionRequest, 'approve' | 'limits'> {
   params: AuthorizationParams;
-  approve: boolean;
-  /** Caps on what the app may spend; only with approve and scope api:access. */
-  limits?: Partial<ConsentLimits>;
 }
 
 /**
@@ -17,11 +14,8 @@ export interface AuthorizationDecision {
  * the app's redirect URI with a code, or with error=access_denied.
  */
 export function decideAuthorization({ params, approve, limits }: AuthorizationDecision): Promise<AuthorizationDecisionResponse> {
-  return http.post<AuthorizationDecisionResponse>('/api/v1/oauth2/authorize/decision', {
-    ...params,
-    approve,
-    ...(approve && limits ? { limits } : {}),
-  });
+  const body: AuthorizationDecisionRequest = { ...params, approve, ...(approve && limits ? { limits } : {}) };
+  return http.post<AuthorizationDecisionResponse>('/api/v1/oauth2/authorize/decision', body);
 }
 
 // The answer carries a one-time code; it is used at once and kept nowhere.

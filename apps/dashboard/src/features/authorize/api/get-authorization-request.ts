@@ -1,10 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { AuthorizationRequestInfo } from '@switchyard/shared-dto';
+import type { AuthorizationParams, AuthorizationRequestInfo } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { authorizeKeys } from './authorize-keys';
 import { toQueryString } from './authorization-params';
-import type { AuthorizationParams } from './authorization-params';
 
 /**
  * What the consent page shows: the app, where it redirects, the scopes in words and earlier caps. The server

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
-import type { AuthorizationRequestInfo } from '@switchyard/shared-dto';
+import type { AuthorizationParams, AuthorizationRequestInfo } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
@@ -9,7 +9,6 @@ import { SpendCapFields } from '../../../components/ui/spend-cap-fields';
 import { toFormErrors } from '../../../lib/form-errors';
 import { capInputsFrom, parseCapInputs } from '../../../lib/money';
 import type { CapInputs } from '../../../lib/money';
-import type { AuthorizationParams } from '../api/authorization-params';
 import { useDecideAuthorization } from '../api/decide-authorization';
 
 const FIELDS = ['limits.monthly', 'limits.perRequest'] as const;

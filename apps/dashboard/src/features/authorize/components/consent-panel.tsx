@@ -1,8 +1,9 @@
+import type { AuthorizationParams } from '@switchyard/shared-dto';
+
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { isApiError } from '../../../lib/http';
 import { useAuthorizationRequest } from '../api/get-authorization-request';
-import type { AuthorizationParams } from '../api/authorization-params';
 import { ConsentForm } from './consent-form';
 
 interface ConsentPanelProps {

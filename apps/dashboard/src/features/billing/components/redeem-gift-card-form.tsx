@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
+import { GIFT_CARD_CODE_MAX_LENGTH } from '@switchyard/shared-dto';
 import type { GiftCardRedeemResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
@@ -53,7 +54,7 @@ export function RedeemGiftCardForm() {
           autoComplete="off"
           spellCheck={false}
           required
-          maxLength={64}
+          maxLength={GIFT_CARD_CODE_MAX_LENGTH}
           className="field-input mono"
           value={code}
           onChange={(event) => setCode(event.target.value)}

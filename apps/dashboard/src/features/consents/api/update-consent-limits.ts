@@ -1,13 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { ConsentLimits, ConsentResponse } from '@switchyard/shared-dto';
+import type { ConsentLimitsRequest, ConsentResponse } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { consentKeys } from './consent-keys';
 
 export interface ConsentLimitsUpdate {
   clientId: string;
-  /** Currency units; null removes a cap. */
-  limits: Partial<ConsentLimits>;
+  /** Currency units; null removes a cap, an omitted one keeps its value. */
+  limits: ConsentLimitsRequest;
 }
 
 export function updateConsentLimits({ clientId, limits }: ConsentLimitsUpdate): Promise<ConsentResponse> {

@@ -1,12 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { ApiKeyCreatedResponse } from '@switchyard/shared-dto';
+import type { ApiKeyCreatedResponse, KeyCreateRequest } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { keyKeys } from './key-keys';
-
-export interface KeyCreateRequest {
-  name: string;
-}
 
 /** The answer carries the full key: the only time the server ever shows it. */
 export function createKey(body: KeyCreateRequest): Promise<ApiKeyCreatedResponse> {

@@ -1,5 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
+import { KEY_NAME_MAX_LENGTH } from '@switchyard/shared-dto';
 import type { ApiKeyCreatedResponse } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
@@ -10,8 +11,6 @@ import { useCreateKey } from '../api/create-key';
 import { NewKeyPanel } from './new-key-panel';
 
 const FIELDS = ['name'] as const;
-// Same limit as KEY_NAME_MAX_LENGTH, which lives in shared-dto's validation entry (kept out of the browser bundle).
-const NAME_MAX_LENGTH = 100;
 
 /** Names and creates a key, then shows it once. The full key lives in this component's state and nowhere else. */
 export function CreateKeyForm() {
@@ -58,7 +57,7 @@ export function CreateKeyForm() {
           name="name"
           autoComplete="off"
           required
-          maxLength={NAME_MAX_LENGTH}
+          maxLength={KEY_NAME_MAX_LENGTH}
           value={name}
           onChange={(event) => setName(event.target.value)}
           errors={errors.fields.name}

@@ -1,21 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { OAuthClientResponse, OAuthScope } from '@switchyard/shared-dto';
+import type { OAuthClientCreateRequest, OAuthClientResponse } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { oauthAppKeys } from './oauth-app-keys';
 
-/** POST /api/v1/oauth2/clients (the fields of OAuthClientCreateDto, which lives in shared-dto's server entry). */
-export interface OAuthAppCreateRequest {
-  clientName: string;
-  redirectUris: string[];
-  requestedScopes: OAuthScope[];
-  generateSecret: boolean;
-  accessTokenTtlSeconds?: number;
-  refreshTokenTtlSeconds?: number;
-}
-
 /** The answer carries `clientSecret` when one was generated: the only time the server ever shows it. */
-export function createOAuthApp(body: OAuthAppCreateRequest): Promise<OAuthClientResponse> {
+export function createOAuthApp(body: OAuthClientCreateRequest): Promise<OAuthClientResponse> {
   return http.post<OAuthClientResponse>('/api/v1/oauth2/clients', body);
 }
 

@@ -7,9 +7,7 @@ import {
   REFRESH_TOKEN_TTL_RANGE,
   redirectUriProblem,
 } from '@switchyard/shared-dto';
-import type { OAuthScope } from '@switchyard/shared-dto';
-
-import type { OAuthAppCreateRequest } from '../api/create-oauth-app';
+import type { OAuthClientCreateRequest, OAuthScope } from '@switchyard/shared-dto';
 
 /** The create form as typed. */
 export interface AppFormValues {
@@ -52,7 +50,7 @@ function parseTtl(text: string, [min, max]: readonly [number, number]): number |
 }
 
 export type AppFormCheck =
-  | { ok: true; request: OAuthAppCreateRequest }
+  | { ok: true; request: OAuthClientCreateRequest }
   | { ok: false; errors: Partial<Record<AppFormField, string[]>> };
 
 /** The same rules the API applies (shared-dto's redirectUriProblem and ranges), checked before sending. */

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { OAUTH_SCOPES, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
+import { CLIENT_NAME_RANGE, OAUTH_SCOPES, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
 import type { OAuthClientResponse, OAuthScope } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
@@ -91,7 +91,7 @@ export function CreateAppForm() {
           name="clientName"
           autoComplete="off"
           required
-          maxLength={255}
+          maxLength={CLIENT_NAME_RANGE[1]}
           value={values.clientName}
           onChange={(event) => update({ clientName: event.target.value })}
           errors={fieldErrors.clientName}

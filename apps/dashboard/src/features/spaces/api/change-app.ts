@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SpaceAppResponse } from '@switchyard/shared-dto';
+import type { SpaceAppResponse, SpaceEditRequest, SpacePublishRequest } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { spaceKeys } from './space-keys';
@@ -7,12 +7,12 @@ import { spaceKeys } from './space-keys';
 const path = (slug: string, action = '') => `/api/v1/spaces/${encodeURIComponent(slug)}${action}`;
 
 /** Has the model revise the current page; the app is `generating` until the revision is in. */
-export function editSpaceApp({ slug, prompt }: { slug: string; prompt: string }): Promise<SpaceAppResponse> {
-  return http.put<SpaceAppResponse>(path(slug, '/edit'), { prompt });
+export function editSpaceApp({ slug, ...body }: { slug: string } & SpaceEditRequest): Promise<SpaceAppResponse> {
+  return http.put<SpaceAppResponse>(path(slug, '/edit'), body);
 }
 
-export function publishSpaceApp({ slug, published }: { slug: string; published: boolean }): Promise<SpaceAppResponse> {
-  return http.put<SpaceAppResponse>(path(slug, '/publish'), { published });
+export function publishSpaceApp({ slug, ...body }: { slug: string } & SpacePublishRequest): Promise<SpaceAppResponse> {
+  return http.put<SpaceAppResponse>(path(slug, '/publish'), body);
 }
 
 /** Serves the page the last edit revised again. */

@@ -1,12 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { HandleCheckResponse } from '@switchyard/shared-dto';
+import type { HandleCheckResponse, SpaceHandleCheckQuery } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
+import { queryString } from '../../../lib/query-string';
 import { spaceKeys } from './space-keys';
 
 /** Whether a well-formed handle can be claimed (public). */
 export function checkHandle(handle: string, signal?: AbortSignal): Promise<HandleCheckResponse> {
-  return http.get<HandleCheckResponse>(`/api/v1/spaces/handle/check?handle=${encodeURIComponent(handle)}`, { signal });
+  return http.get<HandleCheckResponse>(`/api/v1/spaces/handle/check${queryString<SpaceHandleCheckQuery>({ handle })}`, { signal });
 }
 
 export const handleCheckQueryOptions = (handle: string) =>

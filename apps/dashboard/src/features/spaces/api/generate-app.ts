@@ -1,14 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SpaceAppResponse } from '@switchyard/shared-dto';
+import type { SpaceAppResponse, SpaceGenerateRequest } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { spaceKeys } from './space-keys';
-
-/** POST /api/v1/spaces/generate (the fields of SpaceGenerateDto). */
-export interface SpaceGenerateRequest {
-  prompt: string;
-  models?: string[];
-}
 
 /** Answers at once with the app `generating`; the list then polls until a model has written it. */
 export function generateSpaceApp(body: SpaceGenerateRequest): Promise<SpaceAppResponse> {

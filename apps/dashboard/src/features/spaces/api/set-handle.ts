@@ -1,11 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SpaceHandleResponse } from '@switchyard/shared-dto';
+import type { SpaceHandleResponse, SpaceHandleSetRequest } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { spaceKeys } from './space-keys';
 
 export function setHandle(handle: string): Promise<SpaceHandleResponse> {
-  return http.put<SpaceHandleResponse>('/api/v1/spaces/handle', { handle });
+  return http.put<SpaceHandleResponse>('/api/v1/spaces/handle', { handle } satisfies SpaceHandleSetRequest);
 }
 
 /** `onSaved` lets the page refresh what else shows the handle (the signed-in user). */

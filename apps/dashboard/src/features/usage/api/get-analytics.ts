@@ -1,15 +1,15 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import type { AnalyticsResponse } from '@switchyard/shared-dto';
+import type { AnalyticsGroupBy, AnalyticsResponse, UsageAnalyticsQuery } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
+import { queryString } from '../../../lib/query-string';
 import type { DateRange } from '../lib/date-range';
 import { usageKeys } from './usage-keys';
-import type { AnalyticsGroupBy } from '../lib/analytics-rows';
 
 /** Requests, tokens and cost per group between two UTC dates (the end date counts whole). */
 export function getAnalytics(range: DateRange, groupBy: AnalyticsGroupBy, signal?: AbortSignal): Promise<AnalyticsResponse> {
-  const query = new URLSearchParams({ from: range.from, to: range.to, groupBy });
-  return http.get<AnalyticsResponse>(`/api/v1/usage/me/analytics?${query.toString()}`, { signal });
+  const query = queryString<UsageAnalyticsQuery>({ from: range.from, to: range.to, groupBy });
+  return http.get<AnalyticsResponse>(`/api/v1/usage/me/analytics${query}`, { signal });
 }
 
 export const analyticsQueryOptions = (range: DateRange, groupBy: AnalyticsGroupBy) =>

@@ -1,4 +1,5 @@
-import type { AnalyticsGroupBy } from '../lib/analytics-rows';
+import type { AnalyticsGroupBy } from '@switchyard/shared-dto';
+
 import type { DateRange } from '../lib/date-range';
 
 export const usageKeys = {

@@ -1,8 +1,8 @@
 // Loaded on demand (React.lazy in usage-analytics.tsx): recharts is the largest dependency of the dashboard.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { AnalyticsGroupBy } from '@switchyard/shared-dto';
 
 import type { AnalyticsRow } from '../lib/analytics-rows';
-import type { AnalyticsGroupBy } from '../lib/analytics-rows';
 
 export type ChartMetric = 'cost' | 'totalTokens' | 'requests';
 

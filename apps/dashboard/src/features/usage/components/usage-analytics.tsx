@@ -1,5 +1,5 @@
 import { lazy, Suspense, useId, useMemo, useState } from 'react';
-import type { AnalyticsResponse } from '@switchyard/shared-dto';
+import type { AnalyticsGroupBy, AnalyticsResponse } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
 import { QueryView } from '../../../components/ui/query-view';
@@ -9,7 +9,7 @@ import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 import { useAnalytics } from '../api/get-analytics';
 import { analyticsCsvColumns, analyticsRows, csvFileName, GROUP_BY_OPTIONS, groupColumn } from '../lib/analytics-rows';
-import type { AnalyticsGroupBy, AnalyticsRow } from '../lib/analytics-rows';
+import type { AnalyticsRow } from '../lib/analytics-rows';
 import { buildCsv } from '../lib/csv';
 import { presetRange, RANGE_PRESETS, rangeProblem } from '../lib/date-range';
 import type { DateRange, RangePresetId } from '../lib/date-range';

@@ -1,11 +1,9 @@
 // The analytics figures as the chart, the table and the CSV file show them: one row per group with a label.
-import type { AnalyticsGroup, AnalyticsResponse } from '@switchyard/shared-dto';
+import type { AnalyticsGroup, AnalyticsGroupBy, AnalyticsResponse } from '@switchyard/shared-dto';
 
 import type { CsvColumn } from './csv';
 import { fillDays } from './date-range';
 import type { DateRange } from './date-range';
-
-export type AnalyticsGroupBy = AnalyticsResponse['groupBy'];
 
 export interface AnalyticsRow extends AnalyticsGroup {
   label: string;

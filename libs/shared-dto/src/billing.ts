@@ -1,0 +1,52 @@
+/** Money in: card top-ups (docs/payments.md), and the ledger of every credit and debit. */
+
+/** Card top-ups (docs/payments.md): currency units, at most two decimals (cents). */
+export const PAYMENT_MIN_AMOUNT = 0.5;
+export const PAYMENT_MAX_AMOUNT = 10_000;
+export const PAYMENT_CURRENCY = 'usd';
+
+/** POST /api/v1/payment/create-checkout-session (an Idempotency-Key header makes a retry answer the same session). */
+export interface PaymentCheckoutCreateRequest {
+  amount: number;
+}
+
+export interface CheckoutSessionResponse {
+  sessionId: string;
+  checkoutUrl: string;
+}
+
+/** Checkout Session ids: Stripe's `cs_test_…`/`cs_live_…`, or the sandbox's `cs_sandbox_…`. */
+export const CHECKOUT_SESSION_ID_PATTERN = /^cs_[A-Za-z0-9_]{1,250}$/;
+
+/** POST /api/v1/payment/verify-and-capture?session_id=… */
+export interface PaymentVerifyQuery {
+  session_id: string;
+}
+
+/**
+ * verify-and-capture (docs/decisions.md#resource-shapes). Idempotent: once paid, every call answers the same, and
+ * `amountAdded` is what this session added to the balance (once, whichever of redirect, retry or webhook came first).
+ */
+export interface PaymentVerifyResponse {
+  status: 'paid' | 'unpaid' | 'expired';
+  amountAdded: number;
+  newBalance: number;
+}
+
+export const LEDGER_ENTRY_KINDS = ['signup_credit', 'payment', 'gift_card', 'admin_adjustment', 'usage', 'reversal'] as const;
+export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+
+/** One money movement: credits positive, debits negative (currency units). */
+export interface LedgerEntryResponse {
+  id: string;
+  createdAt: string;
+  kind: LedgerEntryKind;
+  amount: number;
+  /** What moved it: a Checkout Session id, a gift card id, a gateway request id. */
+  reference: string | null;
+}
+
+export interface LedgerPage {
+  items: LedgerEntryResponse[];
+  nextCursor: string | null;
+}

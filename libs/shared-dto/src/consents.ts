@@ -1,0 +1,32 @@
+import type { KeyLimits } from './keys';
+import type { OAuthScope } from './oauth';
+
+/**
+ * What one app may spend of its user's budget (currency units; null means no cap below the budget): a total
+ * cap, caps per UTC calendar day, week and month, and the most one call may cost. The same set as an API key's.
+ */
+export type ConsentLimits = KeyLimits;
+
+/** An app the user authorized (docs/decisions.md#resource-shapes), with the caps the user set on it. */
+export interface ConsentResponse {
+  clientId: string;
+  clientName: string;
+  scopes: OAuthScope[];
+  grantedAt: string;
+  lastUsedAt: string | null;
+  limits: ConsentLimits;
+  /** What the app spent (settled, plus what its calls in flight hold) this UTC month. */
+  spentThisMonth: number;
+}
+
+/**
+ * New caps: PUT /api/v1/oauth2/consents/{clientId}/limits, and with an approval on the consent page. Every field
+ * optional: omitted caps keep their value, null removes one.
+ */
+export interface ConsentLimitsRequest {
+  total?: number | null;
+  daily?: number | null;
+  weekly?: number | null;
+  monthly?: number | null;
+  perRequest?: number | null;
+}

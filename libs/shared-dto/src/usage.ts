@@ -1,0 +1,77 @@
+/** The caller's usage: the budget summary, the activity list and the analytics. */
+
+export interface UsageSummaryResponse {
+  totalCost: number;
+  maxBudget: number;
+  remainingBudget: number;
+}
+
+/** One gateway call on the dashboard (the activity record of docs/decisions.md#rules-for-clients, with the money trace). */
+export interface ActivityRecord {
+  /** The call's own id (the server's): what its ledger entry references. */
+  id: string;
+  /** The X-Request-Id the call came with (or the one the gateway gave it), to quote when asking about it. */
+  requestId: string;
+  startTime: string;
+  endTime: string;
+  /** The key's or the app's name; 'Unknown' when none. */
+  name: string;
+  credentialType: 'api_key' | 'oauth' | 'unknown';
+  model: string;
+  method: string;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cost: number;
+  status: string;
+  httpStatus: number;
+  errorCode: string | null;
+  latencyMs: number;
+  /** What happened to the money: reserved before the call, then settled (charged) or released, and why. */
+  money: { reserved: number; charged: number; released: number; outcome: 'settled' | 'released' | 'open' | 'none'; reason: string | null };
+}
+
+export interface ActivityPage {
+  items: ActivityRecord[];
+  nextCursor: string | null;
+}
+
+export const ANALYTICS_GROUPS = ['day', 'model', 'key', 'app'] as const;
+export type AnalyticsGroupBy = (typeof ANALYTICS_GROUPS)[number];
+
+export interface AnalyticsGroup {
+  key: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+export interface AnalyticsResponse {
+  from: string;
+  to: string;
+  groupBy: AnalyticsGroupBy;
+  totals: Omit<AnalyticsGroup, 'key'>;
+  groups: AnalyticsGroup[];
+}
+
+/** GET /api/v1/usage/me/activity: `limit` is a page size of 1 to 100, `cursor` a page's nextCursor. */
+export interface UsageActivityQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+/** GET /api/v1/usage/me/analytics: ISO 8601 dates (UTC). */
+export interface UsageAnalyticsQuery {
+  from?: string;
+  to?: string;
+  groupBy?: AnalyticsGroupBy;
+}
+
+/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query. */
+export interface UsageLedgerQuery {
+  limit?: number;
+  cursor?: string;
+}

@@ -1,0 +1,68 @@
+import type { AuthLoginRequest, AuthRegisterRequest } from '../auth';
+import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
+import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
+import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
+import type { KeyCreateRequest, KeyLimitsUpdateRequest } from '../keys';
+import { AUTHORIZATION_PARAM_NAMES, type AuthorizationDecisionRequest, type AuthorizationParams } from '../oauth';
+import type { ClientUsageQuery, OAuthClientCreateRequest, OAuthClientTrustRequest, OAuthClientUpdateRequest } from '../oauth-clients';
+import type { SpaceEditRequest, SpaceGenerateRequest, SpaceHandleCheckQuery, SpaceHandleSetRequest, SpacePublishRequest } from '../spaces';
+import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
+import type { AuthLoginDto, AuthRegisterDto } from './auth.dto';
+import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
+import type { KeyCreateDto, KeyLimitsUpdateDto } from './keys.dto';
+import type {
+  AuthorizationDecisionDto,
+  AuthorizationParamsDto,
+  ClientUsageQueryDto,
+  ConsentLimitsDto,
+  OAuthClientCreateDto,
+  OAuthClientTrustDto,
+  OAuthClientUpdateDto,
+} from './oauth.dto';
+import type { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from './payments.dto';
+import type { SpaceEditDto, SpaceGenerateDto, SpaceHandleCheckQueryDto, SpaceHandleSetDto, SpacePublishDto } from './spaces.dto';
+import type { UsageActivityQueryDto, UsageAnalyticsQueryDto, UsageLedgerQueryDto } from './usage.dto';
+
+// `implements` only checks that a class's fields fit its interface; it lets a class add a field, or make an
+// optional one required. These checks fail the type check (npm run typecheck) unless each validation class
+// declares exactly its interface's fields, each as optional and of the same type.
+type Same<A, B> = [keyof A, keyof B] extends [keyof B, keyof A] ? ([A, B] extends [B, A] ? true : false) : false;
+const same = <A, B>(verdict: Same<A, B>) => verdict;
+
+describe('the validation classes and the shared request interfaces', () => {
+  it('declare the same fields, so the dashboard sends what the API validates', () => {
+    const verdicts = [
+      same<AuthRegisterDto, AuthRegisterRequest>(true),
+      same<AuthLoginDto, AuthLoginRequest>(true),
+      same<KeyCreateDto, KeyCreateRequest>(true),
+      same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
+      same<UsageActivityQueryDto, UsageActivityQuery>(true),
+      same<UsageAnalyticsQueryDto, UsageAnalyticsQuery>(true),
+      same<UsageLedgerQueryDto, UsageLedgerQuery>(true),
+      same<OAuthClientCreateDto, OAuthClientCreateRequest>(true),
+      same<OAuthClientUpdateDto, OAuthClientUpdateRequest>(true),
+      same<OAuthClientTrustDto, OAuthClientTrustRequest>(true),
+      same<ClientUsageQueryDto, ClientUsageQuery>(true),
+      same<ConsentLimitsDto, ConsentLimitsRequest>(true),
+      same<ConsentLimitsRequest, Partial<ConsentLimits>>(true),
+      same<AuthorizationParamsDto, AuthorizationParams>(true),
+      same<AuthorizationDecisionDto, AuthorizationDecisionRequest>(true),
+      same<PaymentCheckoutCreateDto, PaymentCheckoutCreateRequest>(true),
+      same<PaymentVerifyQueryDto, PaymentVerifyQuery>(true),
+      same<GiftCardIssueDto, GiftCardIssueRequest>(true),
+      same<GiftCardRedeemDto, GiftCardRedeemRequest>(true),
+      same<SpaceHandleSetDto, SpaceHandleSetRequest>(true),
+      same<SpaceHandleCheckQueryDto, SpaceHandleCheckQuery>(true),
+      same<SpaceGenerateDto, SpaceGenerateRequest>(true),
+      same<SpaceEditDto, SpaceEditRequest>(true),
+      same<SpacePublishDto, SpacePublishRequest>(true),
+    ];
+    expect(verdicts.every(Boolean)).toBe(true);
+  });
+
+  it('list every authorization parameter the consent page passes back', () => {
+    const names: readonly string[] = AUTHORIZATION_PARAM_NAMES;
+    expect(same<(typeof AUTHORIZATION_PARAM_NAMES)[number], keyof AuthorizationParams>(true)).toBe(true);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
