@@ -59,5 +59,6 @@ describe('npm run admin -- clients trust|untrust', () => {
       if (saved.DATA_DIR === undefined) delete process.env.DATA_DIR;
       await database.drop();
     }
-  });
+    // Three CLI processes, each booting Nest on the database: slow on a loaded machine.
+  }, 180_000);
 });
