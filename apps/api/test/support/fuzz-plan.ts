@@ -1,5 +1,5 @@
 /**
- * The requests of the fuzz test (test/fuzz.integration-spec.ts): every route of the OpenAPI document plus the
+ * The requests of the fuzz test (test/fuzz.e2e-spec.ts): every route of the OpenAPI document plus the
  * gateway's aliases and the pages outside the API, each request built from its own seeded generator, so request N
  * is the same whatever order the requests run in.
  */

@@ -20,7 +20,7 @@ import { createRestartableDatabase, TestDatabase } from './support/test-database
 const twoInstances = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const itWithTwo = twoInstances ? it : it.skip;
 if (!twoInstances)
-  console.log('multi-instance.integration-spec: DATABASE_URL and REDIS_URL are not both set; the two-instance cases are skipped (embedded PostgreSQL has one owner process)');
+  console.log('multi-instance.e2e-spec: DATABASE_URL and REDIS_URL are not both set; the two-instance cases are skipped (embedded PostgreSQL has one owner process)');
 
 const POLL_MS = 50;
 
