@@ -56,12 +56,14 @@ function split(value: PriceValue): { base: number; above?: { start: number; pric
 export function toPricing(price: ModelPrice): ModelPricing {
   const pricing: ModelPricing = {};
   const starts: number[] = [];
+  // A price per thousand or per hour, per unit: to 12 significant digits (0.36 / 3600 is 0.0001, not 0.0000999…).
+  const per = (value: number, scale: number) => (scale === 1 ? value : Number((value * scale).toPrecision(12)));
   const take = (key: string, field: keyof ModelPricing, aboveField?: keyof ModelPricing, scale = 1) => {
     const value = split(price[key]);
     if (!value) return;
-    pricing[field] = value.base * scale;
+    pricing[field] = per(value.base, scale);
     if (value.above && aboveField) {
-      pricing[aboveField] = value.above.price * scale;
+      pricing[aboveField] = per(value.above.price, scale);
       starts.push(value.above.start);
     } else if (value.above) starts.push(value.above.start);
   };
