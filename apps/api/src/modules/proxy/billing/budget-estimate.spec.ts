@@ -1,4 +1,6 @@
 import type { ModelPricing } from '@switchyard/shared-dto';
+import type { Call } from '../call/call';
+import { billedUsage } from './call-billing';
 import type { CatalogModel } from '../catalog/catalog.types';
 import { affordableOutputTokens, estimateCall, isPriced } from './budget-estimate';
 import { costMicros } from './pricing';
@@ -62,5 +64,14 @@ describe('the reservation covers the most a call can cost', () => {
     expect(isPriced('chat_completions', model({ cacheReadPerMTok: 0.1 }))).toBe(true);
     expect(isPriced('chat_completions', model({}))).toBe(false);
     expect(isPriced('video_retrieve', model({ perRequest: 1 }))).toBe(false);
+  });
+});
+
+describe('what a served call is priced on', () => {
+  it('adds the request to a billable call’s usage, not to retrieving a video (its creation was charged)', () => {
+    const call = (action: string) => ({ route: { action }, metered: { outputTokens: 3 } }) as unknown as Call;
+    expect(billedUsage(call('chat_completions'))).toEqual({ outputTokens: 3, requests: 1 });
+    expect(billedUsage(call('video_retrieve'))).toEqual({ outputTokens: 3 });
+    expect(billedUsage(call('video_content'))).toEqual({ outputTokens: 3 });
   });
 });

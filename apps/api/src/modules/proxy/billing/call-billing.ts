@@ -7,7 +7,7 @@ import type { Call } from '../call/call';
 import type { Caller } from '../credentials/caller';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
-import { costMicros, promptTokensOf } from './pricing';
+import { costMicros, type Metered, promptTokensOf } from './pricing';
 import { estimateTextTokens } from './prompt-size';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
@@ -83,8 +83,7 @@ export class CallBilling {
    * held; nothing for a call the provider never accepted.
    */
   costOf(call: Call): number {
-    // A call whose usage is known was served: its request is priced too.
-    if (call.usageKnown) return costMicros(call.model.pricing, { ...call.metered, requests: 1 });
+    if (call.usageKnown) return costMicros(call.model.pricing, billedUsage(call));
     if (!call.accepted || !call.estimate) return 0;
     const input = call.estimate.inputEstimate;
     call.metered = { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
@@ -164,6 +163,14 @@ export class CallBilling {
       startedAt, endedAt: new Date(),
     });
   }
+}
+
+/**
+ * What a call whose usage is known is priced on: its usage, and its request (a call whose usage is known was
+ * served; retrieving a video is not a billable call, its creation was).
+ */
+export function billedUsage(call: Call): Metered {
+  return isBillable(call.route.action) ? { ...call.metered, requests: 1 } : call.metered;
 }
 
 /** Refuses a billable call of a model with no price for it, unless the model is marked free (docs/pricing.md). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CallBilling } from '../billing/call-billing';
+import { billedUsage, CallBilling } from '../billing/call-billing';
 import { costDetails, toUnits } from '../billing/pricing';
 import type { AnswerSink } from '../call/answer-sink';
 import type { Call } from '../call/call';
@@ -94,7 +94,7 @@ export class AnswerRelay {
     const cost = await this.billing.charge(call);
     if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
-    const details = costDetails(call.model.pricing, { ...call.metered, requests: 1 });
+    const details = costDetails(call.model.pricing, billedUsage(call));
     let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost), details);
     if (text === null) {
       if (typeof body.model === 'string') body.model = call.model.id;
@@ -160,7 +160,7 @@ export class AnswerRelay {
     if (!responses && !call.callerWantsUsage && !metered.chunk.choices?.length) return null;
     const withCost = (cost: number) => {
       metered.usage.cost = toUnits(cost);
-      metered.usage.cost_details = costDetails(call.model.pricing, { ...call.metered, requests: 1 });
+      metered.usage.cost_details = costDetails(call.model.pricing, billedUsage(call));
       return JSON.stringify(metered.chunk);
     };
     const cost = this.billing.charge(call);
