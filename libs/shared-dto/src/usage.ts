@@ -20,9 +20,19 @@ export interface ActivityRecord {
   model: string;
   method: string;
   stream: boolean;
+  /** Every input token, cached or not (docs/pricing.md). */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
   totalTokens: number;
+  /** Of promptTokens: read from the provider's prompt cache. The rest of it minus the writes is uncached input. */
+  cacheReadTokens: number;
+  /** Of promptTokens: written to the prompt cache for five minutes. */
+  cacheWriteTokens: number;
+  /** Of promptTokens: written to the prompt cache for one hour. */
+  cacheWrite1hTokens: number;
+  /** Of completionTokens: reasoning (thinking), where the provider reports it. */
+  reasoningTokens: number;
   cost: number;
   status: string;
   httpStatus: number;

@@ -19,16 +19,21 @@ import { GiftcardsService } from '../modules/giftcards/giftcards.service';
 import { ReconciliationService } from '../modules/usage/ledger/reconciliation';
 import { ClientsModule } from '../modules/clients/clients.module';
 import { ClientsService } from '../modules/clients/clients.service';
+import { CatalogError } from '../modules/proxy/catalog/catalog-loader';
+import { loadCatalog, pricesCommand } from './prices';
 
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
        npm run admin -- clients trust <client id>
        npm run admin -- clients untrust <client id>
        npm run admin -- reconcile [--since <date or ISO time>]
+       npm run admin -- prices [<model id>]
 
   giftcards issues gift cards and prints each code once, one per line.
   clients trust marks an OAuth app as a first-party app whose users are not asked for consent; untrust undoes it.
   reconcile compares, per user, the balances with the ledger, each settled call's charge with its ledger debit
   and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md).
+  prices prints each model's effective prices (from MODELS_CONFIG and the bundled price catalog) and where they
+  came from, and flags a model with no price; it exits 1 if there is one (docs/pricing.md). It needs no database.
 
   All work on the database the service uses (the same DATABASE_URL or DATA_DIR). With the embedded database,
   stop the service first (one process owns DATA_DIR), or use the dashboard or the admin API instead.`;
@@ -91,6 +96,18 @@ async function reconcile(since: Date | null): Promise<number> {
   }
 }
 
+/** `prices [model]`: reads the catalog as the service would (MODELS_CONFIG), without the database. */
+function prices(args: string[]): number {
+  if (args.length > 1) throw new UsageError('prices takes at most one model id');
+  try {
+    return pricesCommand(loadCatalog(), args[0], (line) => console.log(line));
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    for (const problem of error.problems) console.error(problem);
+    return 1;
+  }
+}
+
 /** `clients trust|untrust <client id>`, checked before anything is opened. */
 function clientsRequest(args: string[]): { trusted: boolean; clientId: string } {
   const [action, clientId, ...extra] = args;
@@ -119,6 +136,7 @@ export async function main(argv: string[]): Promise<number> {
   let request: { kind: 'giftcards'; dto: GiftCardIssueDto } | { kind: 'clients'; trusted: boolean; clientId: string };
   try {
     if (command === 'reconcile') return await reconcile(reconcileSince(rest));
+    if (command === 'prices') return prices(rest);
     if (command === 'giftcards') request = { kind: 'giftcards', dto: await giftCardRequest(rest) };
     else if (command === 'clients') request = { kind: 'clients', ...clientsRequest(rest) };
     else throw new UsageError(command ? `unknown command "${command}"` : 'no command');

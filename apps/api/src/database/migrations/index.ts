@@ -12,6 +12,7 @@ import { OAuthTrust1763800010000 } from './1763800010000-oauth-trust';
 import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 import { SpaceAppCounts1763800014000 } from './1763800014000-space-app-counts';
 import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
+import { UsageComponents1763800016000 } from './1763800016000-usage-components';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   SpaceJobSlots1763800011000,
   SpaceAppCounts1763800014000,
   SpendCaps1763800015000,
+  UsageComponents1763800016000,
 ];

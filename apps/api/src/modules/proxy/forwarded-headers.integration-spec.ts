@@ -48,7 +48,7 @@ function catalogYaml(upstream: string): string {
     `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: "${UPSTREAM_KEY}" }\n` +
     `models:\n` +
     `  - { id: up-chat, provider: fake, upstreamModel: gpt-upstream, type: text, methods: [chat_completions], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
-    `  - { id: up-stt, provider: fake, type: audio, methods: [audio_transcription] }\n` +
+    `  - { id: up-stt, provider: fake, type: audio, methods: [audio_transcription], free: true }\n` +
     `  - { id: up-video, provider: fake, type: video, methods: [video_generation], pricing: { perSecond: 0.01 } }\n`
   );
 }

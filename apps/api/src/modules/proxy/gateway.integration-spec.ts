@@ -30,13 +30,13 @@ function catalogYaml(upstream: string, extra = ''): string {
     model('fail-400', 'text', 'chat_completions') +
     model('slow-stream', 'text', 'chat_completions') +
     model('paced', 'text', 'chat_completions') +
-    `  - { id: unreachable, provider: down, type: text, methods: [chat_completions] }\n` +
-    `  - { id: hang, provider: slow, type: text, methods: [chat_completions] }\n` +
+    `  - { id: unreachable, provider: down, type: text, methods: [chat_completions], free: true }\n` +
+    `  - { id: hang, provider: slow, type: text, methods: [chat_completions], free: true }\n` +
     `  - { id: demo-chat, provider: demo, type: text, methods: [chat_completions, responses], pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 } }\n` +
     // Fallbacks: an unreachable primary served by the next model that answers; a caller's error never falls back.
     `  - { id: fb-unreachable, provider: down, type: text, methods: [chat_completions], fallbacks: [up-image, fail-500, up-chat], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
     `  - { id: fb-400, provider: fake, upstreamModel: fail-400, type: text, methods: [chat_completions], fallbacks: [up-chat], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
-    `  - { id: fb-all-fail, provider: down, type: text, methods: [chat_completions], fallbacks: [fail-500, hang] }\n` +
+    `  - { id: fb-all-fail, provider: down, type: text, methods: [chat_completions], fallbacks: [fail-500, hang], free: true }\n` +
     `  - { id: up-pricey, provider: fake, upstreamModel: gpt-upstream, type: text, methods: [chat_completions], pricing: { inputPerMTok: 100, outputPerMTok: 200 } }\n` +
     `  - { id: fb-pricey, provider: down, type: text, methods: [chat_completions], fallbacks: [up-pricey], pricing: { inputPerMTok: 1, outputPerMTok: 2 } }\n` +
     extra

@@ -55,7 +55,7 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
         ],
         models: [
           { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-20250514', type: 'text', methods: ['chat_completions'], pricing: { inputPerMTok: 3, outputPerMTok: 15 } },
-          { id: 'claude-broken', provider: 'anthropic', type: 'text', methods: ['chat_completions'] },
+          { id: 'claude-broken', provider: 'anthropic', type: 'text', methods: ['chat_completions'], free: true },
           { id: 'gemini', provider: 'google', upstreamModel: 'gemini-test', type: 'text', methods: ['chat_completions'], pricing: { inputPerMTok: 1, outputPerMTok: 1 } },
         ],
       }),

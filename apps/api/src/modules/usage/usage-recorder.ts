@@ -22,8 +22,16 @@ export interface UsageRecordInput {
   status: UsageStatus;
   httpStatus: number;
   errorCode: string | null;
+  /** Every input token, cached or not. */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
+  /** Of promptTokens: read from the prompt cache, written to it for five minutes, for one hour (0 when absent). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
+  /** Of completionTokens: reasoning. */
+  reasoningTokens?: number;
   costMicros: number;
   startedAt: Date;
   endedAt: Date;
@@ -47,6 +55,10 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => stri
   ['prompt_tokens', 'integer', (r) => r.promptTokens],
   ['completion_tokens', 'integer', (r) => r.completionTokens],
   ['total_tokens', 'integer', (r) => r.promptTokens + r.completionTokens],
+  ['cache_read_tokens', 'integer', (r) => r.cacheReadTokens ?? 0],
+  ['cache_write_tokens', 'integer', (r) => r.cacheWriteTokens ?? 0],
+  ['cache_write_1h_tokens', 'integer', (r) => r.cacheWrite1hTokens ?? 0],
+  ['reasoning_tokens', 'integer', (r) => r.reasoningTokens ?? 0],
   ['cost_micros', 'bigint', (r) => r.costMicros],
   ['latency_ms', 'integer', (r) => Math.max(0, r.endedAt.getTime() - r.startedAt.getTime())],
   ['started_at', 'timestamptz', (r) => r.startedAt.toISOString()],

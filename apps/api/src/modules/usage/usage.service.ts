@@ -49,7 +49,8 @@ export class UsageService {
     }
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
-              error_code, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at
+              error_code, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
+              reasoning_tokens, cost_micros, latency_ms, started_at, ended_at
          FROM usage_records WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $2`,
       params,
     );
@@ -72,6 +73,10 @@ export class UsageService {
         promptTokens: num(row.prompt_tokens),
         completionTokens: num(row.completion_tokens),
         totalTokens: num(row.total_tokens),
+        cacheReadTokens: num(row.cache_read_tokens),
+        cacheWriteTokens: num(row.cache_write_tokens),
+        cacheWrite1hTokens: num(row.cache_write_1h_tokens),
+        reasoningTokens: num(row.reasoning_tokens),
         cost: toUnits(num(row.cost_micros)),
         status: String(row.status),
         httpStatus: num(row.http_status),

@@ -1,7 +1,8 @@
+import type { ModelPricing } from '@switchyard/shared-dto';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { RouteMethod } from '../allowlist';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
-import { costMicros, type Metered } from './pricing';
+import { costMicros, type Metered, roundUp, tokenPrices, worstInputPrice } from './pricing';
 import { measurePrompt, TOOLS_OVERHEAD_TOKENS, type PromptSize } from './prompt-size';
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -31,6 +32,8 @@ export interface Estimate {
   minimumMicros: number;
   /** The prompt's upper bound in tokens. */
   inputTokens: number;
+  /** What the input bound holds: each of its tokens at the highest input-side price that could apply. */
+  inputWorstMicros: number;
   /**
    * What the input probably is (tokens, or images, seconds, characters), and its cost: billed, at least, once the
    * provider accepted a call whose usage never came.
@@ -109,8 +112,9 @@ export function estimateCall(
   const pricing = model.pricing;
   const field = (name: string) => (json ? json[name] : form?.fields.get(name)?.[0]);
   const fixed = (metered: Metered): Estimate => {
-    const micros = costMicros(pricing, metered);
-    return { worstMicros: micros, minimumMicros: micros, inputTokens: 0, inputEstimate: metered, inputEstimateMicros: micros };
+    const served = { ...metered, requests: 1 };
+    const micros = costMicros(pricing, served);
+    return { worstMicros: micros, minimumMicros: micros, inputTokens: 0, inputWorstMicros: 0, inputEstimate: served, inputEstimateMicros: micros };
   };
   switch (action) {
     case 'chat_completions':
@@ -126,12 +130,12 @@ export function estimateCall(
       const overhead = tools || body.functions ? TOOLS_OVERHEAD_TOKENS : 0;
       const inputTokens = size.bound + overhead;
       const output = outputBound(body, action, model);
-      const minimumMicros = costMicros(pricing, { promptTokens: inputTokens, completionTokens: Math.min(1, output.tokens) });
-      const inputEstimate = { promptTokens: Math.min(inputTokens, size.estimate + overhead) };
+      const inputEstimate = { inputTokens: Math.min(inputTokens, size.estimate + overhead), requests: 1 };
       return {
-        worstMicros: costMicros(pricing, { promptTokens: inputTokens, completionTokens: output.tokens * output.choices }),
-        minimumMicros,
+        worstMicros: worstTokenMicros(pricing, inputTokens, output.tokens * output.choices),
+        minimumMicros: worstTokenMicros(pricing, inputTokens, Math.min(1, output.tokens)),
         inputTokens,
+        inputWorstMicros: worstTokenMicros(pricing, inputTokens, 0),
         inputEstimate,
         inputEstimateMicros: costMicros(pricing, inputEstimate),
         output,
@@ -139,9 +143,9 @@ export function estimateCall(
     }
     case 'embeddings': {
       const size = boundedPrompt(measurePrompt([field('input')]), model);
-      const micros = costMicros(pricing, { promptTokens: size.bound });
-      const inputEstimate = { promptTokens: Math.min(size.bound, size.estimate) };
-      return { worstMicros: micros, minimumMicros: micros, inputTokens: size.bound, inputEstimate, inputEstimateMicros: costMicros(pricing, inputEstimate) };
+      const micros = worstTokenMicros(pricing, size.bound, 0);
+      const inputEstimate = { inputTokens: Math.min(size.bound, size.estimate), requests: 1 };
+      return { worstMicros: micros, minimumMicros: micros, inputTokens: size.bound, inputWorstMicros: micros, inputEstimate, inputEstimateMicros: costMicros(pricing, inputEstimate) };
     }
     case 'image_generation':
     case 'image_edit':
@@ -158,12 +162,15 @@ export function estimateCall(
       // speech codec), and its tokens likewise; the transcript by the default output limit. The estimate takes
       // a typical 128 kbit/s.
       const bytes = form?.files.reduce((sum, file) => sum + file.size, 0) ?? 0;
-      const worstMicros = costMicros(pricing, { seconds: Math.ceil(bytes / 2000), promptTokens: Math.ceil(bytes / 100), completionTokens: DEFAULT_MAX_OUTPUT_TOKENS });
-      const inputEstimate = { seconds: Math.ceil(bytes / 16_000), promptTokens: Math.ceil(bytes / 800) };
+      const worstMicros = roundUp(
+        worstTokenMicros(pricing, Math.ceil(bytes / 100), DEFAULT_MAX_OUTPUT_TOKENS) + costMicros(pricing, { seconds: Math.ceil(bytes / 2000) }),
+      );
+      const inputEstimate = { seconds: Math.ceil(bytes / 16_000), inputTokens: Math.ceil(bytes / 800), requests: 1 };
       return {
         worstMicros,
-        minimumMicros: Math.min(worstMicros, costMicros(pricing, { promptTokens: 1 })),
+        minimumMicros: Math.min(worstMicros, worstTokenMicros(pricing, 1, 0)),
         inputTokens: 0,
+        inputWorstMicros: 0,
         inputEstimate,
         inputEstimateMicros: costMicros(pricing, inputEstimate),
       };
@@ -176,30 +183,52 @@ export function estimateCall(
       return fixed({ seconds: Math.ceil(seconds) });
     }
     default:
-      return { worstMicros: 0, minimumMicros: 0, inputTokens: 0, inputEstimate: {}, inputEstimateMicros: 0 };
+      return { worstMicros: 0, minimumMicros: 0, inputTokens: 0, inputWorstMicros: 0, inputEstimate: {}, inputEstimateMicros: 0 };
   }
 }
 
-/** Whether a model charges anything for this kind of call (a priced call must never be estimated at 0). */
+/**
+ * The most a call of `inputTokens` input and `outputTokens` output can cost (docs/budgets.md): every input token at
+ * the highest input-side price that could apply to it (a cache write costs more than plain input: Anthropic's 1.25×
+ * and 2×), in the long-context tier when the input bound is above its threshold, output at that tier's price, and
+ * the price of the request. Rounded up to the micro-unit.
+ */
+export function worstTokenMicros(pricing: ModelPricing, inputTokens: number, outputTokens: number): number {
+  const prices = tokenPrices(pricing, inputTokens);
+  return roundUp(inputTokens * worstInputPrice(prices) + outputTokens * prices.output + (pricing.perRequest ?? 0) * 1e6);
+}
+
+/** Whether a kind of call costs anything at all (retrieving a video does not: its creation was charged). */
+export function isBillable(action: RouteMethod): boolean {
+  return action !== 'video_retrieve' && action !== 'video_content' && action !== 'list_models' && action !== 'get_model';
+}
+
+/**
+ * Whether a model charges anything for this kind of call (a priced call must never be estimated at 0). A billable
+ * call of a model without a price for it is refused unless the model is `free` (docs/pricing.md).
+ */
 export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
   const p = model.pricing;
+  const positive = (...values: (number | undefined)[]) => values.some((value) => (value ?? 0) > 0);
+  if (positive(p.perRequest) && isBillable(action)) return true;
+  const tokens = positive(p.inputPerMTok, p.outputPerMTok, p.cacheReadPerMTok, p.cacheWritePerMTok, p.cacheWrite1hPerMTok, p.inputAbovePerMTok, p.outputAbovePerMTok);
   switch (action) {
     case 'chat_completions':
     case 'completions':
     case 'responses':
     case 'embeddings':
-      return (p.inputPerMTok ?? 0) > 0 || (p.outputPerMTok ?? 0) > 0;
+      return tokens;
     case 'image_generation':
     case 'image_edit':
     case 'image_variation':
-      return (p.perImage ?? 0) > 0;
+      return positive(p.perImage);
     case 'audio_speech':
-      return (p.perMChars ?? 0) > 0;
+      return positive(p.perMChars);
     case 'audio_transcription':
-      return (p.perSecond ?? 0) > 0 || (p.inputPerMTok ?? 0) > 0 || (p.outputPerMTok ?? 0) > 0;
+      return positive(p.perSecond) || tokens;
     case 'video_generation':
     case 'video_remix':
-      return (p.perSecond ?? 0) > 0;
+      return positive(p.perSecond);
     default:
       return false;
   }
@@ -208,8 +237,7 @@ export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
 /** With only `amountMicros` held, how many output tokens per choice the call may produce (0: not even one). */
 export function affordableOutputTokens(model: CatalogModel, estimate: Estimate, amountMicros: number): number {
   const output = estimate.output;
-  const perToken = model.pricing.outputPerMTok ?? 0;
+  const perToken = tokenPrices(model.pricing, estimate.inputTokens).output;
   if (!output || perToken <= 0) return output?.tokens ?? 0;
-  const inputMicros = costMicros(model.pricing, { promptTokens: estimate.inputTokens });
-  return Math.min(output.tokens, Math.floor((amountMicros - inputMicros) / perToken / output.choices));
+  return Math.min(output.tokens, Math.floor((amountMicros - estimate.inputWorstMicros) / perToken / output.choices));
 }

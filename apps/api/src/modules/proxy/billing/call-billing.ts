@@ -6,8 +6,8 @@ import type { AnswerSink } from '../call/answer-sink';
 import type { Call } from '../call/call';
 import type { Caller } from '../credentials/caller';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
-import { affordableOutputTokens, estimateCall, isPriced } from './budget-estimate';
-import { costMicros } from './pricing';
+import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
+import { costMicros, type Metered, promptTokensOf } from './pricing';
 import { estimateTextTokens } from './prompt-size';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
@@ -30,9 +30,11 @@ export class CallBilling {
    * Holds the call's worst case against the budget before anything is forwarded, and writes the output bound it
    * assumed into the request. When the budget covers the input but not the whole output, the bound is lowered to
    * what it covers and the answer says so in x-switchyard-max-tokens-capped; when it cannot cover even that, 403.
-   * A priced call whose worst case comes out 0 is refused: it would be served free.
+   * A priced call whose worst case comes out 0 is refused: it would be served free; so is a call of a model that
+   * has no price for it and is not marked free (docs/pricing.md): a missing price never means free by accident.
    */
   async reserve(call: Call, sink: AnswerSink): Promise<void> {
+    refuseUnpriced(call.route.action, call.model);
     const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
     if (estimate.worstMicros <= 0) {
       if (isPriced(call.route.action, call.model))
@@ -81,10 +83,10 @@ export class CallBilling {
    * held; nothing for a call the provider never accepted.
    */
   costOf(call: Call): number {
-    if (call.usageKnown) return costMicros(call.model.pricing, call.metered);
+    if (call.usageKnown) return costMicros(call.model.pricing, billedUsage(call));
     if (!call.accepted || !call.estimate) return 0;
     const input = call.estimate.inputEstimate;
-    call.metered = { ...input, completionTokens: (input.completionTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
+    call.metered = { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
     return Math.min(costMicros(call.model.pricing, call.metered), call.reservation?.amountMicros ?? 0);
   }
 
@@ -109,7 +111,7 @@ export class CallBilling {
     const reservation = call.reservation;
     call.reservation = null;
     const reason =
-      status === 'success' ? (call.usageKnown && call.metered.completionTokens === 0 && call.estimate?.output ? 'no_output' : 'success')
+      status === 'success' ? (call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output ? 'no_output' : 'success')
       : status === 'client_closed' ? 'client_gone'
       : status;
     const record = (charged: number) =>
@@ -127,8 +129,12 @@ export class CallBilling {
         status,
         httpStatus,
         errorCode,
-        promptTokens: call.metered.promptTokens ?? 0,
-        completionTokens: call.metered.completionTokens ?? 0,
+        promptTokens: promptTokensOf(call.metered),
+        completionTokens: call.metered.outputTokens ?? 0,
+        cacheReadTokens: call.metered.cacheReadTokens ?? 0,
+        cacheWriteTokens: call.metered.cacheWriteTokens ?? 0,
+        cacheWrite1hTokens: call.metered.cacheWrite1hTokens ?? 0,
+        reasoningTokens: call.metered.reasoningTokens ?? 0,
         costMicros: charged,
         startedAt: call.startedAt,
         endedAt: new Date(),
@@ -157,4 +163,22 @@ export class CallBilling {
       startedAt, endedAt: new Date(),
     });
   }
+}
+
+/**
+ * What a call whose usage is known is priced on: its usage, and its request (a call whose usage is known was
+ * served; retrieving a video is not a billable call, its creation was).
+ */
+export function billedUsage(call: Call): Metered {
+  return isBillable(call.route.action) ? { ...call.metered, requests: 1 } : call.metered;
+}
+
+/** Refuses a billable call of a model with no price for it, unless the model is marked free (docs/pricing.md). */
+export function refuseUnpriced(action: GatewayRoute['action'], model: Call['model']): void {
+  if (model.free || !isBillable(action) || isPriced(action, model)) return;
+  throw new GatewayException(
+    GatewayErrorCode.MODEL_NOT_PRICED,
+    `The model ${model.id} has no price for ${action}: the gateway serves it once an operator gives it one (or marks it free)`,
+    { param: 'model' },
+  );
 }

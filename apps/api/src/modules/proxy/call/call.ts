@@ -34,6 +34,8 @@ export interface Call {
   signal: Cancel;
   startedAt: Date;
   metered: Metered;
+  /** The provider's usage counts as reported so far, merged event by event (metering/token-usage.ts, mergeUsage). */
+  reportedUsage: Record<string, unknown>;
   usageKnown: boolean;
   /** The provider accepted the call (answered 2xx): from then on, at least the input estimate is charged. */
   accepted: boolean;

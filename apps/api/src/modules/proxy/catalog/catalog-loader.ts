@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { MODEL_METHODS, MODEL_TYPES, type ModelMethod, type ModelPricing, type ModelType } from '@switchyard/shared-dto';
+import { MODEL_METHODS, MODEL_PRICING_FIELDS, MODEL_TYPES, type ModelMethod, type ModelPricing, type ModelType } from '@switchyard/shared-dto';
+import { isPriced } from '../billing/budget-estimate';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
+import { type CatalogPrice, catalogPrice } from './price-catalog';
 
 /** A request's framing and connection headers: the gateway's to set, never a provider's. */
 const GATEWAY_FRAMED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
@@ -23,7 +25,9 @@ export class CatalogError extends Error {
 /** Model ids appear in URL paths (GET /v1/models/{id}), so no slashes; clients must not parse them anyway. */
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$/;
 const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const PRICING_KEYS: (keyof ModelPricing)[] = ['inputPerMTok', 'outputPerMTok', 'perImage', 'perSecond', 'perMChars'];
+const PRICING_KEYS: readonly (keyof ModelPricing)[] = MODEL_PRICING_FIELDS;
+/** The price catalog's lookup (price-catalog.ts), replaceable in tests. */
+export type PriceLookup = (kind: ProviderType, baseUrl: string | null, upstreamModel: string, at: Date) => CatalogPrice | null;
 const DEFAULT_TIMEOUT_MS = 600_000;
 
 /** Replaces `${VAR}` with the environment's value; an unset variable is a problem, not an empty string. */
@@ -35,7 +39,7 @@ function substitute(text: string, env: Record<string, string | undefined>, missi
   });
 }
 
-export function readCatalogFile(path: string, env: Record<string, string | undefined> = process.env): Catalog {
+export function readCatalogFile(path: string, env: Record<string, string | undefined> = process.env, lookup: PriceLookup = catalogPrice): Catalog {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -51,7 +55,7 @@ export function readCatalogFile(path: string, env: Record<string, string | undef
   }
   // Substitute after parsing, value by value, so a secret containing quotes or colons cannot break the syntax.
   const substituted = deepMap(raw, (value) => substitute(value, env, missing));
-  const catalog = buildCatalog(substituted, path);
+  const catalog = buildCatalog(substituted, path, lookup);
   if (missing.size)
     throw new CatalogError(
       [...missing].map((name) => `MODELS_CONFIG ${path}: \${${name}} is not set; export ${name} or remove the reference`),
@@ -67,8 +71,13 @@ function deepMap(value: unknown, map: (text: string) => string): unknown {
   return value;
 }
 
-/** Validates a parsed catalog; every problem is one line naming the source, the field and the fix. */
-export function buildCatalog(raw: unknown, source: string): Catalog {
+/**
+ * Validates a parsed catalog; every problem is one line naming the source, the field and the fix. A model's prices
+ * are its config's `pricing`, field by field over the price catalog's for its provider kind and upstream model
+ * (docs/pricing.md); a `free` model takes none.
+ */
+export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup = catalogPrice, now: Date = new Date()): Catalog {
+  let pricesChangeAt: number | null = null;
   const problems: string[] = [];
   const problem = (field: string, text: string) => problems.push(`MODELS_CONFIG ${source}: ${field} ${text}`);
   const root = (raw ?? {}) as Partial<RawCatalog>;
@@ -135,12 +144,19 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
     if (!Array.isArray(capabilities) || capabilities.some((c) => typeof c !== 'string'))
       return problem(`${at}.capabilities`, 'must be a list of words');
     const pricing = (entry.pricing ?? {}) as Record<string, unknown>;
+    if (typeof pricing !== 'object' || Array.isArray(pricing)) return problem(`${at}.pricing`, `must map pricing fields (${PRICING_KEYS.join(', ')}) to numbers`);
     for (const [key, value] of Object.entries(pricing)) {
       if (!PRICING_KEYS.includes(key as keyof ModelPricing))
         return problem(`${at}.pricing.${key}`, `is not a pricing field; use ${PRICING_KEYS.join(', ')}`);
-      if (typeof value !== 'number' || !(value >= 0) || value > 1_000_000)
+      if (key === 'tierAboveTokens') {
+        if (!Number.isInteger(value) || (value as number) < 1) return problem(`${at}.pricing.${key}`, 'must be a positive whole number of prompt tokens');
+      } else if (typeof value !== 'number' || !(value >= 0) || value > 1_000_000)
         return problem(`${at}.pricing.${key}`, 'must be a non-negative number (currency units)');
     }
+    const free = entry.free ?? false;
+    if (typeof free !== 'boolean') return problem(`${at}.free`, 'must be true or false');
+    if (free && Object.keys(pricing).length)
+      return problem(`${at}.free`, 'cannot go with pricing: a free model costs nothing; remove one of them');
     const positive = (field: string): number | null | undefined => {
       const value = entry[field];
       if (value === undefined || value === null) return null;
@@ -159,17 +175,27 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
     const maxTokensParam = entry.maxTokensParam ?? 'max_tokens';
     if (maxTokensParam !== 'max_tokens' && maxTokensParam !== 'max_completion_tokens')
       return problem(`${at}.maxTokensParam`, 'must be max_tokens or max_completion_tokens (the field a chat completion\'s output limit is sent in)');
+    const upstreamModel = String(entry.upstreamModel ?? id);
+    const fromCatalog = free ? null : lookup(provider.type, provider.baseUrl, upstreamModel, now);
+    const effective: ModelPricing = { ...fromCatalog?.pricing, ...(pricing as ModelPricing) };
+    if (effective.tierAboveTokens === undefined && (effective.inputAbovePerMTok !== undefined || effective.outputAbovePerMTok !== undefined))
+      return problem(`${at}.pricing`, 'has inputAbovePerMTok or outputAbovePerMTok without tierAboveTokens; add the threshold (prompt tokens) above which they apply');
+    const changesAt = fromCatalog?.changesAt?.getTime();
+    if (changesAt !== undefined && (pricesChangeAt === null || changesAt < pricesChangeAt)) pricesChangeAt = changesAt;
+    const fromConfig = PRICING_KEYS.filter((key) => key in pricing);
     models.set(id, {
       id,
       provider,
-      upstreamModel: String(entry.upstreamModel ?? id),
+      upstreamModel,
       type,
       methods: [...new Set(methods)],
       capabilities,
       contextLength,
       maxOutputTokens,
       maxTokensParam,
-      pricing: pricing as ModelPricing,
+      pricing: effective,
+      pricingOrigin: { source: fromCatalog ? 'catalog' : fromConfig.length ? 'config' : null, fromConfig, catalogModel: fromCatalog?.entry ?? null },
+      free,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
       fallbacks: [...new Set(fallbacks as string[])],
     });
@@ -178,7 +204,7 @@ export function buildCatalog(raw: unknown, source: string): Catalog {
     for (const fallback of model.fallbacks)
       if (!models.has(fallback)) problem(`models (${id}).fallbacks`, `"${fallback}" is not a model id in this catalog`);
   if (problems.length) throw new CatalogError(problems);
-  return { providers, models, source, loadedAt: Math.floor(Date.now() / 1000) };
+  return { providers, models, source, loadedAt: Math.floor(Date.now() / 1000), pricesChangeAt };
 }
 
 /** node's own checks, the ones a request with this header would fail at send time. */
@@ -190,4 +216,9 @@ function isValidHeader(name: string, value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The methods of a model that it would refuse for want of a price (none for a free model; docs/pricing.md). */
+export function unpricedMethods(model: CatalogModel): ModelMethod[] {
+  return model.free ? [] : model.methods.filter((method) => !isPriced(method, model));
 }

@@ -1,9 +1,9 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ModelEntry, ModelMethod } from '@switchyard/shared-dto';
+import type { ModelEntry, ModelEntryPricing, ModelMethod } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
-import { buildCatalog, CatalogError, readCatalogFile } from './catalog-loader';
+import { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog-loader';
 import type { Catalog, CatalogModel } from './catalog.types';
 import { DEMO_CATALOG } from './demo-catalog';
 
@@ -22,9 +22,12 @@ export interface ModelFilter {
 export class CatalogService implements OnModuleInit, OnApplicationShutdown {
   private catalog: Catalog;
   private readonly logger = new Logger('Catalog');
+  /** Re-reads the catalog when a catalog price changes (a dated change, a time-of-day tariff). */
+  private priceChange: NodeJS.Timeout | undefined;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.catalog = this.load();
+    this.loaded(this.catalog);
   }
 
   onModuleInit(): void {
@@ -37,6 +40,7 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     if (this.config.modelsConfig) unwatchFile(this.config.modelsConfig);
+    clearTimeout(this.priceChange);
   }
 
   /** Re-reads MODELS_CONFIG; returns false (and keeps the current catalog) when the file is bad. */
@@ -45,6 +49,7 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
       const next = this.load();
       this.catalog = next;
       this.logger.log(`catalog reloaded: ${next.models.size} models from ${next.source}`);
+      this.loaded(next);
       return true;
     } catch (error) {
       const lines = error instanceof CatalogError ? error.problems : [(error as Error).message];
@@ -81,11 +86,42 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
       capabilities: model.capabilities,
       ...(model.contextLength ? { context_length: model.contextLength } : {}),
       ...(model.maxOutputTokens ? { max_output_tokens: model.maxOutputTokens } : {}),
-      pricing: model.pricing,
+      pricing: entryPricing(model),
     };
+  }
+
+  /** Warns of each model the gateway will refuse for want of a price, and schedules the next catalog price change. */
+  private loaded(catalog: Catalog): void {
+    for (const model of catalog.models.values()) {
+      const unpriced = unpricedMethods(model);
+      if (unpriced.length)
+        this.logger.warn(
+          `${model.id} has no price for ${unpriced.join(', ')} in MODELS_CONFIG or the price catalog: those calls are refused; ` +
+            'give it a pricing (or free: true) in MODELS_CONFIG (docs/pricing.md)',
+        );
+    }
+    clearTimeout(this.priceChange);
+    this.priceChange = undefined;
+    if (catalog.pricesChangeAt === null) return;
+    // A timer waits at most about 24 days; a later change is scheduled again then.
+    const wait = Math.min(Math.max(0, catalog.pricesChangeAt - Date.now()) + 1000, 2 ** 31 - 1);
+    this.priceChange = setTimeout(() => this.reload(), wait);
+    this.priceChange.unref();
   }
 
   private load(): Catalog {
     return this.config.modelsConfig ? readCatalogFile(this.config.modelsConfig) : buildCatalog(DEMO_CATALOG, 'demo');
   }
+}
+
+/** A model's effective prices and where they came from, for GET /v1/models. */
+export function entryPricing(model: CatalogModel): ModelEntryPricing {
+  const { source, fromConfig, catalogModel } = model.pricingOrigin;
+  if (model.free) return { source: 'config', free: true };
+  return {
+    ...model.pricing,
+    ...(source ? { source } : {}),
+    ...(source === 'catalog' && fromConfig.length ? { fromConfig } : {}),
+    ...(catalogModel ? { catalogModel } : {}),
+  };
 }

@@ -30,7 +30,12 @@ export interface CatalogModel {
    * (OpenAI's reasoning models refuse `max_tokens`).
    */
   maxTokensParam: 'max_tokens' | 'max_completion_tokens';
+  /** The effective prices: the config's, field by field over the price catalog's (docs/pricing.md). */
   pricing: ModelPricing;
+  /** Where the prices came from (GET /v1/models, `npm run admin -- prices`). */
+  pricingOrigin: PricingOrigin;
+  /** The config says the model costs nothing (`free: true`); without it, a model with no price is refused. */
+  free: boolean;
   ownedBy: string;
   /**
    * Models tried in order when this one's provider fails before anything reached the caller (unreachable,
@@ -39,10 +44,21 @@ export interface CatalogModel {
   fallbacks: string[];
 }
 
+export interface PricingOrigin {
+  /** `catalog` when the price catalog gave any price, `config` when only the config did, null when neither. */
+  source: 'config' | 'catalog' | null;
+  /** The fields the config set (over the catalog's, when the source is `catalog`). */
+  fromConfig: (keyof ModelPricing)[];
+  /** The catalog entry matched, `provider/model`. */
+  catalogModel: string | null;
+}
+
 export interface Catalog {
   providers: Map<string, ProviderConfig>;
   models: Map<string, CatalogModel>;
   /** Where it came from: a file path, or 'demo' for the built-in catalog. */
   source: string;
   loadedAt: number;
+  /** When a catalog price of one of its models changes next (ms since epoch): the catalog is re-read then. */
+  pricesChangeAt: number | null;
 }

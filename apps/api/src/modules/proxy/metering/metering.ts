@@ -1,17 +1,23 @@
+import { Logger } from '@nestjs/common';
 import type { Call } from '../call/call';
 import { MAY_CARRY_USAGE } from './delivered';
+import { fromOpenAiChat, fromOpenAiResponses, mergeUsage, type NormalisedUsage } from './token-usage';
 
 /** The Responses API events that end a stream, each with the response's usage. */
 const FINAL_RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const logger = new Logger('Metering');
 
 /**
- * Usage as the provider reported it. Every usage object of these APIs counts the prompt: one without that count
- * is no usage, and the call is then estimated rather than taken as free (billing/call-billing.ts).
+ * Usage as the provider reported it, merged with what earlier events of the call reported (token-usage.ts,
+ * mergeUsage) and normalised into its components. Every usage object of these APIs counts the prompt: one without
+ * that count is no usage, and the call is then estimated rather than taken as free (billing/call-billing.ts).
  */
-export function setTokens(call: Call, prompt: unknown, completion: unknown): void {
-  if (typeof prompt !== 'number') return;
-  call.metered.promptTokens = Math.max(0, Number(prompt) || 0);
-  call.metered.completionTokens = Math.max(0, Number(completion) || 0);
+export function setUsage(call: Call, reported: unknown, format: 'chat' | 'responses'): void {
+  const merged = mergeUsage(call.reportedUsage, reported);
+  const note = (problem: string) => logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId });
+  const usage: NormalisedUsage | null = format === 'chat' ? fromOpenAiChat(merged, note) : fromOpenAiResponses(merged, note);
+  if (!usage) return;
+  Object.assign(call.metered, usage);
   call.usageKnown = true;
 }
 
@@ -22,12 +28,12 @@ export function meterJson(call: Call, body: Record<string, any>): void { // esli
     case 'chat_completions':
     case 'completions':
     case 'embeddings':
-      setTokens(call, usage.prompt_tokens, usage.completion_tokens);
+      setUsage(call, usage, 'chat');
       if (!call.usageKnown && Array.isArray(body.choices))
         for (const choice of body.choices) call.delivered.addText(typeof choice?.text === 'string' ? choice.text : '', choice?.message);
       return;
     case 'responses':
-      setTokens(call, usage.input_tokens, usage.output_tokens);
+      setUsage(call, usage, 'responses');
       if (!call.usageKnown && Array.isArray(body.output)) call.delivered.addText('', body.output);
       return;
     case 'image_generation':
@@ -41,7 +47,7 @@ export function meterJson(call: Call, body: Record<string, any>): void { // esli
       if (usage.type === 'duration' && typeof usage.seconds === 'number') {
         call.metered.seconds = Math.max(0, usage.seconds);
         call.usageKnown = true;
-      } else setTokens(call, usage.input_tokens, usage.output_tokens);
+      } else setUsage(call, usage, 'responses');
       return;
     case 'video_generation':
     case 'video_remix':
@@ -80,10 +86,10 @@ export function meterFrame(call: Call, data: string, responses: boolean): { chun
     // The last event carries the usage: completed, or incomplete (the output bound was reached), or failed.
     const usage = FINAL_RESPONSE_EVENTS.has(chunk.type) ? chunk.response?.usage : undefined;
     if (!usage) return null;
-    setTokens(call, usage.input_tokens, usage.output_tokens);
+    setUsage(call, usage, 'responses');
     return { chunk, usage };
   }
   if (!chunk.usage) return null;
-  setTokens(call, chunk.usage.prompt_tokens, chunk.usage.completion_tokens);
+  setUsage(call, chunk.usage, 'chat');
   return { chunk, usage: chunk.usage };
 }

@@ -6,7 +6,7 @@ import { toAppException } from '../../../common/errors/all-exceptions.filter';
 import type { AppException } from '../../../common/errors/app.exception';
 import type { UsageStatus } from '../../usage';
 import type { GatewayRoute } from '../allowlist';
-import { type Estimate, estimateCall, isPriced } from '../billing/budget-estimate';
+import { type Estimate, estimateCall, isBillable, isPriced } from '../billing/budget-estimate';
 import { CallBilling } from '../billing/call-billing';
 import type { AnswerSink } from '../call/answer-sink';
 import type { Call } from '../call/call';
@@ -157,6 +157,8 @@ export class GatewayPipeline {
       } catch {
         continue; // this model cannot bound the request (an unknown context length): skip it
       }
+      // A model that would be refused on its own (no price, not free) is no fallback either.
+      if (!model.free && isBillable(call.route.action) && !isPriced(call.route.action, model)) continue;
       if (estimate.worstMicros <= (call.reservation?.amountMicros ?? 0) && (estimate.worstMicros > 0 || !isPriced(call.route.action, model)))
         return { model, estimate };
     }
@@ -182,6 +184,7 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date): Call {
     signal: input.signal,
     startedAt,
     metered: {},
+    reportedUsage: {},
     usageKnown: false,
     accepted: false,
     delivered: new Delivered(input.route.action === 'responses'),

@@ -69,7 +69,12 @@ class TranslatedAdapter implements ProviderAdapter {
       throw mapUpstreamStatus(info.status, info.message, info.code, call.model);
     }
     call.accepted = true;
-    const context = { publicModel: call.model.id, id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000) };
+    const context = {
+      publicModel: call.model.id,
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+      usageNote: (problem: string) => this.logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId }),
+    };
     if (!call.stream) {
       const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
       let parsed: unknown;

@@ -41,6 +41,8 @@ export interface ResponseContext {
   /** e.g. 'chatcmpl-…', chosen by the engine */
   id: string;
   created: number;
+  /** Told of a problem in the provider's usage counts (a part larger than its whole, clamped), for the engine to log. */
+  usageNote?: (problem: string) => void;
 }
 
 export interface TokenUsage {
@@ -250,11 +252,14 @@ export class ChunkWriter {
     return this.chunk([{ index, delta, logprobs: null, finish_reason: finishReason }]);
   }
 
-  /** The trailing usage chunk, or nothing when the client did not ask for it. */
+  /**
+   * The trailing usage chunk, or nothing when the client did not ask for it or the upstream reported no usage (the
+   * gateway then bills its estimate, as for an OpenAI stream without the usage chunk: zeros would bill nothing).
+   */
   usageChunks(usage: CompletionUsage | null): ChatCompletionChunk[] {
-    if (!this.ctx.includeUsage) return [];
+    if (!this.ctx.includeUsage || !usage) return [];
     const chunk = this.chunk([]);
-    chunk.usage = usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    chunk.usage = usage;
     return [chunk];
   }
 }

@@ -1,11 +1,12 @@
 /**
- * An upstream JSON answer with the public model name and `usage.cost` written into its own text, instead of a
+ * An upstream JSON answer with the public model name and `usage.cost` (and `usage.cost_details`, when given) written
+ * into its own text, instead of a
  * JSON.stringify of the parsed answer (a few percent of a call's CPU). Done only when the text leaves no doubt:
  * it holds exactly one `"model":` key, followed by the name the parsed answer has, and at most one `"usage":` key,
  * followed by `{` (compact JSON, as providers send it). A quote inside a JSON string is always escaped, so these
  * byte patterns can only be keys. Anything else gives null, and the caller serialises the parsed answer.
  */
-export function spliceAnswer(text: string, body: Record<string, unknown>, publicModel: string, cost: number): string | null {
+export function spliceAnswer(text: string, body: Record<string, unknown>, publicModel: string, cost: number, details?: Record<string, number>): string | null {
   let out = text;
   if (typeof body.model === 'string' && body.model !== publicModel) {
     const at = only(out, '"model":');
@@ -15,11 +16,12 @@ export function spliceAnswer(text: string, body: Record<string, unknown>, public
   }
   const usage = body.usage;
   if (usage && typeof usage === 'object' && !Array.isArray(usage)) {
-    if ('cost' in usage) return null;
+    if ('cost' in usage || 'cost_details' in usage) return null;
     const at = only(out, '"usage":');
     if (at < 0 || out[at + 8] !== '{') return null;
     const open = at + 9;
-    out = `${out.slice(0, open)}"cost":${JSON.stringify(cost)}${out[open] === '}' ? '' : ','}${out.slice(open)}`;
+    const written = `"cost":${JSON.stringify(cost)}${details ? `,"cost_details":${JSON.stringify(details)}` : ''}`;
+    out = `${out.slice(0, open)}${written}${out[open] === '}' ? '' : ','}${out.slice(open)}`;
   } else if (out.includes('"usage":')) return null;
   return out;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CallBilling } from '../billing/call-billing';
-import { toUnits } from '../billing/pricing';
+import { billedUsage, CallBilling } from '../billing/call-billing';
+import { costDetails, toUnits } from '../billing/pricing';
 import type { AnswerSink } from '../call/answer-sink';
 import type { Call } from '../call/call';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
@@ -94,11 +94,15 @@ export class AnswerRelay {
     const cost = await this.billing.charge(call);
     if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
-    let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost));
+    const details = costDetails(call.model.pricing, billedUsage(call));
+    let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost), details);
     if (text === null) {
       if (typeof body.model === 'string') body.model = call.model.id;
       const usage = body.usage as Record<string, unknown> | undefined;
-      if (usage && typeof usage === 'object') usage.cost = toUnits(cost);
+      if (usage && typeof usage === 'object') {
+        usage.cost = toUnits(cost);
+        usage.cost_details = details;
+      }
       text = JSON.stringify(body);
     }
     sink.writeHead(status, { [COST_HEADER]: String(toUnits(cost)), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
@@ -156,6 +160,7 @@ export class AnswerRelay {
     if (!responses && !call.callerWantsUsage && !metered.chunk.choices?.length) return null;
     const withCost = (cost: number) => {
       metered.usage.cost = toUnits(cost);
+      metered.usage.cost_details = costDetails(call.model.pricing, billedUsage(call));
       return JSON.stringify(metered.chunk);
     };
     const cost = this.billing.charge(call);

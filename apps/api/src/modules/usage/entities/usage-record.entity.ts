@@ -57,6 +57,20 @@ export class UsageRecordEntity {
   @Column({ name: 'total_tokens', type: 'integer' })
   totalTokens: number;
 
+  // Components of prompt_tokens (cache reads, five-minute and one-hour cache writes) and of completion_tokens
+  // (reasoning): docs/pricing.md.
+  @Column({ name: 'cache_read_tokens', type: 'integer', default: 0 })
+  cacheReadTokens: number;
+
+  @Column({ name: 'cache_write_tokens', type: 'integer', default: 0 })
+  cacheWriteTokens: number;
+
+  @Column({ name: 'cache_write_1h_tokens', type: 'integer', default: 0 })
+  cacheWrite1hTokens: number;
+
+  @Column({ name: 'reasoning_tokens', type: 'integer', default: 0 })
+  reasoningTokens: number;
+
   // bigint arrives as a string from pg; micro-units (1 currency unit = 1,000,000).
   @Column({ name: 'cost_micros', type: 'bigint' })
   costMicros: string;

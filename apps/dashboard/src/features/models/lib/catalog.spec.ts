@@ -39,6 +39,16 @@ describe('the model catalog', () => {
     expect(pricingLines({ perImage: 0.01, perSecond: 0.1 })).toEqual(['$0.01 per image', '$0.10 per second']);
     expect(pricingLines({ perMChars: 15 })).toEqual(['$15.00 per 1M characters']);
     expect(pricingLines(undefined)).toEqual([]);
+    expect(pricingLines({ free: true, source: 'config' })).toEqual(['Free']);
+    expect(
+      pricingLines({ inputPerMTok: 3, cacheReadPerMTok: 0.3, cacheWrite1hPerMTok: 6, tierAboveTokens: 200_000, inputAbovePerMTok: 6, perRequest: 0.001, source: 'catalog' }),
+    ).toEqual([
+      '$3.00 per 1M input tokens',
+      '$0.30 per 1M cached input tokens',
+      '$6.00 per 1M tokens written to the cache (1 hour)',
+      '$6.00 per 1M input tokens for prompts above 200,000 tokens',
+      '$0.001 per request',
+    ]);
     expect(tokensLabel(32768)).toBe('32,768 tokens');
     expect(tokensLabel(undefined)).toBeNull();
   });

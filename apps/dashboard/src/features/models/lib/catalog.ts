@@ -1,6 +1,6 @@
 // Reading the live catalog (GET /v1/models). Everything shown comes from the entry's own fields; nothing is
 // guessed from a model's id (docs/decisions.md#rules-for-clients).
-import type { ModelEntry, ModelMethod, ModelPricing, ModelType } from '@switchyard/shared-dto';
+import type { ModelEntry, ModelEntryPricing, ModelMethod, ModelType } from '@switchyard/shared-dto';
 
 export interface ModelFilters {
   type: ModelType | '';
@@ -62,15 +62,28 @@ export function capabilityLabel(capability: string): string {
 const usd = (amount: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(amount);
 
-/** The model's prices in words, one line per price it has; empty when the catalog lists none. */
-export function pricingLines(pricing: ModelPricing | undefined): string[] {
+/** The model's prices in words, one line per price it has; empty when the catalog lists none (docs/pricing.md). */
+export function pricingLines(pricing: ModelEntryPricing | undefined): string[] {
   if (!pricing) return [];
+  if (pricing.free) return ['Free'];
   const lines: string[] = [];
-  if (pricing.inputPerMTok !== undefined) lines.push(`${usd(pricing.inputPerMTok)} per 1M input tokens`);
-  if (pricing.outputPerMTok !== undefined) lines.push(`${usd(pricing.outputPerMTok)} per 1M output tokens`);
-  if (pricing.perImage !== undefined) lines.push(`${usd(pricing.perImage)} per image`);
-  if (pricing.perSecond !== undefined) lines.push(`${usd(pricing.perSecond)} per second`);
-  if (pricing.perMChars !== undefined) lines.push(`${usd(pricing.perMChars)} per 1M characters`);
+  const per = (value: number | undefined, what: string) => {
+    if (value !== undefined) lines.push(`${usd(value)} ${what}`);
+  };
+  per(pricing.inputPerMTok, 'per 1M input tokens');
+  per(pricing.outputPerMTok, 'per 1M output tokens');
+  per(pricing.cacheReadPerMTok, 'per 1M cached input tokens');
+  per(pricing.cacheWritePerMTok, 'per 1M tokens written to the cache (5 minutes)');
+  per(pricing.cacheWrite1hPerMTok, 'per 1M tokens written to the cache (1 hour)');
+  if (pricing.tierAboveTokens !== undefined) {
+    const above = `for prompts above ${pricing.tierAboveTokens.toLocaleString('en-US')} tokens`;
+    per(pricing.inputAbovePerMTok, `per 1M input tokens ${above}`);
+    per(pricing.outputAbovePerMTok, `per 1M output tokens ${above}`);
+  }
+  per(pricing.perRequest, 'per request');
+  per(pricing.perImage, 'per image');
+  per(pricing.perSecond, 'per second');
+  per(pricing.perMChars, 'per 1M characters');
   return lines;
 }
 

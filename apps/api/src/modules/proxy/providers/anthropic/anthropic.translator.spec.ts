@@ -269,7 +269,7 @@ describe('anthropicTranslator.parseResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 21, completion_tokens: 12, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: { prompt_tokens: 21, completion_tokens: 12, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
   });
 
@@ -329,6 +329,7 @@ describe('a tool call round trip', () => {
       completion_tokens: 91,
       total_tokens: 472 + 100 + 2048 + 91,
       prompt_tokens_details: { cached_tokens: 2048, cache_write_tokens: 100 },
+      completion_tokens_details: { reasoning_tokens: 0 },
     });
 
     const followUp = await build({
@@ -376,7 +377,7 @@ describe('anthropicTranslator streams', () => {
     expect(finish.usage).toBeNull();
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(last.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
     expect(stream.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 });
     expect(stream.error).toBeNull();
 
@@ -409,7 +410,7 @@ describe('anthropicTranslator streams', () => {
     expect(toolDeltas.some((delta) => delta.function?.arguments === '' && delta.id === undefined)).toBe(false);
     expect(contentOf(reference)).toBe('Let me check both cities.');
     expect(reference[reference.length - 2].choices[0].finish_reason).toBe('tool_calls');
-    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561 });
+    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
   });
 
   it('reports a mid-stream error event and does not invent a finish chunk', () => {

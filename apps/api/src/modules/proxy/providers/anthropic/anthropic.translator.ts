@@ -17,6 +17,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { fromAnthropic, mergeUsage, toOpenAiUsage } from '../../metering/token-usage';
 import type { SseEvent } from '../sse';
 import {
   ChatStreamTranslator,
@@ -344,35 +345,27 @@ function finishReason(stopReason: unknown): FinishReason {
   }
 }
 
-/** Anthropic reports cached input apart from input_tokens; OpenAI's prompt_tokens includes it. */
+/**
+ * Anthropic's usage, gathered from every event that carries part of it (a stream's message_start has the input and
+ * the cache counts, message_delta the cumulative output and sometimes the cache counts too), in OpenAI's shape with
+ * every component (metering/token-usage.ts: input_tokens excludes the cache reads and writes; OpenAI's
+ * prompt_tokens includes them).
+ */
 class UsageAccumulator {
-  private input = 0;
-  private cacheWrite: number | undefined;
-  private cacheRead: number | undefined;
-  private output = 0;
+  private readonly reported: Record<string, unknown> = {};
   private seen = false;
 
   add(usage: unknown): void {
     if (!isRecord(usage)) return;
-    // Stream usage counts are cumulative, so later values replace earlier ones.
-    if (typeof usage.input_tokens === 'number') this.input = usage.input_tokens;
-    if (typeof usage.cache_creation_input_tokens === 'number') this.cacheWrite = usage.cache_creation_input_tokens;
-    if (typeof usage.cache_read_input_tokens === 'number') this.cacheRead = usage.cache_read_input_tokens;
-    if (typeof usage.output_tokens === 'number') this.output = usage.output_tokens;
+    mergeUsage(this.reported, usage);
     this.seen = true;
   }
 
   get completionUsage(): CompletionUsage | null {
     if (!this.seen) return null;
-    const prompt = this.input + (this.cacheWrite ?? 0) + (this.cacheRead ?? 0);
-    const usage: CompletionUsage = { prompt_tokens: prompt, completion_tokens: this.output, total_tokens: prompt + this.output };
-    if (this.cacheRead !== undefined || this.cacheWrite) {
-      usage.prompt_tokens_details = {
-        cached_tokens: this.cacheRead ?? 0,
-        ...(this.cacheWrite ? { cache_write_tokens: this.cacheWrite } : {}),
-      };
-    }
-    return usage;
+    // Without input_tokens (no message_start usage) the usage is not known: the gateway then bills its estimate.
+    const usage = fromAnthropic(this.reported);
+    return usage ? toOpenAiUsage(usage) : null;
   }
 }
 

@@ -286,7 +286,7 @@ describe('geminiTranslator.parseResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 8, completion_tokens: 10, total_tokens: 18 },
+      usage: { prompt_tokens: 8, completion_tokens: 10, total_tokens: 18, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
   });
 
@@ -311,7 +311,7 @@ describe('geminiTranslator.parseResponse', () => {
     expect(completion.choices).toEqual([
       { index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'content_filter' },
     ]);
-    expect(completion.usage).toEqual({ prompt_tokens: 12, completion_tokens: 0, total_tokens: 12 });
+    expect(completion.usage).toEqual({ prompt_tokens: 12, completion_tokens: 0, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
   });
 
   it('reads a missing candidate index as 0, as proto3 JSON leaves out default values', () => {
@@ -360,6 +360,7 @@ describe('a tool call round trip', () => {
       prompt_tokens: 70,
       completion_tokens: 80,
       total_tokens: 150,
+      prompt_tokens_details: { cached_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 50 },
     });
     // deterministic: the same response gives the same ids
@@ -419,7 +420,7 @@ describe('geminiTranslator streams', () => {
     expect(chunks[chunks.length - 2].choices).toEqual([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17 });
+    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
     expect(stream.usage).toEqual({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17 });
     expect(stream.error).toBeNull();
 
@@ -438,7 +439,7 @@ describe('geminiTranslator streams', () => {
       { index: 1, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
     ]);
     expect(reference[reference.length - 2].choices[0].finish_reason).toBe('tool_calls');
-    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 60, completion_tokens: 25, total_tokens: 85 });
+    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 60, completion_tokens: 25, total_tokens: 85, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
   });
 
   it('reports an error event in the middle of the stream', () => {
@@ -483,8 +484,8 @@ describe('geminiTranslator streams', () => {
     const stream = geminiTranslator.createStream({ ...RESPONSE_CTX, includeUsage: true });
     stream.push({ data: '{"candidates":[{"content":{"parts":[{"text":"cut"}]},"index":0}]}' });
     const chunks = stream.finish();
-    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason ?? 'usage')).toEqual(['stop', 'usage']);
-    expect(chunks[1].usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    // No usage from the upstream: no usage chunk (zeros would bill nothing; the gateway bills its estimate).
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason ?? 'usage')).toEqual(['stop']);
     expect(stream.usage).toBeNull();
     expect(stream.finish()).toEqual([]);
   });

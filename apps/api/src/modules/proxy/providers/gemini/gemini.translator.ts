@@ -16,6 +16,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { fromGemini, mergeUsage, toOpenAiUsage, type UsageNote } from '../../metering/token-usage';
 import type { SseEvent } from '../sse';
 import {
   ChatStreamTranslator,
@@ -347,18 +348,14 @@ function finishReason(reason: unknown, hasToolCalls: boolean): FinishReason {
   return hasToolCalls ? 'tool_calls' : 'stop';
 }
 
-function completionUsage(metadata: unknown): CompletionUsage | null {
-  if (!isRecord(metadata)) return null;
-  // Tool-use prompt tokens are input; thinking tokens are output, as OpenAI counts reasoning tokens.
-  const prompt = numberOr(metadata.promptTokenCount, 0) + numberOr(metadata.toolUsePromptTokenCount, 0);
-  const thoughts = numberOr(metadata.thoughtsTokenCount, 0);
-  const completion = numberOr(metadata.candidatesTokenCount, 0) + thoughts;
-  const usage: CompletionUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (typeof metadata.cachedContentTokenCount === 'number') {
-    usage.prompt_tokens_details = { cached_tokens: metadata.cachedContentTokenCount };
-  }
-  if (thoughts > 0) usage.completion_tokens_details = { reasoning_tokens: thoughts };
-  return usage;
+/**
+ * Gemini's usageMetadata in OpenAI's shape with every component (metering/token-usage.ts): cachedContentTokenCount
+ * is inside promptTokenCount, toolUsePromptTokenCount beside it; thoughtsTokenCount is output beside
+ * candidatesTokenCount (reasoning_tokens).
+ */
+function completionUsage(metadata: unknown, note?: UsageNote): CompletionUsage | null {
+  const usage = fromGemini(metadata, note);
+  return usage ? toOpenAiUsage(usage) : null;
 }
 
 /** Gemini has no tool call ids: we number calls `call_0`, `call_1`… in order of appearance in one response. */
@@ -455,7 +452,7 @@ function parseResponse(json: unknown, ctx: ResponseContext): ChatCompletion {
     model: ctx.publicModel,
     choices,
   };
-  const usage = completionUsage(json.usageMetadata);
+  const usage = completionUsage(json.usageMetadata, ctx.usageNote);
   if (usage) completion.usage = usage;
   return completion;
 }
@@ -536,16 +533,18 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
   private readonly writer: ChunkWriter;
   private readonly ids = new ToolCallIds();
   private readonly choices = new Map<number, ChoiceState>();
-  private usageMetadata: unknown;
+  /** Every usageMetadata seen, merged count by count (a count may be missing from the last one). */
+  private readonly usageMetadata: Record<string, unknown> = {};
+  private usageSeen = false;
   private ended = false;
   private upstreamError: UpstreamErrorInfo | null = null;
 
-  constructor(ctx: ResponseContext & { includeUsage: boolean }) {
+  constructor(private readonly ctx: ResponseContext & { includeUsage: boolean }) {
     this.writer = new ChunkWriter(ctx);
   }
 
   get usage(): TokenUsage | null {
-    const usage = completionUsage(this.usageMetadata);
+    const usage = this.usageSeen ? completionUsage(this.usageMetadata) : null;
     return usage ? toTokenUsage(usage) : null;
   }
 
@@ -573,7 +572,7 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
         if (!state.finished) this.finishChoice(index, state, undefined, chunks);
       }
     }
-    chunks.push(...this.writer.usageChunks(completionUsage(this.usageMetadata)));
+    chunks.push(...this.writer.usageChunks(this.usageSeen ? completionUsage(this.usageMetadata, this.ctx.usageNote) : null));
     return chunks;
   }
 
@@ -582,7 +581,10 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
       this.upstreamError = errorInfo(200, response);
       return;
     }
-    if (isRecord(response.usageMetadata)) this.usageMetadata = response.usageMetadata;
+    if (isRecord(response.usageMetadata)) {
+      mergeUsage(this.usageMetadata, response.usageMetadata);
+      this.usageSeen = true;
+    }
     if (promptBlocked(response)) {
       const state = this.choice(0, chunks);
       if (!state.finished) {

@@ -1,0 +1,41 @@
+import { MODEL_PRICING_FIELDS } from '@switchyard/shared-dto';
+import { buildCatalog, readCatalogFile, unpricedMethods } from '../modules/proxy/catalog/catalog-loader';
+import type { Catalog, CatalogModel } from '../modules/proxy/catalog/catalog.types';
+import { DEMO_CATALOG } from '../modules/proxy/catalog/demo-catalog';
+
+/** The catalog the service would load: MODELS_CONFIG's, or the demo catalog without it. */
+export function loadCatalog(env: Record<string, string | undefined> = process.env): Catalog {
+  return env.MODELS_CONFIG ? readCatalogFile(env.MODELS_CONFIG, env) : buildCatalog(DEMO_CATALOG, 'demo');
+}
+
+/** One model's effective prices and where they came from, as lines. */
+function describe(model: CatalogModel): string[] {
+  const { source, fromConfig, catalogModel } = model.pricingOrigin;
+  const origin = model.free
+    ? 'free (config)'
+    : source === 'catalog'
+      ? `catalog ${catalogModel}${fromConfig.length ? `, ${fromConfig.join(', ')} from the config` : ''}`
+      : (source ?? 'no price');
+  const prices = MODEL_PRICING_FIELDS.filter((field) => model.pricing[field] !== undefined).map((field) => `${field} ${model.pricing[field]}`);
+  const lines = [`${model.id}  ${model.provider.id} (${model.provider.type}) ${model.upstreamModel}  ${origin}`];
+  if (prices.length) lines.push(`    ${prices.join('  ')}`);
+  const unpriced = unpricedMethods(model);
+  if (unpriced.length)
+    lines.push(`    NO PRICE for ${unpriced.join(', ')}: those calls are refused; give it a pricing or free: true in MODELS_CONFIG (docs/pricing.md)`);
+  return lines;
+}
+
+/**
+ * `npm run admin -- prices [MODEL]`: every model's (or one's) effective prices, in currency units per million
+ * tokens unless named otherwise, and where they came from (docs/pricing.md). Returns 1 when a model has no price
+ * for one of its methods (its calls would be refused), 2 for an unknown model, else 0.
+ */
+export function pricesCommand(catalog: Catalog, modelId: string | undefined, print: (line: string) => void): number {
+  const models = modelId ? [catalog.models.get(modelId)].filter((model): model is CatalogModel => Boolean(model)) : [...catalog.models.values()];
+  if (modelId && !models.length) {
+    print(`no model ${modelId} in ${catalog.source}; the models are ${[...catalog.models.keys()].join(', ')}`);
+    return 2;
+  }
+  for (const model of models) for (const line of describe(model)) print(line);
+  return models.some((model) => unpricedMethods(model).length) ? 1 : 0;
+}
