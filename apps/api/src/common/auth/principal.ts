@@ -35,12 +35,3 @@ declare module 'express-serve-static-core' {
     principal?: Principal;
   }
 }
-
-/**
- * The invalidation-bus topic that drops every instance's cached OAuth token lookups: published whenever tokens
- * stop being good before they expire (revocation, consent revoked, client deactivated, updated or deleted).
- */
-export const OAUTH_TOKENS_TOPIC = 'oauth-tokens';
-
-/** The invalidation-bus topic for API keys (created, revoked, limits changed): its id is the key's hash. */
-export const API_KEYS_TOPIC = 'api-key';

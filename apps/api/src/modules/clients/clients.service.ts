@@ -11,7 +11,7 @@ import {
 } from '@switchyard/shared-dto';
 import type { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
-import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { ConsentsService } from '../consents/consents.service';

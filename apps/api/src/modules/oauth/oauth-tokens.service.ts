@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { OAuthScope, TokenResponse } from '@switchyard/shared-dto';
-import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX, OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX } from '../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
