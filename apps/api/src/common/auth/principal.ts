@@ -27,8 +27,6 @@ export type Principal = SessionPrincipal | OAuthPrincipal;
 /** OAuth access and refresh tokens (docs/decisions.md#names-and-defaults). */
 export const OAUTH_ACCESS_TOKEN_PREFIX = 'sya_';
 export const OAUTH_REFRESH_TOKEN_PREFIX = 'syr_';
-/** The passport strategy name the OAuth module registers for access tokens on Nest routes. */
-export const OAUTH_BEARER = 'oauth-bearer';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -9,6 +9,8 @@ import { AccountsService } from './accounts.service';
 import { SessionEntity } from './entities/session.entity';
 import { UserHandleEntity } from './entities/user-handle.entity';
 import { UserEntity } from './entities/user.entity';
+import { AppTokenBearerStrategy } from './app-token-bearer.strategy';
+import { AppTokensService } from './app-tokens.service';
 import { SessionAuthGuard } from './session-auth.guard';
 import { SessionBearerStrategy } from './session-bearer.strategy';
 
@@ -20,7 +22,9 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
     AccountsService,
     SessionBearerStrategy,
     { provide: APP_GUARD, useClass: SessionAuthGuard },
+    AppTokensService,
+    AppTokenBearerStrategy,
   ],
-  exports: [AccountsService],
+  exports: [AccountsService, AppTokensService],
 })
 export class AccountsModule {}

@@ -10,7 +10,7 @@ import { AuthorizationCodeEntity } from './entities/authorization-code.entity';
 import { GrantEntity } from './entities/grant.entity';
 import { TokenEntity } from './entities/token.entity';
 import { OAuthAccessStrategy } from './oauth-access.strategy';
-import { OAuthBearerStrategy } from './oauth-bearer.strategy';
+import { OAuthBearerVerifier } from './oauth-bearer.verifier';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthRepository } from './oauth.repository';
@@ -23,7 +23,7 @@ import { OAuthService } from './oauth.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AuthorizationCodeEntity, GrantEntity, TokenEntity]), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
   controllers: [OAuthController, AuthorizeController],
-  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerStrategy],
+  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerVerifier],
   exports: [OAuthTokensService],
 })
 export class OAuthModule {}
