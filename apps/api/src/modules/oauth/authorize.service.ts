@@ -4,9 +4,8 @@ import type { AuthorizationParamsDto, ConsentLimitsDto } from '@switchyard/share
 import { limitsOf } from '../../common/spend-limits';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { ClientsService } from '../clients/clients.service';
-import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
-import { ConsentsService } from '../consents/consents.service';
+import { ClientsService, type OAuthClient } from '../clients';
+import { ConsentsService } from '../consents';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { isS256Challenge } from './pkce';
 
@@ -20,7 +19,7 @@ export class AuthorizationRedirectError extends Error {
     message: string,
     readonly redirectTo: string,
     /** The app the error would go back to (already checked: known, active, redirect URI registered). */
-    readonly client: OAuthClientEntity,
+    readonly client: OAuthClient,
   ) {
     super(message);
   }
@@ -28,7 +27,7 @@ export class AuthorizationRedirectError extends Error {
 
 /** A request that passed every check, ready for the consent decision. */
 export interface CheckedAuthorization {
-  client: OAuthClientEntity;
+  client: OAuthClient;
   redirectUri: string;
   scopes: OAuthScope[];
   state: string | undefined;
@@ -139,7 +138,7 @@ export class AuthorizeService {
  * a private-use scheme can be imitated by any program on the device, and a dynamic registration has no
  * accountable owner, so those are asked every time.
  */
-export function reusesConsent(client: OAuthClientEntity, redirectUri: string): boolean {
+export function reusesConsent(client: OAuthClient, redirectUri: string): boolean {
   if (client.clientType === 'CONFIDENTIAL') return true;
   return client.registration === 'owner' && redirectUri.startsWith('https://');
 }
