@@ -6,9 +6,7 @@ import { ConsentsModule } from '../consents/consents.module';
 import { ProxyModule } from '../proxy';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
-import { AuthorizationCodeEntity } from './entities/authorization-code.entity';
-import { GrantEntity } from './entities/grant.entity';
-import { TokenEntity } from './entities/token.entity';
+import { oauthEntities } from './entities';
 import { OAuthAccessStrategy } from './oauth-access.strategy';
 import { OAuthBearerVerifier } from './oauth-bearer.verifier';
 import { OAuthTokensService } from './oauth-tokens.service';
@@ -21,7 +19,7 @@ import { OAuthService } from './oauth.service';
  * registration, metadata; and OAuth access tokens as a credential on the gateway and on `oauth: true` routes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuthorizationCodeEntity, GrantEntity, TokenEntity]), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
+  imports: [TypeOrmModule.forFeature(oauthEntities), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
   controllers: [OAuthController, AuthorizeController],
   providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerVerifier],
   exports: [OAuthTokensService],
