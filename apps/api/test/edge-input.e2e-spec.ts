@@ -1,8 +1,7 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
-import { ReservationService } from '../src/modules/usage';
+import { ReservationService, UsageRecorder } from '../src/modules/usage';
 import { connect } from 'node:net';
 import { MAX_JSON_DEPTH } from '../src/common/http/input-hygiene';
-import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 
 interface RawAnswer {

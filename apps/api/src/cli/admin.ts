@@ -14,12 +14,10 @@ import type { AppConfig } from '../config/config.schema';
 import { Database } from '../database/database';
 import { DatabaseModule } from '../database/database.module';
 import { DataDirInUseError } from '../database/embedded-postgres';
-import { GiftcardsModule } from '../modules/giftcards/giftcards.module';
-import { GiftcardsService } from '../modules/giftcards/giftcards.service';
-import { ReconciliationService } from '../modules/usage/ledger/reconciliation';
-import { ClientsModule } from '../modules/clients/clients.module';
-import { ClientsService } from '../modules/clients/clients.service';
-import { CatalogError } from '../modules/proxy/catalog/catalog-loader';
+import { ClientsModule, ClientsService } from '../modules/clients';
+import { GiftcardsModule, GiftcardsService } from '../modules/giftcards';
+import { ReconciliationService } from '../modules/usage';
+import { CatalogError } from '../modules/proxy';
 import { loadCatalog, pricesCommand } from './prices';
 
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]

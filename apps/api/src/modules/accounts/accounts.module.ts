@@ -19,9 +19,9 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
     AccountsRepository,
     AccountsService,
     SessionBearerStrategy,
-    { provide: APP_GUARD, useClass: SessionAuthGuard },
     AppTokensService,
     AppTokenBearerStrategy,
+    { provide: APP_GUARD, useClass: SessionAuthGuard },
   ],
   exports: [AccountsService, AppTokensService],
 })

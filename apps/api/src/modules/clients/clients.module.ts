@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ConsentsModule } from '../consents/consents.module';
+import { ConsentsModule } from '../consents';
 import { UsageModule } from '../usage';
 import { AdminClientsController, ClientsController } from './clients.controller';
 import { ClientsRepository } from './clients.repository';

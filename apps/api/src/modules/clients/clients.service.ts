@@ -14,7 +14,7 @@ import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
-import { ConsentsService } from '../consents/consents.service';
+import { ConsentsService } from '../consents';
 import { UsageService } from '../usage';
 import { ClientsErrorCode, ClientsException } from './clients.exception';
 import { ClientsRepository } from './clients.repository';

@@ -7,7 +7,7 @@ import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard'
 import type { Principal } from '../../common/auth/principal';
 import { RequireScopes } from '../../common/auth/scope.guard';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService } from '../accounts';
 import { renderAuthorizeErrorPage } from './authorize-error-page';
 import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } from './authorize.service';
 import { OAuthService, RegisteredClient } from './oauth.service';

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsModule } from '../accounts/accounts.module';
-import { ClientsModule } from '../clients/clients.module';
-import { ConsentsModule } from '../consents/consents.module';
+import { AccountsModule } from '../accounts';
+import { ClientsModule } from '../clients';
+import { ConsentsModule } from '../consents';
 import { ProxyModule } from '../proxy';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';

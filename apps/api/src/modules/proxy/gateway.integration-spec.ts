@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { UsageRecorder } from '../usage';
 import { CatalogService } from './catalog/catalog.service';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-value';

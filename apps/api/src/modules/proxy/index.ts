@@ -10,3 +10,7 @@ export { CredentialRegistry } from './credentials/credential-registry';
 export type { Caller, CredentialStrategy } from './credentials/caller';
 export type { PrefixKind } from './allowlist';
 export { GatewayErrorCode, GatewayException } from './gateway.exception';
+export { CatalogError } from './catalog/catalog-loader';
+// Installed by the app outside Nest (app.ts): the /v1 listener in front of Nest's router, and its OpenAPI paths.
+export { installFrontDoor } from './front-door';
+export { addGatewayPaths } from './gateway-openapi';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsModule } from '../accounts/accounts.module';
+import { AccountsModule } from '../accounts';
 import { ProxyModule } from '../proxy';
 import { spacesEntities } from './entities';
 import { SpaceJobsRunner } from './space-jobs.runner';
