@@ -140,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     else throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    console.error(`${error.message}\n\n${USAGE}`);
     return 2;
   }
   const config = loadConfig();

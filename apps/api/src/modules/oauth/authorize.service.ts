@@ -66,7 +66,7 @@ export class AuthorizeService {
       throw new AuthorizationPageError('redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.');
     }
     const fail = (error: AuthorizationRedirectError['error'], message: string) =>
-      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri!, error, message, params.state), client);
+      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri, error, message, params.state), client);
     if (params.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code');
     if (!params.code_challenge) throw fail('invalid_request', 'code_challenge is required (PKCE with S256)');
     if (params.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');

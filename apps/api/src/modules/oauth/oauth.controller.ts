@@ -42,7 +42,7 @@ export class OAuthController {
       // The consent page gets the parameters it understands; others (nonce, resource…) are ignored, as RFC 6749
       // section 3.1 says unknown request parameters must be.
       const known = Object.fromEntries(AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
-      res.redirect(302, `/consent?${new URLSearchParams(known)}`);
+      res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) {
         // Anyone may register a dynamic client with any https redirect URI, so its errors would make this server

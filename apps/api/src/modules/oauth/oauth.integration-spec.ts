@@ -24,7 +24,7 @@ describe('OAuth2 for third-party apps', () => {
   const tokenRequest = (body: Record<string, string>, headers: Record<string, string> = {}) =>
     fetch(`${app.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) }).then(async (res) => ({
       status: res.status,
-      body: (await res.json()) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
+      body: (await res.json()) as any,
       headers: res.headers,
     }));
 
