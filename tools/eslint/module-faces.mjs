@@ -2,11 +2,17 @@
 // modules/<name>/index.ts (an import path ending in the folder, e.g. '../clients'). Inside the folder, relative
 // imports are free. Checks static imports, `export … from`, `import()` and `import('…')` types, `require` and
 // `jest.mock`, type-only ones included: an entity type is as much an internal as the repository that loads it.
+// docs/architecture.md, "Module faces". (Not in tools/eslint-rules: Nx's ESLint plugin loads that folder as its
+// own TypeScript workspace rules.)
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The workspace root, from this file's place in it (not the working directory: ESLint may run in a subfolder). */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The folder that holds the modules; a path below it names a module by its first segment. */
-function modulesRoot(options, cwd) {
-  return path.resolve(cwd, options.modulesDir ?? 'apps/api/src/modules');
+function modulesRoot(options) {
+  return path.resolve(ROOT, options.modulesDir ?? 'apps/api/src/modules');
 }
 
 /** The module a file belongs to and the rest of its path, or null outside the modules folder. */
@@ -56,7 +62,7 @@ export const moduleFaces = {
   },
   create(context) {
     const options = context.options[0] ?? {};
-    const root = modulesRoot(options, context.cwd);
+    const root = modulesRoot(options);
     const allowed = (options.allow ?? []).map(pattern);
     const file = context.filename;
     const own = locate(root, file);
