@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { CALLBACK, freePort, insecure, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
 import { ClientsService } from '../clients';
-import { ReservationService, UsageRecorder } from '../usage';
+import { UsageRecorder } from '../usage';
 
 const ADMIN = { email: 'oauth-admin@example.com', password: 'admin password 123' };
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
