@@ -84,7 +84,7 @@ async function startApi() {
     await waitFor('the API', async () => (await fetch(`${base}/readyz`)).status === 200, 90_000, child);
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${error.message}\n${tail(logFile)}`);
+    throw new Error(`${error.message}\n${tail(logFile)}`, { cause: error });
   }
   return { child, base, logFile };
 }
@@ -331,7 +331,7 @@ async function main() {
   try {
     machine.postgres = (await admin('SHOW server_version')).rows[0].server_version;
   } catch (error) {
-    throw new Error(`this bench needs a PostgreSQL server (DATABASE_URL or BENCH_PG_URL, default ${ADMIN_URL}): ${error.message}`);
+    throw new Error(`this bench needs a PostgreSQL server (DATABASE_URL or BENCH_PG_URL, default ${ADMIN_URL}): ${error.message}`, { cause: error });
   }
   log(`Usage analytics benchmark — ${ROWS.toLocaleString('en')} records, ${machine.cores} cores, PostgreSQL ${machine.postgres}`);
   await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);

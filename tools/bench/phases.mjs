@@ -224,10 +224,7 @@ export async function profilePass(upstreamPort) {
   const profileDir = join(work, 'profile');
   const sy = await startSwitchyard('postgres', upstreamPort, { profileDir });
   // (profilePass's target has no upstreamPid/pgPids: only its own CPU matters here)
-  let calls = 0;
-  let window = null;
-  let userUsPerCall = null;
-  let cpuUsPerCall = null;
+  let calls, window, userUsPerCall, cpuUsPerCall;
   try {
     const target = { base: sy.base, pid: sy.pid, headers: { authorization: `Bearer ${sy.apiKey}` } };
     await smoke(target);

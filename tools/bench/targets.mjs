@@ -167,7 +167,7 @@ export async function startSwitchyard(kind, upstreamPort, { profileDir, redisPre
     return { child, pid: child.pid, base, apiKey, dataDir, logFile };
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${error.message}\n${tail(logFile)}`);
+    throw new Error(`${error.message}\n${tail(logFile)}`, { cause: error });
   }
 }
 
@@ -187,14 +187,14 @@ async function startPortkey() {
     await waitFor('Portkey', async () => (await fetch(`${base}/`)).status < 500, 30_000, child);
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${error.message}\n${tail(logFile)}`);
+    throw new Error(`${error.message}\n${tail(logFile)}`, { cause: error });
   }
   return { child, pid: child.pid, base };
 }
 
 /** Starts a target (none for `direct`); `stop` ends it. Switchyard's handle also knows its PostgreSQL backends. */
 export async function startTarget(target, upstream) {
-  let handle = null;
+  let handle;
   let stop = async () => undefined;
   if (target.id === 'direct') {
     handle = { base: `http://127.0.0.1:${upstream.port}`, pid: upstream.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };

@@ -7,17 +7,17 @@ import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
-import { AccountsModule } from './modules/accounts/accounts.module';
-import { ClientsModule } from './modules/clients/clients.module';
-import { ConsentsModule } from './modules/consents/consents.module';
-import { GiftcardsModule } from './modules/giftcards/giftcards.module';
-import { HealthModule } from './modules/health/health.module';
-import { KeysModule } from './modules/keys/keys.module';
-import { OAuthModule } from './modules/oauth/oauth.module';
-import { PaymentsModule } from './modules/payments/payments.module';
-import { ProxyModule } from './modules/proxy/proxy.module';
-import { SpacesModule } from './modules/spaces/spaces.module';
-import { UsageModule } from './modules/usage/usage.module';
+import { AccountsModule } from './modules/accounts';
+import { ClientsModule } from './modules/clients';
+import { ConsentsModule } from './modules/consents';
+import { GiftcardsModule } from './modules/giftcards';
+import { HealthModule } from './modules/health';
+import { KeysModule } from './modules/keys';
+import { OAuthModule } from './modules/oauth';
+import { PaymentsModule } from './modules/payments';
+import { ProxyModule } from './modules/proxy';
+import { SpacesModule } from './modules/spaces';
+import { UsageModule } from './modules/usage';
 
 @Module({})
 export class AppModule {

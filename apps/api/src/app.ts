@@ -19,12 +19,9 @@ import { requestContext } from './common/http/request-context';
 import { addStrictTransport, dashboardCsp, securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
-import { PAYMENT_WEBHOOK_PATH } from './modules/payments/payments.controller';
-import { addGatewayPaths } from './modules/proxy/gateway-openapi';
-import { GatewayService } from './modules/proxy/gateway.service';
-import { installFrontDoor } from './modules/proxy/front-door';
-import { addSpacesHostingPaths, spacesHost, spacesRedirect } from './modules/spaces/spaces-host';
-import { SpacesService } from './modules/spaces/spaces.service';
+import { PAYMENT_WEBHOOK_PATH } from './modules/payments';
+import { addGatewayPaths, GatewayService, installFrontDoor } from './modules/proxy';
+import { addSpacesHostingPaths, SpacesService, spacesHost, spacesRedirect } from './modules/spaces';
 
 export interface RunningApp {
   app: INestApplication;

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { createApp, createLogger } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import { DataDirInUseError } from './database/embedded-postgres';
-import { CatalogError } from './modules/proxy/catalog/catalog-loader';
+import { CatalogError } from './modules/proxy';
 
 async function main(): Promise<void> {
   let config;

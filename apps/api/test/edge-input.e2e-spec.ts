@@ -1,14 +1,13 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
-import { ReservationService } from '../src/modules/usage';
+import { ReservationService, UsageRecorder } from '../src/modules/usage';
 import { connect } from 'node:net';
 import { MAX_JSON_DEPTH } from '../src/common/http/input-hygiene';
-import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 
 interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 /** A request sent byte for byte (fetch would re-encode the path and refuse some bodies). */
@@ -168,11 +167,11 @@ describe('the edge: input hygiene and request bodies', () => {
     await app.app.get(ReservationService).flushSettlements();
     // The caller's id is echoed as given (correlation only); each call is keyed by its own call id.
     expect([first.headers['x-request-id'], second.headers['x-request-id']]).toEqual(['replayed-id', 'replayed-id']);
-    const rows = (await app.database.dataSource.query(`SELECT call_id, status, cost_micros::int AS cost FROM usage_records WHERE request_id = 'replayed-id'`)) as Array<{ call_id: string; status: string; cost: number }>;
+    const rows = await app.database.dataSource.query<Array<{ call_id: string; status: string; cost: number }>>(`SELECT call_id, status, cost_micros::int AS cost FROM usage_records WHERE request_id = 'replayed-id'`);
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((row) => row.call_id)).size).toBe(2);
     expect(rows.every((row) => row.status === 'success' && row.cost > 0)).toBe(true);
-    const debits = (await app.database.dataSource.query(`SELECT idempotency_key FROM ledger_entries WHERE kind = 'usage' AND source = ANY($1)`, [rows.map((row) => row.call_id)])) as unknown[];
+    const debits = await app.database.dataSource.query<unknown[]>(`SELECT idempotency_key FROM ledger_entries WHERE kind = 'usage' AND source = ANY($1)`, [rows.map((row) => row.call_id)]);
     expect(debits).toHaveLength(2);
   });
 

@@ -73,7 +73,6 @@ describe('fuzzing every route', () => {
     for (const { status } of outcomes) byStatus.set(String(status), (byStatus.get(String(status)) ?? 0) + 1);
     const summary = [...byStatus].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => `${status}: ${count}`).join(', ');
     const failures = outcomes.filter(({ status }) => status === 'no answer' || status >= 500);
-    // eslint-disable-next-line no-console
     console.log(`fuzz seed ${SEED}: ${outcomes.length} requests in ${elapsed.toFixed(1)} s; ${summary}${failures.length ? `\n${failures.slice(0, 30).map((f) => `${f.status} ${f.label}`).join('\n')}` : ''}`);
     expect(outcomes.length).toBe(TOTAL);
     expect(failures.map((f) => `${f.status} ${f.label}`)).toEqual([]);

@@ -1,10 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { LedgerService, ReservationService } from '../src/modules/usage';
+import { LedgerService, ReconciliationService, ReservationService, UsageRecorder } from '../src/modules/usage';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReservationsRepository } from '../src/modules/usage/ledger/reservations.repository';
-import { ReconciliationService } from '../src/modules/usage/ledger/reconciliation';
-import { UsageRecorder } from '../src/modules/usage/usage-recorder';
 import { FakeMeteredUpstream, IGNORED_OUTPUT, SLOW_PIECE } from './support/fake-metered-upstream';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 

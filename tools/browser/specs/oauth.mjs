@@ -306,7 +306,7 @@ export const tests = [
       await expectText(card.locator('dt:text-is("Authorized users") + dd'), '1');
       // Settlements are batched: give the chat call a moment to show up (a reload refetches the usage).
       const deadline = Date.now() + 8_000;
-      let requests = '';
+      let requests;
       for (;;) {
         const shown = appCard(page, APP_NAME);
         await shown.getByRole('button', { name: `Show usage of ${APP_NAME}` }).click();

@@ -196,7 +196,7 @@ export const tests = [
       const logMark = serverLog().length;
       const leaked = [];
       page.context().on('request', (request) => {
-        let from = '';
+        let from;
         try {
           from = request.frame().url();
         } catch {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CALLBACK, freePort, OAuthTestKit } from '../../test/support/oauth-flow';
 import { startTestApp } from '../../test/support/test-app';
 import { createRestartableDatabase } from '../../test/support/test-database';
-import { ClientsService } from '../modules/clients/clients.service';
+import { ClientsService } from '../modules/clients';
 import { main, trustCommand } from './admin';
 
 describe('npm run admin -- clients trust|untrust', () => {

@@ -14,12 +14,10 @@ import type { AppConfig } from '../config/config.schema';
 import { Database } from '../database/database';
 import { DatabaseModule } from '../database/database.module';
 import { DataDirInUseError } from '../database/embedded-postgres';
-import { GiftcardsModule } from '../modules/giftcards/giftcards.module';
-import { GiftcardsService } from '../modules/giftcards/giftcards.service';
-import { ReconciliationService } from '../modules/usage/ledger/reconciliation';
-import { ClientsModule } from '../modules/clients/clients.module';
-import { ClientsService } from '../modules/clients/clients.service';
-import { CatalogError } from '../modules/proxy/catalog/catalog-loader';
+import { ClientsModule, ClientsService } from '../modules/clients';
+import { GiftcardsModule, GiftcardsService } from '../modules/giftcards';
+import { ReconciliationService } from '../modules/usage';
+import { CatalogError } from '../modules/proxy';
 import { loadCatalog, pricesCommand } from './prices';
 
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
@@ -142,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     else throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    console.error(`${error.message}\n\n${USAGE}`);
     return 2;
   }
   const config = loadConfig();

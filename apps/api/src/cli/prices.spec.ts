@@ -1,4 +1,4 @@
-import { buildCatalog } from '../modules/proxy/catalog/catalog-loader';
+import { buildCatalog } from '../modules/proxy';
 import { pricesCommand } from './prices';
 
 describe('npm run admin -- prices', () => {

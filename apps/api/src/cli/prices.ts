@@ -1,7 +1,5 @@
 import { MODEL_PRICING_FIELDS } from '@switchyard/shared-dto';
-import { buildCatalog, readCatalogFile, unpricedMethods } from '../modules/proxy/catalog/catalog-loader';
-import type { Catalog, CatalogModel } from '../modules/proxy/catalog/catalog.types';
-import { DEMO_CATALOG } from '../modules/proxy/catalog/demo-catalog';
+import { buildCatalog, type Catalog, type CatalogModel, DEMO_CATALOG, readCatalogFile, unpricedMethods } from '../modules/proxy';
 
 /** The catalog the service would load: MODELS_CONFIG's, or the demo catalog without it. */
 export function loadCatalog(env: Record<string, string | undefined> = process.env): Catalog {

@@ -83,8 +83,6 @@ const httpUrl = (fix: string) => (raw: string) => {
   return raw.replace(/\/+$/, '');
 };
 
-const optionalText = (raw: string) => raw;
-
 const boolean = (raw: string) => {
   const value = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
@@ -269,7 +267,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: `Least severe level to log: ${LOG_LEVELS.join(', ')}`,
     defaultValue: 'log',
     parse: (raw) =>
-      (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : bad(`must be one of ${LOG_LEVELS.join(', ')}`),
+      (LOG_LEVELS as readonly string[]).includes(raw) ? raw : bad(`must be one of ${LOG_LEVELS.join(', ')}`),
   },
   {
     env: 'LOG_FORMAT',
@@ -277,7 +275,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Log lines as readable `text` or one JSON object per line (`json`: time, level, context, msg, requestId; the Docker image sets json)',
     defaultValue: 'text',
     parse: (raw) =>
-      (LOG_FORMATS as readonly string[]).includes(raw) ? (raw as LogFormat) : bad(`must be one of ${LOG_FORMATS.join(', ')}`),
+      (LOG_FORMATS as readonly string[]).includes(raw) ? raw : bad(`must be one of ${LOG_FORMATS.join(', ')}`),
   },
   {
     env: 'TRUST_PROXY',

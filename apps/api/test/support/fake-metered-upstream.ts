@@ -26,7 +26,7 @@ export const SLOW_PIECE = 'abcdefgh';
 
 export interface MeteredRequest {
   path: string;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- whatever the gateway sent
+  body: Record<string, any>;
   raw: string;
   headers: IncomingMessage['headers'];
 }
@@ -89,12 +89,12 @@ export class FakeMeteredUpstream {
     json(404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
   }
 
-  private limitOf(body: Record<string, any>, field: string[]): number { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private limitOf(body: Record<string, any>, field: string[]): number {
     for (const name of field) if (typeof body[name] === 'number') return body[name];
     return DEFAULT_OUTPUT;
   }
 
-  private chat(res: ServerResponse, body: Record<string, any>, model: string, legacy: boolean): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private chat(res: ServerResponse, body: Record<string, any>, model: string, legacy: boolean): void {
     const prompt = legacy ? promptTokens(body.prompt) : promptTokens(body.messages) + (Array.isArray(body.tools) ? 50 : 0);
     const limit = model === 'm-ignores' ? IGNORED_OUTPUT : model === 'm-zero' ? 0 : this.limitOf(body, legacy ? ['max_tokens'] : ['max_completion_tokens', 'max_tokens']);
     const choices = Math.max(1, Number(body.n) || 1, legacy ? Number(body.best_of) || 1 : 1);
@@ -151,7 +151,7 @@ export class FakeMeteredUpstream {
     end();
   }
 
-  private responses(res: ServerResponse, body: Record<string, any>, model: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private responses(res: ServerResponse, body: Record<string, any>, model: string): void {
     const prompt = promptTokens(body.input) + promptTokens(body.instructions ?? '');
     const limit = model === 'm-ignores' ? IGNORED_OUTPUT : model === 'm-zero' ? 0 : this.limitOf(body, ['max_output_tokens']);
     const slow = model === 'm-responses-fc';

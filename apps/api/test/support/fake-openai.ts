@@ -96,7 +96,7 @@ export class FakeOpenAI {
     json(404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
   }
 
-  private chat(res: ServerResponse, body: Record<string, any>, legacy: boolean): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private chat(res: ServerResponse, body: Record<string, any>, legacy: boolean): void {
     const model = body.model;
     if (!body.stream && (model === 'html-page' || model === 'html-slow')) return this.page(res, model === 'html-slow' ? this.slowPageMs : 0);
     const usage = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
@@ -169,7 +169,7 @@ export class FakeOpenAI {
     res.on('close', () => clearTimeout(timer));
   }
 
-  private responses(res: ServerResponse, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private responses(res: ServerResponse, body: Record<string, any>): void {
     const response = {
       id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: body.model, error: null,
       incomplete_details: null, instructions: null, max_output_tokens: null, parallel_tool_calls: true, tool_choice: 'auto', tools: [],

@@ -69,7 +69,7 @@ export class OAuthTestKit {
 
   /** GET /oauth2/authorize as the user's browser would, without following the redirect. */
   async authorize(params: Record<string, string>, user: OAuthTestUser | null = this.alice) {
-    const res = await fetch(`${this.app.url}/oauth2/authorize?${new URLSearchParams(params)}`, { redirect: 'manual', headers: user ? { cookie: user.cookie } : {} });
+    const res = await fetch(`${this.app.url}/oauth2/authorize?${new URLSearchParams(params).toString()}`, { redirect: 'manual', headers: user ? { cookie: user.cookie } : {} });
     return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
   }
 

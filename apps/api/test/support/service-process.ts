@@ -24,8 +24,8 @@ export function startServiceProcess(env: Record<string, string>): Promise<{ chil
         resolve({ child, url: match[1] });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
   });
 }

@@ -22,7 +22,7 @@ export interface TestRequest {
 export interface TestResponse {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
   cookies: Record<string, string>;
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { UsageRecordInput } from '../../src/modules/usage/usage-recorder';
+import type { UsageRecordInput } from '../../src/modules/usage';
 
 /** A successful chat call's usage record (10 + 20 tokens, 35 micros, 150 ms), changed by `overrides`. */
 export function usageRecord(userId: string, startedAt: Date, overrides: Partial<UsageRecordInput> = {}): UsageRecordInput {

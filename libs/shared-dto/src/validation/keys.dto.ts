@@ -4,7 +4,7 @@ import { KEY_NAME_MAX_LENGTH, type KeyCreateRequest, type KeyLimitsUpdateRequest
 import { MaxDecimals } from './decimals';
 
 export class KeyCreateDto implements KeyCreateRequest {
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MinLength(1, { message: 'name must not be empty' })
   @MaxLength(KEY_NAME_MAX_LENGTH)

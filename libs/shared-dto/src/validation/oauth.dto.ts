@@ -51,7 +51,7 @@ function IsRedirectUri() {
     });
 }
 
-const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 /** The fields a client's create and update share, each optional. */
 class OAuthClientFieldsDto implements OAuthClientFields {

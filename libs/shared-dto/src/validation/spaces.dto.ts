@@ -29,7 +29,7 @@ import {
   type SpacePublishRequest,
 } from '../spaces';
 
-const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 const handleForm = () => (target: object, property: string) => {
   IsString()(target, property);

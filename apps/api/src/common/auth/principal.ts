@@ -27,20 +27,9 @@ export type Principal = SessionPrincipal | OAuthPrincipal;
 /** OAuth access and refresh tokens (docs/decisions.md#names-and-defaults). */
 export const OAUTH_ACCESS_TOKEN_PREFIX = 'sya_';
 export const OAUTH_REFRESH_TOKEN_PREFIX = 'syr_';
-/** The passport strategy name the OAuth module registers for access tokens on Nest routes. */
-export const OAUTH_BEARER = 'oauth-bearer';
 
 declare module 'express-serve-static-core' {
   interface Request {
     principal?: Principal;
   }
 }
-
-/**
- * The invalidation-bus topic that drops every instance's cached OAuth token lookups: published whenever tokens
- * stop being good before they expire (revocation, consent revoked, client deactivated, updated or deleted).
- */
-export const OAUTH_TOKENS_TOPIC = 'oauth-tokens';
-
-/** The invalidation-bus topic for API keys (created, revoked, limits changed): its id is the key's hash. */
-export const API_KEYS_TOPIC = 'api-key';

@@ -41,7 +41,11 @@ export function dashboardStatic(dir = defaultDashboardDir(), csp?: string): Requ
     if (csp) res.setHeader('Content-Security-Policy', csp);
     res.sendFile(index);
   };
-  return [(req, res, next) => (isApiPath(req.path) ? next() : files(req, res, next)), fallback];
+  const assets: RequestHandler = (req, res, next) => {
+    if (isApiPath(req.path)) next();
+    else files(req, res, next);
+  };
+  return [assets, fallback];
 }
 
 /**

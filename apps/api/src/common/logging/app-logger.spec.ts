@@ -1,5 +1,5 @@
 import { Logger, type LogLevel } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import { requestContext } from '../http/request-context';
 import { AppLogger } from './app-logger';
@@ -18,7 +18,7 @@ function capture(format: 'json' | 'text', levels: LogLevel[] = ['fatal', 'error'
 function inRequest(headers: Record<string, string>, work: () => void) {
   const req = { headers, method: 'GET', path: '/v1/models' } as unknown as Request;
   const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: jest.fn() }) as unknown as Response;
-  requestContext(new Logger('HTTP'), true)(req, res, work as NextFunction);
+  requestContext(new Logger('HTTP'), true)(req, res, work);
   return { req, res };
 }
 

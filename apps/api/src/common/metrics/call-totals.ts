@@ -46,7 +46,7 @@ export class CallTotals {
     const key = `${call.method}\n${call.status}\n${stream}\n${call.model}`;
     let totals = this.totals.get(key);
     if (!totals) {
-      totals = { method: call.method, status: call.status, stream, model: call.model, calls: 0, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
+      totals = { method: call.method, status: call.status, stream, model: call.model, calls: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
       this.totals.set(key, totals);
     }
     const seconds = (call.endedAt.getTime() - call.startedAt.getTime()) / 1000;
@@ -99,8 +99,8 @@ export class CallTotals {
     for (const t of this.totals.values()) {
       const key = `${t.method}\n${t.stream}`;
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { method: t.method, stream: t.stream, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, calls: 0 }));
-      t.buckets.forEach((n, i) => (group!.buckets[i] += n));
+      if (!group) groups.set(key, (group = { method: t.method, stream: t.stream, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, calls: 0 }));
+      t.buckets.forEach((n, i) => (group.buckets[i] += n));
       group.seconds += t.seconds;
       group.calls += t.calls;
     }

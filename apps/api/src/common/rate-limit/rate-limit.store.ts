@@ -65,8 +65,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const hit = (this.redis as Redis & { switchyardRateHit(key: string, windowMs: number): Promise<[number, number]> }).switchyardRateHit;
-    const [count, ttl] = await hit.call(this.redis, this.prefix + key, windowMs);
+    const redis = this.redis as Redis & { switchyardRateHit(key: string, windowMs: number): Promise<[number, number]> };
+    const [count, ttl] = await redis.switchyardRateHit(this.prefix + key, windowMs);
     return { count, resetInMs: Math.max(ttl, 0) };
   }
 

@@ -192,7 +192,7 @@ describe('accounts over HTTP', () => {
 
   describe('writes from another site (login CSRF): the Origin rule', () => {
     const port = () => new URL(app.url).port;
-    const refused = (res: { status: number; body: any }) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const refused = (res: { status: number; body: any }) => {
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ success: false, error: { code: 'ORIGIN_FORBIDDEN' }, requestId: expect.any(String) });
       expect(res.body.message).toMatch(/other sites/);

@@ -6,21 +6,23 @@ import { UsageModule } from '../usage';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
-import { SessionEntity } from './entities/session.entity';
-import { UserHandleEntity } from './entities/user-handle.entity';
-import { UserEntity } from './entities/user.entity';
+import { AppTokenBearerStrategy } from './app-token-bearer.strategy';
+import { AppTokensService } from './app-tokens.service';
+import { accountsEntities } from './entities';
 import { SessionAuthGuard } from './session-auth.guard';
 import { SessionBearerStrategy } from './session-bearer.strategy';
 
 @Module({
-  imports: [PassportModule, UsageModule, TypeOrmModule.forFeature([UserEntity, SessionEntity, UserHandleEntity])],
+  imports: [PassportModule, UsageModule, TypeOrmModule.forFeature(accountsEntities)],
   controllers: [AccountsController],
   providers: [
     AccountsRepository,
     AccountsService,
     SessionBearerStrategy,
+    AppTokensService,
+    AppTokenBearerStrategy,
     { provide: APP_GUARD, useClass: SessionAuthGuard },
   ],
-  exports: [AccountsService],
+  exports: [AccountsService, AppTokensService],
 })
 export class AccountsModule {}

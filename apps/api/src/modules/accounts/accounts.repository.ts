@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, QueryFailedError, Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { isUniqueViolation } from '../../common/database/postgres-errors';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
 
@@ -16,17 +17,6 @@ export interface ActiveSession {
   sessionId: string;
   expiresAt: Date;
   user: UserEntity;
-}
-
-const UNIQUE_VIOLATION = '23505';
-
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })?.driverError;
-  return (
-    error instanceof QueryFailedError &&
-    driverError?.code === UNIQUE_VIOLATION &&
-    (!constraint || driverError.constraint === constraint)
-  );
 }
 
 /** The only code that touches the users and sessions tables. */

@@ -5,15 +5,16 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { CSRF_HEADER, SESSION_COOKIE } from '@switchyard/shared-dto';
 import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
-import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_BEARER, type Principal, type SessionPrincipal } from '../../common/auth/principal';
+import { OAUTH_ACCESS_TOKEN_PREFIX, type Principal, type SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
+import { APP_TOKEN_BEARER } from './app-token-bearer.strategy';
 import { SESSION_BEARER } from './session-bearer.strategy';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Passport over OAuth access tokens; the strategy itself is registered by the OAuth module. */
-class OAuthBearerGuard extends AuthGuard(OAUTH_BEARER) {
+/** Passport over apps' OAuth access tokens (app-token-bearer.strategy.ts; the OAuth module checks them). */
+class OAuthBearerGuard extends AuthGuard(APP_TOKEN_BEARER) {
   override handleRequest<T>(error: unknown, user: T | false): T {
     if (error || !user) throw new AccountsException(AccountsErrorCode.TOKEN_INVALID, 'The access token is invalid, expired or revoked');
     return user;
@@ -25,7 +26,8 @@ class OAuthBearerGuard extends AuthGuard(OAUTH_BEARER) {
  * `@Access({ public: true })`, so a forgotten declaration fails closed. A session arrives as
  * `Authorization: Bearer` (through passport-http-bearer) or as the dashboard's HttpOnly cookie; a cookie-carried
  * session must also present the session's CSRF token in a header on every write. Routes that say `oauth: true`
- * also take an app's OAuth access token (passport-http-bearer again, through the OAuth module's strategy).
+ * also take an app's OAuth access token (passport-http-bearer again, checked by the OAuth module's verifier
+ * through AppTokensService).
  */
 @Injectable()
 export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {

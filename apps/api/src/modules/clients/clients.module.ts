@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ConsentsModule } from '../consents/consents.module';
+import { ConsentsModule } from '../consents';
 import { UsageModule } from '../usage';
 import { AdminClientsController, ClientsController } from './clients.controller';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
-import { OAuthClientEntity } from './entities/oauth-client.entity';
+import { clientsEntities } from './entities';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthClientEntity]), ConsentsModule, UsageModule],
+  imports: [TypeOrmModule.forFeature(clientsEntities), ConsentsModule, UsageModule],
   controllers: [ClientsController, AdminClientsController],
   providers: [ClientsRepository, ClientsService],
   exports: [ClientsService],

@@ -11,14 +11,15 @@ import {
 } from '@switchyard/shared-dto';
 import type { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
-import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
-import { ConsentsService } from '../consents/consents.service';
+import { ConsentsService } from '../consents';
 import { UsageService } from '../usage';
 import { ClientsErrorCode, ClientsException } from './clients.exception';
 import { ClientsRepository } from './clients.repository';
 import type { OAuthClientEntity } from './entities/oauth-client.entity';
+import type { OAuthClient } from './oauth-client';
 
 /** Also the CHECK on oauth_clients.slot (migration 1763800010000). */
 const MAX_CLIENTS_PER_OWNER = 50;
@@ -97,7 +98,7 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   }
 
   /** RFC 7591: a public PKCE client nobody owns; it always asks for consent, and expires unused after a day. */
-  async registerDynamic(metadata: DynamicClientMetadata): Promise<OAuthClientEntity> {
+  async registerDynamic(metadata: DynamicClientMetadata): Promise<OAuthClient> {
     return this.repository.insertDynamic({
       clientId: newClientId(),
       clientName: metadata.clientName,
@@ -125,7 +126,7 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   }
 
   /** Notes the first token issued to a client (what keeps a dynamic registration from expiring). */
-  async markUsed(client: OAuthClientEntity): Promise<void> {
+  async markUsed(client: OAuthClient): Promise<void> {
     if (client.usedAt === null) await this.repository.markUsed(client.id);
   }
 
@@ -195,7 +196,7 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   // --- For the OAuth protocol ---
 
   /** An active client by its public id, or null; a dynamic registration unused for a day counts as gone. */
-  async findActive(clientId: string): Promise<OAuthClientEntity | null> {
+  async findActive(clientId: string): Promise<OAuthClient | null> {
     if (typeof clientId !== 'string' || clientId.length > 200) return null;
     const client = await this.repository.findByClientId(clientId);
     if (!client?.isActive) return null;
@@ -204,7 +205,7 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   }
 
   /** A confidential client's secret, compared in constant time over its hash. */
-  secretMatches(client: OAuthClientEntity, secret: string): boolean {
+  secretMatches(client: OAuthClient, secret: string): boolean {
     if (!client.secretHash) return false;
     return timingSafeEqual(Buffer.from(sha256(secret)), Buffer.from(client.secretHash));
   }

@@ -16,7 +16,7 @@ describe('consents', () => {
   const v1 = (token: string, clientId: string, path = '/v1/models', init: { body?: unknown } = {}) =>
     app.http(path, { token, headers: { 'x-service-oauth-client-id': clientId }, ...init });
   const chat = (token: string, clientId: string) => v1(token, clientId, '/v1/chat/completions', { body: CHAT });
-  const consentsOf = async (user: User) => (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const consentsOf = async (user: User) => (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data as Array<Record<string, any>>;
   const countOf = async (user: User) => (await app.http('/api/v1/oauth2/consents/count', { token: user.session })).body.data as number;
   const setLimits = (user: User, clientId: string, body: Record<string, unknown>) =>
     app.http(`/api/v1/oauth2/consents/${clientId}/limits`, { method: 'PUT', token: user.session, body });

@@ -4,10 +4,10 @@ import { UsageModule } from '../usage';
 import { ConsentsController } from './consents.controller';
 import { ConsentsRepository } from './consents.repository';
 import { ConsentsService } from './consents.service';
-import { ConsentEntity } from './entities/consent.entity';
+import { consentsEntities } from './entities';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ConsentEntity]), UsageModule],
+  imports: [TypeOrmModule.forFeature(consentsEntities), UsageModule],
   controllers: [ConsentsController],
   providers: [ConsentsRepository, ConsentsService],
   exports: [ConsentsService],

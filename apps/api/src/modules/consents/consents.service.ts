@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
 import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
-import { OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { ReservationService } from '../usage';

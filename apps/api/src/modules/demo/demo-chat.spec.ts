@@ -1,10 +1,10 @@
-import { DemoProvider, type DemoCall } from './demo-provider';
+import { DemoProvider } from './demo-provider';
 import { countTokens } from './tokenizer';
 
 const NOW = Date.UTC(2025, 0, 1);
 const provider = new DemoProvider({ chunkDelayMs: 0, now: () => NOW });
 const chat = (json: any, p = provider) =>
-  p.handle({ method: 'chat_completions', publicModel: 'demo-chat', json } as DemoCall);
+  p.handle({ method: 'chat_completions', publicModel: 'demo-chat', json });
 const user = (content: string) => [{ role: 'user', content }];
 
 /** Every read of the body, with the time it arrived. */

@@ -148,7 +148,7 @@ export function readStop(value: unknown): string[] | undefined {
         'array_above_max_length',
       );
     }
-    return value as string[];
+    return value;
   }
   throw invalidType('stop', 'a string or an array of strings', value);
 }
@@ -300,7 +300,7 @@ function readPrompts(value: unknown): LegacyPrompt[] {
   if (value.length === 0) {
     throw invalid("Invalid 'prompt': empty array. Expected an array with minimum length 1.", 'prompt', 'empty_array');
   }
-  if (value.every((item) => typeof item === 'string')) return (value as string[]).map(fromText);
+  if (value.every((item) => typeof item === 'string')) return value.map(fromText);
   if (value.every((item) => typeof item === 'number')) return [fromIds(value, 'prompt')];
   if (value.every((item) => Array.isArray(item))) {
     return (value as unknown[][]).map((ids, index) => fromIds(ids, `prompt[${index}]`));

@@ -49,7 +49,7 @@ function readInputs(value: unknown): EmbeddingInput[] {
       'array_above_max_length',
     );
   }
-  if (value.every((item) => typeof item === 'string')) return (value as string[]).map(checkText);
+  if (value.every((item) => typeof item === 'string')) return value.map(checkText);
   if (value.every((item) => typeof item === 'number')) return [checkIds(value, 'input')];
   if (value.every((item) => Array.isArray(item))) {
     return (value as unknown[][]).map((ids, index) => checkIds(ids, `input[${index}]`));

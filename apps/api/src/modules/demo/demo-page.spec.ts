@@ -1,11 +1,11 @@
-import { DemoProvider, type DemoCall } from './demo-provider';
+import { DemoProvider } from './demo-provider';
 
 const provider = new DemoProvider({ chunkDelayMs: 0, now: () => 0 });
 const SYSTEM = 'You write a single self-contained HTML page that does what the user describes.';
 
 async function page(messages: Array<{ role: string; content: string }>, extra: Record<string, unknown> = {}): Promise<{ text: string; finish: string }> {
-  const response = await provider.handle({ method: 'chat_completions', publicModel: 'demo-chat', json: { model: 'demo-chat', messages, ...extra } } as DemoCall);
-  const body = (await response.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await provider.handle({ method: 'chat_completions', publicModel: 'demo-chat', json: { model: 'demo-chat', messages, ...extra } });
+  const body = (await response.json()) as any;
   return { text: body.choices[0].message.content, finish: body.choices[0].finish_reason };
 }
 

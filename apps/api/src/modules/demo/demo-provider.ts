@@ -5,7 +5,6 @@ import { imageEdit, imageGeneration, imageVariation } from './demo-images';
 import { speech, transcription } from './demo-audio';
 import { responses } from './demo-responses';
 import { createVideo, remixVideo, retrieveVideo, videoContent, VideoStore, type VideoCallContext } from './demo-video';
-import { Injectable } from '@nestjs/common';
 import { DemoError, errorResponse } from './errors';
 
 /**
@@ -37,7 +36,7 @@ export interface DemoCall {
   /** The model id the caller used; echoed in `model` fields. */
   publicModel: string;
   /** Parsed JSON body for JSON endpoints. */
-  json?: any; // the engine's contract: any parsed JSON
+  json?: unknown; // the engine's contract: any parsed JSON, checked by each handler
   /** Parsed multipart body for image_edit, image_variation, audio_transcription (files are Blob/File). */
   form?: FormData;
   /** For video_retrieve / video_content / video_remix. */

@@ -169,9 +169,9 @@ export function placeholderFor(schema: unknown, key: string, depth: number): unk
   if ('const' in schema) return schema.const;
   if ('default' in schema) return schema.default;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as unknown;
+  const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf;
   if (Array.isArray(branches) && branches.length > 0) {
-    const branch = branches.find((b) => !(isObject(b) && b.type === 'null')) ?? branches[0];
+    const branch: unknown = (branches as unknown[]).find((b) => !(isObject(b) && b.type === 'null')) ?? branches[0];
     return placeholderFor(branch, key, depth + 1);
   }
   let type = schema.type;

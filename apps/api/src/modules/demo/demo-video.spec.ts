@@ -8,7 +8,7 @@ function setup(videoSeconds = 10) {
   let now = START;
   const provider = new DemoProvider({ chunkDelayMs: 0, videoSeconds, now: () => now });
   const call = (c: Partial<DemoCall> & { method: DemoCall['method'] }) =>
-    provider.handle({ publicModel: 'demo-video', userKey: 'alice', ...c } as DemoCall);
+    provider.handle({ publicModel: 'demo-video', userKey: 'alice', ...c });
   return { call, advance: (ms: number) => (now += ms) };
 }
 

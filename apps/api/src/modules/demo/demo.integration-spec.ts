@@ -57,7 +57,7 @@ describe('the demo catalog on a fresh install', () => {
   });
 
   it('runs a video job to completion and serves its content', async () => {
-    const video = await client.videos.create({ model: 'demo-video' as never, prompt: 'a calm sea', seconds: '4' });
+    const video = await client.videos.create({ model: 'demo-video', prompt: 'a calm sea', seconds: '4' });
     expect(video.status).toBe('queued');
     let status = video.status as string;
     const deadline = Date.now() + 15_000;

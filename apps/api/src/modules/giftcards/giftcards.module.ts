@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsageModule } from '../usage';
-import { GiftCardEntity } from './entities/gift-card.entity';
+import { giftcardsEntities } from './entities';
 import { GiftcardsController } from './giftcards.controller';
 import { GiftcardsRepository } from './giftcards.repository';
 import { GiftcardsService } from './giftcards.service';
 
 /** Gift cards: issued by admins (HTTP or `npm run admin`), redeemed once into the ledger. */
 @Module({
-  imports: [TypeOrmModule.forFeature([GiftCardEntity]), UsageModule],
+  imports: [TypeOrmModule.forFeature(giftcardsEntities), UsageModule],
   controllers: [GiftcardsController],
   providers: [GiftcardsRepository, GiftcardsService],
   exports: [GiftcardsService],

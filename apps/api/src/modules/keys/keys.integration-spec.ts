@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { UsageRecorder } from '../usage';
 import { KeysService } from './keys.service';
 
 describe('API keys over HTTP', () => {

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeyEntity } from './entities/api-key.entity';
+import { keysEntities } from './entities';
 import { KeysController } from './keys.controller';
 import { KeysRepository } from './keys.repository';
 import { KeysService } from './keys.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
+  imports: [TypeOrmModule.forFeature(keysEntities)],
   controllers: [KeysController],
   providers: [KeysRepository, KeysService],
   exports: [KeysService],

@@ -5,7 +5,6 @@ import type { KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
 import { sha256 } from '../../common/crypto';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
-import { API_KEYS_TOPIC } from '../../common/auth/principal';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
@@ -37,6 +36,12 @@ function toResponse(key: ApiKeyEntity): ApiKeyResponse {
     requestsPerMinute: key.rateLimitRpm,
   };
 }
+
+/**
+ * The invalidation-bus topic of API keys (created, revoked, limits changed); its id is the key's hash. Usage's
+ * reservations listen too: a lease taken before the change is given back.
+ */
+export const API_KEYS_TOPIC = 'api-key';
 
 @Injectable()
 export class KeysService implements OnModuleInit, BeforeApplicationShutdown {

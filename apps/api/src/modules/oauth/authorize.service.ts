@@ -4,9 +4,8 @@ import type { AuthorizationParamsDto, ConsentLimitsDto } from '@switchyard/share
 import { limitsOf } from '../../common/spend-limits';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { ClientsService } from '../clients/clients.service';
-import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
-import { ConsentsService } from '../consents/consents.service';
+import { ClientsService, type OAuthClient } from '../clients';
+import { ConsentsService } from '../consents';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { isS256Challenge } from './pkce';
 
@@ -20,7 +19,7 @@ export class AuthorizationRedirectError extends Error {
     message: string,
     readonly redirectTo: string,
     /** The app the error would go back to (already checked: known, active, redirect URI registered). */
-    readonly client: OAuthClientEntity,
+    readonly client: OAuthClient,
   ) {
     super(message);
   }
@@ -28,7 +27,7 @@ export class AuthorizationRedirectError extends Error {
 
 /** A request that passed every check, ready for the consent decision. */
 export interface CheckedAuthorization {
-  client: OAuthClientEntity;
+  client: OAuthClient;
   redirectUri: string;
   scopes: OAuthScope[];
   state: string | undefined;
@@ -67,7 +66,7 @@ export class AuthorizeService {
       throw new AuthorizationPageError('redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.');
     }
     const fail = (error: AuthorizationRedirectError['error'], message: string) =>
-      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri!, error, message, params.state), client);
+      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri, error, message, params.state), client);
     if (params.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code');
     if (!params.code_challenge) throw fail('invalid_request', 'code_challenge is required (PKCE with S256)');
     if (params.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
@@ -139,7 +138,7 @@ export class AuthorizeService {
  * a private-use scheme can be imitated by any program on the device, and a dynamic registration has no
  * accountable owner, so those are asked every time.
  */
-export function reusesConsent(client: OAuthClientEntity, redirectUri: string): boolean {
+export function reusesConsent(client: OAuthClient, redirectUri: string): boolean {
   if (client.clientType === 'CONFIDENTIAL') return true;
   return client.registration === 'owner' && redirectUri.startsWith('https://');
 }

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { OAuthScope, TokenResponse } from '@switchyard/shared-dto';
-import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX, OAUTH_TOKENS_TOPIC } from '../../common/auth/principal';
+import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX } from '../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
-import { ClientsService } from '../clients/clients.service';
-import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
-import { ConsentsService } from '../consents/consents.service';
+import { ClientsService, type OAuthClient } from '../clients';
+import { ConsentsService } from '../consents';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
 import { AccessTokenRow, IssuedTokenHashes, OAuthRepository } from './oauth.repository';
 import { isValidVerifier, verifierMatches } from './pkce';
@@ -71,7 +71,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The authorization_code grant (RFC 6749 section 4.1.3 with RFC 7636 section 4.6). */
-  async exchangeCode(client: OAuthClientEntity, code: string, verifier: unknown, redirectUri: string | undefined): Promise<TokenResponse> {
+  async exchangeCode(client: OAuthClient, code: string, verifier: unknown, redirectUri: string | undefined): Promise<TokenResponse> {
     if (!code) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code is required');
     const codeHash = sha256(code);
     const used = await this.repository.consumeCode(codeHash);
@@ -104,7 +104,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The refresh_token grant (RFC 6749 section 6): rotation, reuse detection, no scope escalation. */
-  async refresh(client: OAuthClientEntity, refreshToken: string, scope: string | undefined): Promise<TokenResponse> {
+  async refresh(client: OAuthClient, refreshToken: string, scope: string | undefined): Promise<TokenResponse> {
     if (!refreshToken) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'refresh_token is required');
     const asked = [...new Set((scope ?? '').split(' ').filter(Boolean))] as OAuthScope[];
     const requested = asked.length ? asked : null;
@@ -154,7 +154,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** RFC 7662 for the client the token was issued to; anything else is simply inactive. */
-  async introspect(client: OAuthClientEntity, token: string): Promise<Record<string, unknown>> {
+  async introspect(client: OAuthClient, token: string): Promise<Record<string, unknown>> {
     if (!token || token.length !== TOKEN_LENGTH) return { active: false };
     const kind = token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) ? 'access' : token.startsWith(OAUTH_REFRESH_TOKEN_PREFIX) ? 'refresh' : null;
     const row = kind ? await this.repository.findLiveToken(sha256(token), kind) : null;
@@ -170,7 +170,7 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  private newPair(client: OAuthClientEntity): { access: string; refresh: string; hashes: IssuedTokenHashes } {
+  private newPair(client: OAuthClient): { access: string; refresh: string; hashes: IssuedTokenHashes } {
     const access = randomToken(OAUTH_ACCESS_TOKEN_PREFIX);
     const refresh = randomToken(OAUTH_REFRESH_TOKEN_PREFIX);
     return {

@@ -7,7 +7,7 @@ import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard'
 import type { Principal } from '../../common/auth/principal';
 import { RequireScopes } from '../../common/auth/scope.guard';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService } from '../accounts';
 import { renderAuthorizeErrorPage } from './authorize-error-page';
 import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } from './authorize.service';
 import { OAuthService, RegisteredClient } from './oauth.service';
@@ -42,7 +42,7 @@ export class OAuthController {
       // The consent page gets the parameters it understands; others (nonce, resource…) are ignored, as RFC 6749
       // section 3.1 says unknown request parameters must be.
       const known = Object.fromEntries(AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
-      res.redirect(302, `/consent?${new URLSearchParams(known)}`);
+      res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) {
         // Anyone may register a dynamic client with any https redirect URI, so its errors would make this server

@@ -4,8 +4,8 @@ import * as oauth from 'oauth4webapi';
 import OpenAI from 'openai';
 import { CALLBACK, freePort, insecure, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
-import { ClientsService } from '../clients/clients.service';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { ClientsService } from '../clients';
+import { UsageRecorder } from '../usage';
 
 const ADMIN = { email: 'oauth-admin@example.com', password: 'admin password 123' };
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
@@ -24,7 +24,7 @@ describe('OAuth2 for third-party apps', () => {
   const tokenRequest = (body: Record<string, string>, headers: Record<string, string> = {}) =>
     fetch(`${app.url}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) }).then(async (res) => ({
       status: res.status,
-      body: (await res.json()) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
+      body: (await res.json()) as any,
       headers: res.headers,
     }));
 

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsModule } from '../accounts/accounts.module';
-import { ClientsModule } from '../clients/clients.module';
-import { ConsentsModule } from '../consents/consents.module';
+import { AccountsModule } from '../accounts';
+import { ClientsModule } from '../clients';
+import { ConsentsModule } from '../consents';
 import { ProxyModule } from '../proxy';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
-import { AuthorizationCodeEntity } from './entities/authorization-code.entity';
-import { GrantEntity } from './entities/grant.entity';
-import { TokenEntity } from './entities/token.entity';
+import { oauthEntities } from './entities';
 import { OAuthAccessStrategy } from './oauth-access.strategy';
-import { OAuthBearerStrategy } from './oauth-bearer.strategy';
+import { OAuthBearerVerifier } from './oauth-bearer.verifier';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthRepository } from './oauth.repository';
@@ -21,9 +19,9 @@ import { OAuthService } from './oauth.service';
  * registration, metadata; and OAuth access tokens as a credential on the gateway and on `oauth: true` routes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuthorizationCodeEntity, GrantEntity, TokenEntity]), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
+  imports: [TypeOrmModule.forFeature(oauthEntities), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
   controllers: [OAuthController, AuthorizeController],
-  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerStrategy],
+  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerVerifier],
   exports: [OAuthTokensService],
 })
 export class OAuthModule {}

@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLIENT_NAME_RANGE, MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, redirectUriProblem, reservedNameProblem, type TokenResponse } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { ClientsService } from '../clients/clients.service';
-import type { OAuthClientEntity } from '../clients/entities/oauth-client.entity';
+import { ClientsService, type OAuthClient } from '../clients';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
 import { param, presentedClient } from './token-request';
@@ -128,7 +127,7 @@ export class OAuthService {
   }
 
   /** RFC 6749 section 2.3: public clients name themselves; confidential ones prove it. */
-  private async authenticateClient(body: Record<string, unknown> | undefined, authorization: string | undefined): Promise<OAuthClientEntity> {
+  private async authenticateClient(body: Record<string, unknown> | undefined, authorization: string | undefined): Promise<OAuthClient> {
     const presented = presentedClient(body, authorization);
     const challenge = presented.basic ? { 'WWW-Authenticate': 'Basic realm="oauth2"' } : undefined;
     const fail = (message: string) => new OAuthException(OAuthErrorCode.INVALID_CLIENT, message, challenge);

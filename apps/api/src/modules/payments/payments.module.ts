@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsageModule } from '../usage';
-import { PaymentEntity } from './entities/payment.entity';
+import { paymentsEntities } from './entities';
 import { PaymentsController } from './payments.controller';
 import { PaymentsRepository } from './payments.repository';
 import { PaymentsService } from './payments.service';
@@ -9,7 +9,7 @@ import { stripeClientProvider } from './stripe.provider';
 
 /** Card top-ups through Stripe Checkout (or the labelled sandbox when no Stripe key is configured). */
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentEntity]), UsageModule],
+  imports: [TypeOrmModule.forFeature(paymentsEntities), UsageModule],
   controllers: [PaymentsController],
   providers: [PaymentsRepository, PaymentsService, stripeClientProvider],
   exports: [PaymentsService],

@@ -74,7 +74,7 @@ export function matchGatewayRoute(httpMethod: string, rawPath: string): MatchedR
   const match = matchUncached(httpMethod, rawPath);
   if (match && !match.route.template.includes('{')) {
     if (staticMatches.size >= 1000) staticMatches.clear();
-    staticMatches.set(key, Object.freeze({ ...match, params: Object.freeze(match.params) }) as MatchedRoute);
+    staticMatches.set(key, Object.freeze({ ...match, params: Object.freeze(match.params) }));
   }
   return match;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { UsageRecorder } from '../usage';
 import { CatalogService } from './catalog/catalog.service';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-value';
@@ -72,10 +72,10 @@ describe('the gateway, through the official openai SDK', () => {
 
   const usageRows = async () => {
     await app.app.get(UsageRecorder).flush();
-    return app.database.dataSource.query(
+    return app.database.dataSource.query<Array<Record<string, any>>>(
       `SELECT request_id, method, model, status, http_status, error_code, prompt_tokens, completion_tokens, cost_micros::int AS cost, stream
          FROM usage_records ORDER BY started_at`,
-    ) as Promise<Array<Record<string, any>>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    );
   };
 
   describe('chat completions', () => {
@@ -205,7 +205,7 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('videos: create, retrieve, download the content (passed through untouched) and remix, for their owner only', async () => {
-      const video = await client.videos.create({ model: 'up-video' as never, prompt: 'a wave' });
+      const video = await client.videos.create({ model: 'up-video', prompt: 'a wave' });
       expect(video.id).toBe('video_fake1');
       expect((await client.videos.retrieve(video.id)).status).toBe('completed');
       const content = await client.videos.downloadContent(video.id);

@@ -5,8 +5,14 @@
 export { ProxyModule } from './proxy.module';
 export { CALL_ID_HEADER, COST_HEADER, GatewayService, MODEL_HEADER, type InProcessAnswer } from './gateway.service';
 export { CatalogService } from './catalog/catalog.service';
-export type { CatalogModel } from './catalog/catalog.types';
+export type { Catalog, CatalogModel } from './catalog/catalog.types';
 export { CredentialRegistry } from './credentials/credential-registry';
 export type { Caller, CredentialStrategy } from './credentials/caller';
 export type { PrefixKind } from './allowlist';
 export { GatewayErrorCode, GatewayException } from './gateway.exception';
+// The catalog as a file, read and checked without starting the gateway: by main.ts (its error) and the admin CLI.
+export { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog/catalog-loader';
+export { DEMO_CATALOG } from './catalog/demo-catalog';
+// Installed by the app outside Nest (app.ts): the /v1 listener in front of Nest's router, and its OpenAPI paths.
+export { installFrontDoor } from './front-door';
+export { addGatewayPaths } from './gateway-openapi';

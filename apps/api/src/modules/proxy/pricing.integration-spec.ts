@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { ReservationService } from '../usage';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { ReservationService, UsageRecorder } from '../usage';
 
 /**
  * Prices that match the providers (docs/pricing.md): a call through each provider kind whose usage has cache reads,
@@ -16,7 +15,7 @@ const fixture = (kind: string, name: string) => readFileSync(join(__dirname, 'pr
 
 function fakeUpstreams() {
   const paths: string[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw || '{}');
@@ -40,7 +39,8 @@ function fakeUpstreams() {
     if (url.startsWith('/gemini/v1beta/models/usage-gemini:streamGenerateContent')) return send(sse, fixture('gemini', 'stream-thinking.sse'));
     if (url.startsWith('/gemini/v1beta/models/usage-gemini:generateContent')) return send(json, fixture('gemini', 'thinking-cache-response.json'));
     res.writeHead(404).end();
-  });
+  };
+  const server: Server = createServer((req, res) => void answer(req, res));
   return { server, paths };
 }
 

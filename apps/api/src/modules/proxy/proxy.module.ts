@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DemoModule } from '../demo';
-import { KeysModule } from '../keys/keys.module';
+import { KeysModule } from '../keys';
 import { UsageModule } from '../usage';
 import { CallBilling } from './billing/call-billing';
 import { CatalogService } from './catalog/catalog.service';

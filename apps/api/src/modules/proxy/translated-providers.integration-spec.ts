@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +10,8 @@ const fixture = (provider: string, name: string) => readFileSync(join(__dirname,
 
 /** A fake Anthropic and Gemini in one server, answering with the providers' documented wire-format fixtures. */
 function fakeProviders() {
-  const seen: { path: string; headers: IncomingMessage['headers']; body: any }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const server: Server = createServer(async (req, res) => {
+  const seen: { path: string; headers: IncomingMessage['headers']; body: any }[] = [];
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw || '{}');
@@ -31,7 +31,8 @@ function fakeProviders() {
     if (req.url!.startsWith('/gemini/v1beta/models/gemini-test:generateContent'))
       return send(200, 'application/json', fixture('gemini', 'text-response.json'));
     send(404, 'application/json', '{"error":{"code":404,"message":"not found","status":"NOT_FOUND"}}');
-  });
+  };
+  const server: Server = createServer((req, res) => void answer(req, res));
   return { server, seen };
 }
 

@@ -6,7 +6,7 @@ import { fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startServiceProcess } from '../../../test/support/service-process';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { createRestartableDatabase, TestDatabase } from '../../../test/support/test-database';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { UsageRecorder } from '../usage';
 import { SpaceJobsRunner } from './space-jobs.runner';
 
 /**

@@ -40,9 +40,10 @@ export class SpacesGatewayClient {
       if (!(error instanceof AppException)) throw error;
       return { ok: false, status: error.status, code: error.code.toLowerCase(), message: error.message };
     }
-    let body: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- a model's answer, read defensively
+    // A model's answer, read defensively: the fields read here may be missing or of any type.
+    let body: { choices?: ({ message?: { content?: unknown } | null; finish_reason?: unknown } | null)[] } = {};
     try {
-      body = JSON.parse(answer.text);
+      body = JSON.parse(answer.text) as typeof body;
     } catch {
       // not JSON: an empty page, refused by the page check
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { FAKE_PAGE, fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { CatalogService } from '../proxy';
-import { UsageRecorder } from '../usage/usage-recorder';
+import { UsageRecorder } from '../usage';
 
 interface User {
   token: string;

@@ -1,10 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsModule } from '../accounts/accounts.module';
+import { AccountsModule } from '../accounts';
 import { ProxyModule } from '../proxy';
-import { SpaceAppVersionEntity } from './entities/space-app-version.entity';
-import { SpaceAppEntity } from './entities/space-app.entity';
-import { SpaceJobEntity } from './entities/space-job.entity';
+import { spacesEntities } from './entities';
 import { SpaceJobsRunner } from './space-jobs.runner';
 import { SpacePageWriter } from './space-page.writer';
 import { SpacesGatewayClient } from './spaces-gateway.client';
@@ -18,7 +16,7 @@ import { SpacesService } from './spaces.service';
  * gateway on the owner's budget (SpacesGatewayClient: an in-process call of the gateway's pipeline).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SpaceAppEntity, SpaceAppVersionEntity, SpaceJobEntity]), AccountsModule, ProxyModule],
+  imports: [TypeOrmModule.forFeature(spacesEntities), AccountsModule, ProxyModule],
   controllers: [SpacesController],
   providers: [SpacesRepository, SpacesGatewayClient, SpacePageWriter, SpaceJobsRunner, SpacesService],
   exports: [SpacesService],

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../accounts/accounts.repository';
+import { isUniqueViolation } from '../../common/database/postgres-errors';
 import { SpaceAppVersionEntity } from './entities/space-app-version.entity';
 import { SpaceAppEntity } from './entities/space-app.entity';
 import { SpaceJobEntity } from './entities/space-job.entity';

@@ -12,7 +12,7 @@ import type { SpaceGenerateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService } from '../accounts';
 import { CatalogService } from '../proxy';
 import type { SpaceAppEntity } from './entities/space-app.entity';
 import { slugFromPrompt, titleFromPrompt } from './page-check';

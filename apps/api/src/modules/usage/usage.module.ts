@@ -7,6 +7,7 @@ import { ReconciliationService } from './ledger/reconciliation';
 import { UsagePartitions } from './usage-partitions';
 import { UsageRecorder } from './usage-recorder';
 import { UsageController } from './usage.controller';
+import { UsageRepository } from './usage.repository';
 import { UsageService } from './usage.service';
 
 /**
@@ -15,7 +16,7 @@ import { UsageService } from './usage.service';
  */
 @Module({
   controllers: [UsageController],
-  providers: [UsageRecorder, UsagePartitions, LedgerRepository, ReservationsRepository, LedgerService, ReservationService, UsageService, ReconciliationService],
+  providers: [UsageRecorder, UsagePartitions, LedgerRepository, ReservationsRepository, UsageRepository, LedgerService, ReservationService, UsageService, ReconciliationService],
   exports: [UsageRecorder, LedgerService, ReservationService, UsageService, ReconciliationService],
 })
 export class UsageModule {}

@@ -1,20 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse, ClientUsageResponse } from '@switchyard/shared-dto';
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { toUnits } from './ledger/ledger.service';
 import { UsageErrorCode, UsageException } from './usage.exception';
-import { DAY_MS, splitWindow, usageSource } from './usage-window';
+import { UsageRepository } from './usage.repository';
+import { DAY_MS } from './usage-window';
 
-/** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
-const GROUP_KEYS = {
-  day: { daily: `to_char(day, 'YYYY-MM-DD')`, raw: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')` },
-  model: { daily: 'model', raw: 'model' },
-  key: { daily: `COALESCE(credential_name, 'Unknown')`, raw: `COALESCE(credential_name, 'Unknown')` },
-  app: { daily: `COALESCE(oauth_client_id, 'none')`, raw: `COALESCE(oauth_client_id, 'none')` },
-} as const;
 const num = (value: unknown) => Number(value ?? 0);
 
 function encodeCursor(startedAt: Date, id: string): string {
@@ -32,28 +24,14 @@ function decodeCursor(cursor: string): [string, string] {
 @Injectable()
 export class UsageService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: UsageRepository,
     private readonly reservations: ReservationsRepository,
   ) {}
 
   async activity(userId: string, query: UsageActivityQueryDto): Promise<ActivityPage> {
     const limit = query.limit ?? 50;
-    const params: unknown[] = [userId, limit + 1];
-    let where = 'user_id = $1';
-    if (query.cursor) {
-      const [time, id] = decodeCursor(query.cursor);
-      params.push(time, id);
-      // The plain bound on started_at lets PostgreSQL skip the months after the cursor (partition pruning);
-      // the row comparison alone would not.
-      where += ' AND started_at <= $3::timestamptz AND (started_at, id) < ($3::timestamptz, $4::uuid)';
-    }
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
-              error_code, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
-              reasoning_tokens, cost_micros, latency_ms, started_at, ended_at
-         FROM usage_records WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $2`,
-      params,
-    );
+    // One row more than the page tells whether there is a next one.
+    const rows = await this.repository.activity(userId, limit + 1, query.cursor ? decodeCursor(query.cursor) : null);
     const page = rows.slice(0, limit);
     // The money trace reads only this user's own reservations, by the calls' own ids.
     const trace = await this.reservations.trace(userId, page.map((row) => String(row.call_id)));
@@ -97,26 +75,7 @@ export class UsageService {
     // A bare date as `to` means the whole of that day.
     const end = query.to && /^\d{4}-\d{2}-\d{2}$/.test(query.to) ? new Date(to.getTime() + DAY_MS) : to;
     const groupBy = query.groupBy ?? 'day';
-    const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
-    const params: unknown[] = [userId];
-    const sums = 'prompt_tokens, completion_tokens, total_tokens, cost_micros';
-    const where = `user_id = $1${filter}`;
-    const source = usageSource(
-      splitWindow(from, end),
-      {
-        days: (a, b) => `SELECT ${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums} FROM usage_daily WHERE ${where} AND day >= ${a} AND day < ${b}`,
-        raw: (a, b) => `SELECT ${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums} FROM usage_records WHERE ${where} AND started_at >= ${a} AND started_at < ${b}`,
-      },
-      params,
-    );
-    const rows: Record<string, unknown>[] = source
-      ? await this.dataSource.query(
-          `SELECT key, sum(requests) AS requests, sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion,
-                  sum(total_tokens) AS total, sum(cost_micros) AS cost
-             FROM (${source}) AS window_rows GROUP BY key ORDER BY key`,
-          params,
-        )
-      : [];
+    const rows = await this.repository.analytics(userId, groupBy, from, end);
     const groups: AnalyticsGroup[] = rows.map((row) => ({
       key: String(row.key),
       requests: num(row.requests),
@@ -141,40 +100,8 @@ export class UsageService {
    * `to` are UTC dates; the window includes both days.
    */
   async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
-    const params: unknown[] = [clientId];
-    const window = splitWindow(from, new Date(to.getTime() + DAY_MS));
-    const calls = usageSource(
-      window,
-      {
-        days: (a, b) => `SELECT model, ${GROUP_KEYS.day.daily} AS day, requests, total_tokens, cost_micros
-                           FROM usage_app_daily WHERE oauth_client_id = $1 AND day >= ${a} AND day < ${b}`,
-        raw: (a, b) => `SELECT model, ${GROUP_KEYS.day.raw} AS day, 1 AS requests, total_tokens, cost_micros
-                          FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
-      },
-      params,
-    );
-    // Whole days: the months that overlap them, and of each month's row only a user whose day bits meet them.
-    const users = usageSource(
-      window,
-      {
-        days: (a, b) => `SELECT user_id FROM usage_app_users
-                          WHERE oauth_client_id = $1 AND month >= ${a} - (extract(day FROM ${a})::int - 1) AND month < ${b}
-                            AND days::bigint & ((1::bigint << (LEAST(${b}, (month + interval '1 month')::date) - month))
-                                                - (1::bigint << GREATEST(${a} - month, 0))) <> 0`,
-        raw: (a, b) => `SELECT user_id FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
-      },
-      params,
-    );
-    // One pass for the totals, per model and per day. GROUPING(model, day) tells the sets apart: 3 for the
-    // totals, 1 per model, 2 per day.
-    const rows: Record<string, unknown>[] = calls
-      ? await this.dataSource.query(
-          `SELECT GROUPING(model, day) AS grouping_set, model, day, sum(requests) AS requests, sum(total_tokens) AS tokens,
-                  sum(cost_micros) AS cost, (SELECT count(DISTINCT user_id) FROM (${users}) AS window_users) AS users
-             FROM (${calls}) AS window_rows GROUP BY GROUPING SETS ((), (model), (day)) ORDER BY grouping_set, model, day`,
-          params,
-        )
-      : [];
+    // One pass for the totals (grouping set 3), per model (1) and per day (2).
+    const rows = await this.repository.clientUsage(clientId, from, new Date(to.getTime() + DAY_MS));
     const set = (which: number) => rows.filter((r) => num(r.grouping_set) === which);
     const [totals = {}] = set(3);
     const row = (r: Record<string, unknown>) => ({ requests: num(r.requests), totalTokens: num(r.tokens), cost: toUnits(num(r.cost)) });

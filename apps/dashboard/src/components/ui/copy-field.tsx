@@ -39,7 +39,7 @@ export function CopyField({ label, value, hint, autoFocus = false, describedBy, 
     }
     inputRef.current?.focus();
     inputRef.current?.select();
-    let copied = false;
+    let copied: boolean;
     try {
       // Deprecated, but still the only synchronous way to copy where the Clipboard API is missing.
       copied = document.execCommand('copy');

@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { OAuthScope } from '@switchyard/shared-dto';
+import type { OAuthClient } from '../oauth-client';
 
 /** A registered OAuth2 app. A confidential client's secret is kept only as its SHA-256. */
 @Entity({ name: 'oauth_clients' })
-export class OAuthClientEntity {
+export class OAuthClientEntity implements OAuthClient {
   @PrimaryGeneratedColumn()
   id: number;
 

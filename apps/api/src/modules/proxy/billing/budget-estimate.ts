@@ -71,7 +71,7 @@ function outputBound(json: Record<string, unknown>, action: RouteMethod, model: 
   }
   // completions allows 0 (with echo: the prompt's logprobs only); Responses wants at least 16, as OpenAI does.
   const asked = fields.map((field) => optionalCount(json, field, action === 'completions' ? 0 : 1));
-  const given = asked.every((value) => value !== null) ? Math.max(...(asked as number[])) : null;
+  const given = asked.every((value) => value !== null) ? Math.max(...asked) : null;
   const fallback = action === 'completions' && given === null ? COMPLETIONS_DEFAULT_MAX_TOKENS : limit;
   const tokens = given === null ? Math.min(fallback, limit) : Math.min(given, limit);
   const n = optionalCount(json, 'n', 1, MAX_CHOICES) ?? 1;

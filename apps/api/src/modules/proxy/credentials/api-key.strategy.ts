@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { KeysService } from '../../keys/keys.service';
+import { KeysService } from '../../keys';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import type { Caller, CredentialStrategy } from './caller';
 import { CredentialRegistry } from './credential-registry';

@@ -51,19 +51,21 @@ export class Delivered {
  * generated text). Ids, roles and types are not output.
  */
 function frameText(data: string, responses: boolean, into: string[]): void {
-  let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's chunk, read defensively
+  // A provider's chunk, read defensively: every field is checked before use.
+  let parsed: unknown;
   try {
-    chunk = JSON.parse(data);
+    parsed = JSON.parse(data);
   } catch {
     return;
   }
-  if (!chunk || typeof chunk !== 'object') return;
+  if (!parsed || typeof parsed !== 'object') return;
+  const chunk = parsed as Record<string, unknown>;
   if (responses) {
     if (typeof chunk.type === 'string' && chunk.type.endsWith('.delta') && typeof chunk.delta === 'string') into.push(chunk.delta);
     return;
   }
   if (!Array.isArray(chunk.choices)) return;
-  for (const choice of chunk.choices) {
+  for (const choice of chunk.choices as ({ text?: unknown; delta?: unknown } | null | undefined)[]) {
     if (typeof choice?.text === 'string') into.push(choice.text);
     outputText(choice?.delta, into);
   }

@@ -3,6 +3,9 @@ import type { Call } from '../call/call';
 import { MAY_CARRY_USAGE } from './delivered';
 import { fromOpenAiChat, fromOpenAiResponses, mergeUsage, type NormalisedUsage } from './token-usage';
 
+/** A provider's JSON object (an answer, a chunk, its usage), read defensively: every field is checked before use. */
+type ProviderJson = Record<string, unknown>;
+
 /** The Responses API events that end a stream, each with the response's usage. */
 const FINAL_RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 const logger = new Logger('Metering');
@@ -22,15 +25,16 @@ export function setUsage(call: Call, reported: unknown, format: 'chat' | 'respon
 }
 
 /** Meters a JSON answer: its usage, or (without it) what it delivered, estimated like a stream's. */
-export function meterJson(call: Call, body: Record<string, any>): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's answer, read defensively
-  const usage = body.usage && typeof body.usage === 'object' ? body.usage : {};
+export function meterJson(call: Call, body: ProviderJson): void {
+  const usage = (body.usage && typeof body.usage === 'object' ? body.usage : {}) as ProviderJson;
   switch (call.route.action) {
     case 'chat_completions':
     case 'completions':
     case 'embeddings':
       setUsage(call, usage, 'chat');
       if (!call.usageKnown && Array.isArray(body.choices))
-        for (const choice of body.choices) call.delivered.addText(typeof choice?.text === 'string' ? choice.text : '', choice?.message);
+        for (const choice of body.choices as (ProviderJson | null | undefined)[])
+          call.delivered.addText(typeof choice?.text === 'string' ? choice.text : '', choice?.message);
       return;
     case 'responses':
       setUsage(call, usage, 'responses');
@@ -73,23 +77,24 @@ export function meterRequest(call: Call): void {
  * carry usage is parsed. Returns the parsed frame and its usage object when it carried one (the relay writes the
  * cost into it), else null.
  */
-export function meterFrame(call: Call, data: string, responses: boolean): { chunk: Record<string, any>; usage: Record<string, unknown> } | null { // eslint-disable-line @typescript-eslint/no-explicit-any -- a provider's chunk, read defensively
+export function meterFrame(call: Call, data: string, responses: boolean): { chunk: ProviderJson; usage: ProviderJson } | null {
   call.delivered.add(data);
   if (!MAY_CARRY_USAGE.test(data)) return null;
-  let chunk: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
+  let chunk: ProviderJson;
   try {
-    chunk = JSON.parse(data);
+    chunk = JSON.parse(data) as ProviderJson;
   } catch {
     return null;
   }
   if (responses) {
     // The last event carries the usage: completed, or incomplete (the output bound was reached), or failed.
-    const usage = FINAL_RESPONSE_EVENTS.has(chunk.type) ? chunk.response?.usage : undefined;
+    const usage = FINAL_RESPONSE_EVENTS.has(chunk.type as string) ? ((chunk.response as ProviderJson | null | undefined)?.usage as ProviderJson | undefined) : undefined;
     if (!usage) return null;
     setUsage(call, usage, 'responses');
     return { chunk, usage };
   }
-  if (!chunk.usage) return null;
-  setUsage(call, chunk.usage, 'chat');
-  return { chunk, usage: chunk.usage };
+  const usage = chunk.usage as ProviderJson | undefined;
+  if (!usage) return null;
+  setUsage(call, usage, 'chat');
+  return { chunk, usage };
 }

@@ -40,8 +40,8 @@ export function mergeUsage(into: Json, from: unknown): Json {
   if (!isObject(from)) return into;
   for (const [key, value] of Object.entries(from)) {
     if (typeof value === 'number') {
-      if (Number.isFinite(value) && !(typeof into[key] === 'number' && (into[key] as number) >= value)) into[key] = value;
-    } else if (isObject(value)) into[key] = mergeUsage(isObject(into[key]) ? (into[key] as Json) : {}, value);
+      if (Number.isFinite(value) && !(typeof into[key] === 'number' && into[key] >= value)) into[key] = value;
+    } else if (isObject(value)) into[key] = mergeUsage(isObject(into[key]) ? into[key] : {}, value);
   }
   return into;
 }

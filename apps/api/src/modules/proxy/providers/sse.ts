@@ -44,7 +44,7 @@ export class SseParser {
   /** Feeds a chunk (bytes from the network, or already-decoded text) and returns the events it completed. */
   push(chunk: Uint8Array | string): SseEvent[] {
     const events: SseEvent[] = [];
-    this.scan(this.start(typeof chunk === 'string' ? chunk : this.decoder.write(chunk as Buffer)), events);
+    this.scan(this.start(typeof chunk === 'string' ? chunk : this.decoder.write(chunk)), events);
     return events;
   }
 

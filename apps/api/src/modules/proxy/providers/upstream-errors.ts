@@ -35,10 +35,12 @@ export function openAiUpstreamError(status: number, text: string, model: Catalog
   return mapUpstreamStatus(status, message, code, model);
 }
 
+const UPSTREAM_FAILURES = new Set<string>([GatewayErrorCode.UPSTREAM_ERROR, GatewayErrorCode.UPSTREAM_TIMEOUT, GatewayErrorCode.UPSTREAM_RATE_LIMITED]);
+
 /** A provider's own failure — unreachable, timed out, 5xx, rate limited — not the caller's request. */
 export function worthFallingBack(error: unknown): boolean {
   if (!(error instanceof AppException)) return false;
-  return error.code === GatewayErrorCode.UPSTREAM_ERROR || error.code === GatewayErrorCode.UPSTREAM_TIMEOUT || error.code === GatewayErrorCode.UPSTREAM_RATE_LIMITED;
+  return UPSTREAM_FAILURES.has(error.code);
 }
 
 /** The translators' cleaning (URLs, keys in query strings), plus key-like tokens and the provider's own key. */

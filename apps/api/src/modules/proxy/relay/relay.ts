@@ -157,7 +157,7 @@ export class AnswerRelay {
     if (data === '[DONE]' || !data.length) return data;
     const metered = meterFrame(call, data, responses);
     if (!metered) return data;
-    if (!responses && !call.callerWantsUsage && !metered.chunk.choices?.length) return null;
+    if (!responses && !call.callerWantsUsage && !(metered.chunk.choices as ArrayLike<unknown> | null | undefined)?.length) return null;
     const withCost = (cost: number) => {
       metered.usage.cost = toUnits(cost);
       metered.usage.cost_details = costDetails(call.model.pricing, billedUsage(call));

@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
-import { API_KEYS_TOPIC, OAUTH_TOKENS_TOPIC } from '../../../common/auth/principal';
+import { OAUTH_TOKENS_TOPIC } from '../../../common/redis/topics';
+import { API_KEYS_TOPIC } from '../../keys';
 import { toUnits } from './ledger.service';
 import { LeasedSettlement, ReservationsRepository, ReserveInput } from './reservations.repository';
 

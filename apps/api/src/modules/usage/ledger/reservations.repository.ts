@@ -208,7 +208,7 @@ export class ReservationsRepository {
    * what the call was charged; a retry returns the same.
    */
   async settleExact(input: ExactSettlement): Promise<number> {
-    const rows = await this.dataSource.query(
+    const rows = await this.dataSource.query<{ charged: unknown }[]>(
       'SELECT charged FROM sy_settle_exact($1, $2, $3, $4, $5, $6, $7, $8)',
       [input.id, input.userId, input.apiKeyId, input.oauthClientId, input.requestId, input.leaseId, Math.max(0, Math.round(input.costMicros)), input.reason],
     );
@@ -226,7 +226,7 @@ export class ReservationsRepository {
 
   /** Reservations held right now, on every instance (the metrics' gauge). */
   async countOpen(): Promise<number> {
-    const [row] = await this.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
+    const [row] = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
     return Number(row.n);
   }
 

@@ -92,7 +92,7 @@ export function applyChatEvent(state: ChatStreamState, data: string): ChatStream
     throw new StreamError(message, typeof chunk.error.code === 'string' ? chunk.error.code : null);
   }
   let next = state;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices.find((item) => isRecord(item) && (item.index ?? 0) === 0) : undefined;
+  const choice: unknown = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]).find((item) => isRecord(item) && (item.index ?? 0) === 0) : undefined;
   if (isRecord(choice)) {
     const delta = isRecord(choice.delta) ? choice.delta : {};
     if (typeof delta.content === 'string' && delta.content !== '') next = { ...next, content: next.content + delta.content };

@@ -16,7 +16,7 @@ const CTX: TranslatorContext = {
 const RESPONSE_CTX = { publicModel: 'claude-sonnet', id: 'chatcmpl-test123', created: 1_700_000_000 };
 
 async function build(body: Partial<ChatCompletionCreateParams>): Promise<Record<string, unknown>> {
-  const spec = await anthropicTranslator.buildRequest({ model: 'claude-sonnet', messages: [], ...body } as ChatCompletionCreateParams, CTX);
+  const spec = await anthropicTranslator.buildRequest({ model: 'claude-sonnet', messages: [], ...body }, CTX);
   return JSON.parse(spec.body) as Record<string, unknown>;
 }
 

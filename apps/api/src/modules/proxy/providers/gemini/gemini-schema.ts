@@ -64,7 +64,7 @@ function mergeAll(schemas: JsonObject[]): JsonObject {
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'properties' && isRecord(value)) merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value };
       else if (key === 'required' && Array.isArray(value)) {
-        merged.required = [...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...value])];
+        merged.required = [...new Set([...(Array.isArray(merged.required) ? (merged.required as unknown[]) : []), ...(value as unknown[])])];
       } else if (!(key in merged)) merged[key] = value;
     }
   }
@@ -144,7 +144,7 @@ function convert(node: unknown, depth: number, ctx: Context): JsonObject {
   }
   if (Array.isArray(node.required)) {
     const names = node.required.filter((name): name is string => typeof name === 'string');
-    result.required = [...new Set([...(Array.isArray(result.required) ? result.required : []), ...names])];
+    result.required = [...new Set([...(Array.isArray(result.required) ? (result.required as unknown[]) : []), ...names])];
   }
   if (Array.isArray(result.required)) {
     // Gemini rejects a required name that is not a declared property.
@@ -155,7 +155,7 @@ function convert(node: unknown, depth: number, ctx: Context): JsonObject {
   }
 
   if (node.items !== undefined) {
-    const items = Array.isArray(node.items) ? node.items[0] : node.items; // tuple form: the first item type
+    const items: unknown = Array.isArray(node.items) ? (node.items as unknown[])[0] : node.items; // tuple form: the first item type
     if (items !== undefined) result.items = convert(items, depth + 1, ctx);
   }
   return result;

@@ -15,7 +15,7 @@ function context(fetchImage: TranslatorContext['fetchImage'] = () => Promise.rej
 const RESPONSE_CTX = { publicModel: 'gemini-flash', id: 'chatcmpl-gem1', created: 1_700_000_000 };
 
 async function build(body: Partial<ChatCompletionCreateParams>, ctx = context()): Promise<Record<string, unknown>> {
-  const spec = await geminiTranslator.buildRequest({ model: 'gemini-flash', messages: [], ...body } as ChatCompletionCreateParams, ctx);
+  const spec = await geminiTranslator.buildRequest({ model: 'gemini-flash', messages: [], ...body }, ctx);
   return JSON.parse(spec.body) as Record<string, unknown>;
 }
 

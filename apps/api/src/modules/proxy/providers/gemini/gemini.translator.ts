@@ -491,7 +491,7 @@ function errorReason(error: JsonObject): string | undefined {
 
 function errorInfo(httpStatus: number, payload: unknown): UpstreamErrorInfo {
   // The non-SSE stream endpoint wraps everything, errors included, in a JSON array.
-  const body = Array.isArray(payload) ? payload[0] : payload;
+  const body: unknown = Array.isArray(payload) ? (payload as unknown[])[0] : payload;
   const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const grpcStatus = typeof error?.status === 'string' ? error.status : undefined;
   const known = grpcStatus !== undefined ? BY_GRPC_STATUS[grpcStatus] : undefined;

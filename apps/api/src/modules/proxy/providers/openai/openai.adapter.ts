@@ -44,7 +44,7 @@ export class OpenAiAdapter implements ProviderAdapter {
       // Encoded as it is sent: the files stream from disk, never whole in memory.
       const encoded = new globalThis.Response(await call.form.toFormData({ model: call.model.upstreamModel }));
       headers['content-type'] = encoded.headers.get('content-type')!;
-      body = Readable.fromWeb(encoded.body! as import('node:stream/web').ReadableStream);
+      body = Readable.fromWeb(encoded.body!);
     }
     const upstream = await this.upstream.send({
       url: provider.baseUrl + upstreamPath(call),
@@ -93,7 +93,8 @@ export class OpenAiAdapter implements ProviderAdapter {
     return new Promise<void>((resolve, reject) => {
       res.on('finish', () => (res.statusCode >= 500 ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')) : resolve()));
       res.on('close', () => resolve());
-      proxy!(req, res as never, (error?: unknown) => reject(error ? upstreamFailure(error) : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')));
+      // The middleware hands its failures to this callback; the promise it returns carries no outcome.
+      void proxy(req, res as never, (error?: unknown) => reject(error ? upstreamFailure(error) : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')));
     });
   }
 }

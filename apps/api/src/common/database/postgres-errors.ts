@@ -1,0 +1,17 @@
+import { QueryFailedError } from 'typeorm';
+
+/** PostgreSQL's SQLSTATE for a unique constraint a write would break. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Whether a query failed on a unique constraint (on `constraint` when given): how a repository tells "taken by a
+ * concurrent write" from a real failure. Shared by the repositories of several modules, so it lives here.
+ */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })?.driverError;
+  return (
+    error instanceof QueryFailedError &&
+    driverError?.code === UNIQUE_VIOLATION &&
+    (!constraint || driverError.constraint === constraint)
+  );
+}
