@@ -147,7 +147,9 @@ export default defineConfig(
     // Feeds provider fixtures through the SSE parser and a translator's stream, for the proxy module's own specs
     // (providers/*/*.translator.spec.ts, metering/token-usage.spec.ts), its only users.
     files: ['apps/api/test/support/translator-stream.ts'],
-    rules: { 'switchyard/module-faces': ['error', { allow: ['proxy/providers/sse', 'proxy/providers/translator.types'] }] },
+    rules: {
+      'switchyard/module-faces': ['error', { allow: ['proxy/providers/sse', 'proxy/providers/translator.types'] }],
+    },
   },
 
   // The dashboard: React's hook rules and TanStack Query's strict preset.

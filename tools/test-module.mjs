@@ -26,9 +26,17 @@ if (!existsSync(jest)) {
   console.error('jest is not installed: run npm install first');
   process.exit(2);
 }
-const result = spawnSync(jest, ['--config', 'apps/api/jest.config.ts', '--testPathPatterns', `apps/api/src/modules/${name}/`, ...jestArgs], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings=ExperimentalWarning`.trim() },
-});
+const result = spawnSync(
+  jest,
+  ['--config', 'apps/api/jest.config.ts', '--testPathPatterns', `apps/api/src/modules/${name}/`, ...jestArgs],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      NODE_OPTIONS:
+        `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings=ExperimentalWarning`.trim(),
+    },
+  },
+);
 process.exit(result.status ?? 1);

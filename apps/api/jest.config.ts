@@ -5,6 +5,10 @@ export default {
   displayName: 'api',
   preset: '../../jest.preset.js',
   rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.integration-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/src/**/*.integration-spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+  ],
   testTimeout: 60_000,
 };

@@ -12,13 +12,17 @@ const apiPrefixes = ['/api', '/v1', '/oauth2', '/openapi.json', '/healthz', '/re
 const sameOriginAsApi: ProxyOptions['configure'] = (proxy) => {
   proxy.on('proxyReq', (proxyReq, req) => {
     const origin = req.headers.origin;
-    if (origin && req.headers.host && origin.replace(/^https?:\/\//, '') === req.headers.host) proxyReq.setHeader('origin', new URL(apiTarget).origin);
+    if (origin && req.headers.host && origin.replace(/^https?:\/\//, '') === req.headers.host)
+      proxyReq.setHeader('origin', new URL(apiTarget).origin);
   });
 };
 
 // Prefixes end at a path boundary, so '/api' never captures an SPA path such as '/apis'.
 const proxy: Record<string, ProxyOptions> = Object.fromEntries(
-  apiPrefixes.map((prefix) => [`^${prefix.replace(/\./g, '\\.')}(?:[/?]|$)`, { target: apiTarget, changeOrigin: false, configure: sameOriginAsApi }]),
+  apiPrefixes.map((prefix) => [
+    `^${prefix.replace(/\./g, '\\.')}(?:[/?]|$)`,
+    { target: apiTarget, changeOrigin: false, configure: sameOriginAsApi },
+  ]),
 );
 
 export default defineConfig({

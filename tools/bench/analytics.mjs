@@ -37,7 +37,18 @@ const DAY_MS = 86_400_000;
 const SPAN_DAYS = 365;
 const CHUNK = 500_000;
 const LIGHT_USERS = 2000;
-const MODELS = ['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini', 'claude-haiku', 'claude-haiku', 'gpt-4o', 'claude-sonnet', 'llama-70b', 'mistral-large', 'gemini-flash'];
+const MODELS = [
+  'gpt-4o-mini',
+  'gpt-4o-mini',
+  'gpt-4o-mini',
+  'claude-haiku',
+  'claude-haiku',
+  'gpt-4o',
+  'claude-sonnet',
+  'llama-70b',
+  'mistral-large',
+  'gemini-flash',
+];
 const work = mkdtempSync(join(os.tmpdir(), 'sy-bench-analytics-'));
 
 function scratchUrl() {
@@ -96,11 +107,17 @@ async function createOwner(base) {
   const keys = [];
   for (const name of ['bench key 1', 'bench key 2', 'bench key 3']) {
     const created = await postJson(`${base}/api/v1/keys`, { name }, auth);
-    if (!created.json?.data?.id) throw new Error(`creating a key answered ${created.status}: ${created.text.slice(0, 300)}`);
+    if (!created.json?.data?.id)
+      throw new Error(`creating a key answered ${created.status}: ${created.text.slice(0, 300)}`);
     keys.push({ id: created.json.data.id, name });
   }
-  const app = await postJson(`${base}/api/v1/oauth2/clients`, { clientName: 'Bench app', redirectUris: ['https://bench.example.com/callback'] }, auth);
-  if (!app.json?.data?.clientId) throw new Error(`registering an app answered ${app.status}: ${app.text.slice(0, 300)}`);
+  const app = await postJson(
+    `${base}/api/v1/oauth2/clients`,
+    { clientName: 'Bench app', redirectUris: ['https://bench.example.com/callback'] },
+    auth,
+  );
+  if (!app.json?.data?.clientId)
+    throw new Error(`registering an app answered ${app.status}: ${app.text.slice(0, 300)}`);
   return { session, userId, keys, app: { id: app.json.data.id, clientId: app.json.data.clientId, name: 'Bench app' } };
 }
 
@@ -118,9 +135,13 @@ async function seed(db, owner) {
                   SELECT 'bench-user-' || i || '@example.com', 'not-a-hash' FROM generate_series(1, ${LIGHT_USERS + 2}) AS i`);
   await db.query(`CREATE TABLE bench_users (idx int PRIMARY KEY, id uuid NOT NULL)`);
   await db.query(`INSERT INTO bench_users VALUES (0, $1)`, [owner.userId]);
-  await db.query(`INSERT INTO bench_users SELECT substring(email FROM 'bench-user-(\\d+)@')::int, id FROM users WHERE email LIKE 'bench-user-%'`);
+  await db.query(
+    `INSERT INTO bench_users SELECT substring(email FROM 'bench-user-(\\d+)@')::int, id FROM users WHERE email LIKE 'bench-user-%'`,
+  );
   // The months before the API's start: partitions made as an operator would for imported history.
-  await db.query(`SELECT usage_partition_ensure((date_trunc('month', now() AT TIME ZONE 'UTC') - n * interval '1 month')::date) FROM generate_series(0, 13) AS n`);
+  await db.query(
+    `SELECT usage_partition_ensure((date_trunc('month', now() AT TIME ZONE 'UTC') - n * interval '1 month')::date) FROM generate_series(0, 13) AS n`,
+  );
 
   // Bulk load without the indexes, then build them: far faster than maintaining five B-trees row by row.
   const { rows: indexes } = await db.query(
@@ -158,14 +179,24 @@ async function seed(db, owner) {
                       date_trunc('milliseconds', $1::timestamptz + (n - 1) * $2::float8 * interval '1 millisecond') AS at
                  FROM (SELECT n, (n * 2654435761) % 100 AS h FROM generate_series($7::bigint, $8::bigint) AS n) AS hashed) AS s
          JOIN bench_users AS u ON u.idx = s.who`,
-      [t0, stepMs, owner.keys.map((k) => k.id), owner.app.clientId, owner.keys.map((k) => k.name), owner.app.name, lo, hi],
+      [
+        t0,
+        stepMs,
+        owner.keys.map((k) => k.id),
+        owner.app.clientId,
+        owner.keys.map((k) => k.name),
+        owner.app.name,
+        lo,
+        hi,
+      ],
     );
     log(`  ${hi.toLocaleString('en')} records (${seconds(started)})`);
   }
   const indexing = performance.now();
   await db.query(`SET maintenance_work_mem = '512MB'`);
   for (const index of indexes) {
-    if (index.constraint) await db.query(`ALTER TABLE usage_records ADD CONSTRAINT ${index.constraint} ${index.condef}`);
+    if (index.constraint)
+      await db.query(`ALTER TABLE usage_records ADD CONSTRAINT ${index.constraint} ${index.condef}`);
     // A partitioned index's definition reads `ON ONLY usage_records`, which would index no partition.
     else await db.query(index.def.replace(' ON ONLY ', ' ON '));
   }
@@ -194,7 +225,8 @@ async function timeHttp(url, session, runs = RUNS) {
     const response = await fetch(url, { headers: { authorization: `Bearer ${session}` } });
     const body = await response.json();
     const ms = performance.now() - t;
-    if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200)
+      throw new Error(`${url} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
     return { ms, body };
   };
   const { body } = await call();
@@ -221,7 +253,8 @@ function rawAnalyticsSql(groupBy) {
     key: `COALESCE(credential_name, 'Unknown')`,
     app: `COALESCE(oauth_client_id, 'none')`,
   }[groupBy];
-  const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
+  const filter =
+    groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
   return `SELECT ${key} AS key, count(*) AS requests, sum(prompt_tokens) AS prompt, sum(completion_tokens) AS completion,
                  sum(total_tokens) AS total, sum(cost_micros) AS cost
             FROM usage_records WHERE user_id = $1 AND started_at >= $2 AND started_at < $3${filter} GROUP BY 1 ORDER BY 1`;
@@ -236,18 +269,30 @@ async function measure(api, db, owner) {
   const add = (row) => {
     results.push(row);
     const verdict = row.pass === undefined ? '' : row.pass ? '  PASS' : '  FAIL';
-    log(`  ${row.name.padEnd(46)} p50 ${row.p50.toFixed(1).padStart(7)} ms   max ${row.max.toFixed(1).padStart(7)} ms${row.raw ? `   raw rows: p50 ${row.raw.p50.toFixed(0)} ms` : ''}${verdict}`);
+    log(
+      `  ${row.name.padEnd(46)} p50 ${row.p50.toFixed(1).padStart(7)} ms   max ${row.max.toFixed(1).padStart(7)} ms${row.raw ? `   raw rows: p50 ${row.raw.p50.toFixed(0)} ms` : ''}${verdict}`,
+    );
   };
   const http = async (name, path, raw) => {
     const timed = await timeHttp(`${api.base}${path}`, owner.session);
-    add({ name, path, p50: timed.p50, max: timed.max, runs: timed.runs, pass: timed.p50 < LIMIT_MS, raw: raw ? await raw() : null });
+    add({
+      name,
+      path,
+      p50: timed.p50,
+      max: timed.max,
+      runs: timed.runs,
+      pass: timed.p50 < LIMIT_MS,
+      raw: raw ? await raw() : null,
+    });
     return timed.body;
   };
 
   const first = await http('activity, first page', '/api/v1/usage/me/activity');
   if (!first.data.nextCursor) throw new Error('activity returned no next page');
   // A page about six months back: the cursor the previous page would have handed out.
-  const { rows: [deep] } = await db.query(
+  const {
+    rows: [deep],
+  } = await db.query(
     `SELECT started_at, id FROM usage_records WHERE user_id = $1 AND started_at < now() - interval '182 days' ORDER BY started_at DESC, id DESC LIMIT 1`,
     [owner.userId],
   );
@@ -266,10 +311,13 @@ async function measure(api, db, owner) {
   const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
   for (const days of [30, 365]) {
     const start = new Date(today.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-    const body = await http(`app usage (all its users), ${days} days`, `/api/v1/oauth2/clients/${owner.app.id}/usage?startDate=${start}&endDate=${today.toISOString().slice(0, 10)}`, () =>
-      timeSql(db, RAW_CLIENT_SQL, [owner.app.clientId, new Date(start), new Date(today.getTime() + DAY_MS)]),
+    const body = await http(
+      `app usage (all its users), ${days} days`,
+      `/api/v1/oauth2/clients/${owner.app.id}/usage?startDate=${start}&endDate=${today.toISOString().slice(0, 10)}`,
+      () => timeSql(db, RAW_CLIENT_SQL, [owner.app.clientId, new Date(start), new Date(today.getTime() + DAY_MS)]),
     );
-    if (days === 365) log(`    (${body.data.requests.toLocaleString('en')} calls by ${body.data.users.toLocaleString('en')} users)`);
+    if (days === 365)
+      log(`    (${body.data.requests.toLocaleString('en')} calls by ${body.data.users.toLocaleString('en')} users)`);
   }
   return results;
 }
@@ -278,7 +326,10 @@ async function measure(api, db, owner) {
 
 function renderDoc({ machine, started, counts, seedSeconds, results }) {
   const ms = (value) => (value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(1)} ms`);
-  const rows = results.map((r) => `| ${r.name} | ${ms(r.p50)} | ${ms(r.max)} | ${r.pass ? 'PASS' : 'FAIL'} | ${r.raw ? `${ms(r.raw.p50)} (max ${ms(r.raw.max)})` : '—'} |`);
+  const rows = results.map(
+    (r) =>
+      `| ${r.name} | ${ms(r.p50)} | ${ms(r.max)} | ${r.pass ? 'PASS' : 'FAIL'} | ${r.raw ? `${ms(r.raw.p50)} (max ${ms(r.raw.max)})` : '—'} |`,
+  );
   return `# Usage analytics at 10 million records
 
 Generated by \`npm run bench:analytics\` (\`tools/bench/analytics.mjs\`) on ${started.toISOString().slice(0, 10)}; do not edit by hand.
@@ -331,9 +382,14 @@ async function main() {
   try {
     machine.postgres = (await admin('SHOW server_version')).rows[0].server_version;
   } catch (error) {
-    throw new Error(`this bench needs a PostgreSQL server (DATABASE_URL or BENCH_PG_URL, default ${ADMIN_URL}): ${error.message}`, { cause: error });
+    throw new Error(
+      `this bench needs a PostgreSQL server (DATABASE_URL or BENCH_PG_URL, default ${ADMIN_URL}): ${error.message}`,
+      { cause: error },
+    );
   }
-  log(`Usage analytics benchmark — ${ROWS.toLocaleString('en')} records, ${machine.cores} cores, PostgreSQL ${machine.postgres}`);
+  log(
+    `Usage analytics benchmark — ${ROWS.toLocaleString('en')} records, ${machine.cores} cores, PostgreSQL ${machine.postgres}`,
+  );
   await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${DB}`);
   let api = null;
@@ -351,8 +407,12 @@ async function main() {
       appDaily: await count(`SELECT count(*) AS n FROM usage_app_daily`),
       appUsers: await count(`SELECT count(*) AS n FROM usage_app_users`),
       heavy: await count(`SELECT count(*) AS n FROM usage_records WHERE user_id = $1`, [owner.userId]),
-      partitions: await count(`SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'usage_records'::regclass AND inhrelid <> 'usage_records_default'::regclass`),
-      months: await count(`SELECT count(DISTINCT date_trunc('month', started_at AT TIME ZONE 'UTC')) AS n FROM usage_records`),
+      partitions: await count(
+        `SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'usage_records'::regclass AND inhrelid <> 'usage_records_default'::regclass`,
+      ),
+      months: await count(
+        `SELECT count(DISTINCT date_trunc('month', started_at AT TIME ZONE 'UTC')) AS n FROM usage_records`,
+      ),
     };
     log(`timing (${RUNS} runs each after a warm-up; PASS: median under ${LIMIT_MS} ms)`);
     const results = await measure(api, db, owner);
@@ -361,7 +421,11 @@ async function main() {
       writeFileSync(DOC, renderDoc({ machine, started, counts, seedSeconds, results }));
       log(`wrote ${relative(ROOT, DOC)}`);
     } else log(`(BENCH_ROWS=${ROWS}: ${relative(ROOT, DOC)} not written)`);
-    log(failed.length ? `FAIL: ${failed.map((r) => r.name).join('; ')}` : `PASS: every endpoint answered in under ${LIMIT_MS} ms (median)`);
+    log(
+      failed.length
+        ? `FAIL: ${failed.map((r) => r.name).join('; ')}`
+        : `PASS: every endpoint answered in under ${LIMIT_MS} ms (median)`,
+    );
     return failed.length ? 1 : 0;
   } finally {
     await db?.end();

@@ -58,7 +58,11 @@ export function tail(file, lines = 20) {
 }
 
 export async function postJson(url, body, headers = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json = null;
   try {
@@ -79,7 +83,8 @@ export async function pgClient(url) {
 export function gitInfo() {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT }).toString().trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT }).toString().trim() !== '';
     return `${commit}${dirty ? ' (with uncommitted changes)' : ''}`;
   } catch {
     return 'unknown';
@@ -88,7 +93,11 @@ export function gitInfo() {
 
 /** Registers a new account over HTTP; returns its session token (a bearer for /api/v1) and its user id. */
 export async function registerUser(base, email = `bench-${Date.now()}@example.com`) {
-  const registered = await postJson(`${base}/api/v1/auth/register`, { email, password: 'bench-password-1', name: 'Bench' });
+  const registered = await postJson(`${base}/api/v1/auth/register`, {
+    email,
+    password: 'bench-password-1',
+    name: 'Bench',
+  });
   const session = registered.json?.data?.token;
   if (!session) throw new Error(`register answered ${registered.status}: ${registered.text.slice(0, 300)}`);
   return { session, userId: registered.json.data.user.id };
@@ -109,7 +118,7 @@ export function cpuMs(pid, which = 'both') {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const user = Number(fields[11]);
     const system = Number(fields[12]);
-    return (((which === 'user' ? user : which === 'system' ? system : user + system) * 1000) / CLK_TCK);
+    return ((which === 'user' ? user : which === 'system' ? system : user + system) * 1000) / CLK_TCK;
   } catch {
     return null;
   }

@@ -16,7 +16,14 @@ function completion(model) {
     object: 'chat.completion',
     created: CREATED,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: WORDS.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: WORDS.join(''), refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: USAGE,
     system_fingerprint: 'fp_bench',
   });
@@ -72,7 +79,8 @@ const server = http.createServer((req, res) => {
       return;
     }
     const model = typeof body.model === 'string' ? body.model : 'bench-model';
-    if (body.stream === true) return sse(res, model, body.stream_options?.include_usage === true, model === 'bench-slow' ? SLOW_GAP_MS : 0);
+    if (body.stream === true)
+      return sse(res, model, body.stream_options?.include_usage === true, model === 'bench-slow' ? SLOW_GAP_MS : 0);
     const text = completion(model);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);

@@ -18,7 +18,12 @@ function percentile(sorted, p) {
 
 function summary(values) {
   const sorted = Float64Array.from(values).sort();
-  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : null };
+  return {
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : null,
+  };
 }
 
 function check(stream, statusCode, text) {
@@ -26,7 +31,8 @@ function check(stream, statusCode, text) {
   if (stream) {
     if (!text.includes('data: [DONE]')) return `stream without [DONE]: ${text.slice(0, 200)}`;
     if (!text.includes('today?')) return `stream without the last content chunk: ${text.slice(0, 200)}`;
-  } else if (!text.includes('"chat.completion"') || !text.includes('today?')) return `unexpected body: ${text.slice(0, 200)}`;
+  } else if (!text.includes('"chat.completion"') || !text.includes('today?'))
+    return `unexpected body: ${text.slice(0, 200)}`;
   return null;
 }
 
@@ -89,10 +95,22 @@ async function load(job) {
           },
           onResponseEnd() {
             const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ started, firstByte, ended: performance.now(), text, problem: check(job.stream, statusCode, text) });
+            resolve({
+              started,
+              firstByte,
+              ended: performance.now(),
+              text,
+              problem: check(job.stream, statusCode, text),
+            });
           },
           onResponseError(_controller, error) {
-            resolve({ started, firstByte, ended: performance.now(), text: '', problem: `${error.code ?? error.name}: ${error.message}` });
+            resolve({
+              started,
+              firstByte,
+              ended: performance.now(),
+              text: '',
+              problem: `${error.code ?? error.name}: ${error.message}`,
+            });
           },
         },
       );
@@ -124,7 +142,10 @@ async function load(job) {
 
   const workers = Array.from({ length: job.connections }, (_, i) => worker(pools[i % pools.length]));
   const all = Promise.all(workers);
-  const timedOut = await Promise.race([all.then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), hardStop - performance.now()).unref())]);
+  const timedOut = await Promise.race([
+    all.then(() => false),
+    new Promise((resolve) => setTimeout(() => resolve(true), hardStop - performance.now()).unref()),
+  ]);
   clearTimeout(startTimer);
   clearTimeout(endTimer);
   sendEnd();
@@ -160,7 +181,12 @@ async function chunks(job) {
     let text = '';
     let pending = '';
     try {
-      const response = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...job.headers }, body: job.body });
+      const response = await pool.request({
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...job.headers },
+        body: job.body,
+      });
       for await (const chunk of response.body) {
         const at = performance.now() - started;
         const piece = chunk.toString('utf8');

@@ -7,8 +7,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuMs, log, machineBusyMs, median, memoryMb, stopChild } from './common.mjs';
 import { summariseProfile } from './profile.mjs';
 import { fmtScenario } from './report.mjs';
-import { CHUNK_CHECK_REQUESTS, children, DURATION_MS, HERE, ROUND_DURATION_MS, ROUND_TARGETS, ROUND_WARMUP_MS, ROUNDS, SCENARIOS, WARMUP_MS, work } from './settings.mjs';
-import { chatBody, countUsageEmbedded, countUsagePg, dropScratchDb, smoke, startSwitchyard, startTarget, TARGETS } from './targets.mjs';
+import {
+  CHUNK_CHECK_REQUESTS,
+  children,
+  DURATION_MS,
+  HERE,
+  ROUND_DURATION_MS,
+  ROUND_TARGETS,
+  ROUND_WARMUP_MS,
+  ROUNDS,
+  SCENARIOS,
+  WARMUP_MS,
+  work,
+} from './settings.mjs';
+import {
+  chatBody,
+  countUsageEmbedded,
+  countUsagePg,
+  dropScratchDb,
+  smoke,
+  startSwitchyard,
+  startTarget,
+  TARGETS,
+} from './targets.mjs';
 
 // ---- one scenario --------------------------------------------------------------------------------------
 
@@ -51,7 +72,12 @@ function runLoad(job, watch) {
         settled = true;
         const a = first ? await first : null;
         const b = last ? await last : null;
-        const extra = { windowUs: [a?.at ?? null, b?.at ?? null], cpuMs: null, peakRssMb: peakRss, hwmMb: sum(pids.map((p) => memoryMb(p)?.hwm ?? null)) };
+        const extra = {
+          windowUs: [a?.at ?? null, b?.at ?? null],
+          cpuMs: null,
+          peakRssMb: peakRss,
+          hwmMb: sum(pids.map((p) => memoryMb(p)?.hwm ?? null)),
+        };
         if (a && b && a.target !== null && b.target !== null) {
           const ms = (b.at - a.at) / 1000;
           extra.cpuMs = b.target - a.target;
@@ -97,10 +123,16 @@ async function waitForQuiet() {
     const cores = (machineBusyMs() - before) / 500;
     if (cores < QUIET_CORES || Date.now() >= deadline) {
       quietBudgetMs -= Date.now() - started;
-      if (announced) log(`  (machine ${cores < QUIET_CORES ? 'quiet again' : `still busy: ${cores.toFixed(2)} cores`} after ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      if (announced)
+        log(
+          `  (machine ${cores < QUIET_CORES ? 'quiet again' : `still busy: ${cores.toFixed(2)} cores`} after ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+        );
       return;
     }
-    if (!announced) log(`  (other work is using ${cores.toFixed(2)} cores; waiting up to ${((deadline - Date.now()) / 1000).toFixed(0)} s for it to settle)`);
+    if (!announced)
+      log(
+        `  (other work is using ${cores.toFixed(2)} cores; waiting up to ${((deadline - Date.now()) / 1000).toFixed(0)} s for it to settle)`,
+      );
     announced = true;
   }
 }
@@ -124,13 +156,22 @@ async function scenario(target, spec, { warmupMs = WARMUP_MS, durationMs = DURAT
   );
   result.cpuMsPerCall = result.cpuMs !== null && result.requests ? result.cpuMs / result.requests : null;
   result.cpuCores = result.cpuMs !== null ? result.cpuMs / durationMs : null;
-  result.pgCpuMsPerCall = result.pgCpuMs !== null && result.pgCpuMs !== undefined && result.requests ? result.pgCpuMs / result.requests : null;
+  result.pgCpuMsPerCall =
+    result.pgCpuMs !== null && result.pgCpuMs !== undefined && result.requests
+      ? result.pgCpuMs / result.requests
+      : null;
   return result;
 }
 
 async function chunkCheck(target) {
   return runLoad(
-    { kind: 'chunks', url: `${target.base}/v1/chat/completions`, headers: target.headers, body: chatBody('bench-slow', true), requests: CHUNK_CHECK_REQUESTS },
+    {
+      kind: 'chunks',
+      url: `${target.base}/v1/chat/completions`,
+      headers: target.headers,
+      body: chatBody('bench-slow', true),
+      requests: CHUNK_CHECK_REQUESTS,
+    },
     target,
   );
 }
@@ -138,7 +179,15 @@ async function chunkCheck(target) {
 // ---- each target, then the interleaved rounds ---------------------------------------------------------------
 
 export async function benchTarget(target, upstream) {
-  const outcome = { id: target.id, label: target.label, scenarios: {}, error: null, chunks: null, usage: null, extraCalls: 0 };
+  const outcome = {
+    id: target.id,
+    label: target.label,
+    scenarios: {},
+    error: null,
+    chunks: null,
+    usage: null,
+    extraCalls: 0,
+  };
   let handle = null;
   let stop = async () => undefined;
   try {
@@ -157,7 +206,9 @@ export async function benchTarget(target, upstream) {
     outcome.chunks = await chunkCheck(handle);
     outcome.extraCalls += outcome.chunks.ok;
     const arrivals = outcome.chunks.runs.find((r) => r.length);
-    log(`  ${target.id.padEnd(20)} bench-slow chunks arrive at ${arrivals ? arrivals.map((t) => t.toFixed(0)).join(', ') : 'n/a'} ms${outcome.chunks.firstError ? ` (${outcome.chunks.firstError})` : ''}`);
+    log(
+      `  ${target.id.padEnd(20)} bench-slow chunks arrive at ${arrivals ? arrivals.map((t) => t.toFixed(0)).join(', ') : 'n/a'} ms${outcome.chunks.firstError ? ` (${outcome.chunks.firstError})` : ''}`,
+    );
     outcome.hwmMb = memoryMb(handle.pid)?.hwm ?? null;
   } catch (error) {
     outcome.error = error.message;
@@ -191,7 +242,10 @@ export async function interleavedRounds(upstream) {
   const running = [];
   try {
     for (const id of ROUND_TARGETS) {
-      const started = await startTarget(TARGETS.find((t) => t.id === id), upstream);
+      const started = await startTarget(
+        TARGETS.find((t) => t.id === id),
+        upstream,
+      );
       running.push({ id, ...started });
       await smoke(started.handle);
     }
@@ -200,7 +254,10 @@ export async function interleavedRounds(upstream) {
       const round = {};
       for (let i = 0; i < running.length; i += 1) {
         const target = running[(i + r) % running.length];
-        const result = await scenario(target.handle, spec, { warmupMs: ROUND_WARMUP_MS, durationMs: ROUND_DURATION_MS });
+        const result = await scenario(target.handle, spec, {
+          warmupMs: ROUND_WARMUP_MS,
+          durationMs: ROUND_DURATION_MS,
+        });
         round[target.id] = { rps: result.rps };
       }
       round.vsPortkey = round['switchyard-pg'].rps / round.portkey.rps;
@@ -230,7 +287,17 @@ export async function profilePass(upstreamPort) {
     await smoke(target);
     await waitForQuiet();
     const result = await runLoad(
-      { kind: 'load', url: `${sy.base}/v1/chat/completions`, headers: target.headers, body: chatBody('bench-model', false), connections: 10, warmupMs: 1000, durationMs: 5000, stream: false, maxRequests: 2_000_000 },
+      {
+        kind: 'load',
+        url: `${sy.base}/v1/chat/completions`,
+        headers: target.headers,
+        body: chatBody('bench-model', false),
+        connections: 10,
+        warmupMs: 1000,
+        durationMs: 5000,
+        stream: false,
+        maxRequests: 2_000_000,
+      },
       target,
     );
     calls = result.requests;

@@ -6,7 +6,10 @@ import { pathToFileURL } from 'node:url';
 const ROOT_PARENT = pathToFileURL(`${process.env.BENCH_ROOT}/package.json`).href;
 
 export async function resolve(specifier, context, next) {
-  if ((specifier === '@hono/node-server' || specifier.startsWith('@hono/node-server/')) && context.parentURL?.includes('/@portkey-ai/gateway/build/'))
+  if (
+    (specifier === '@hono/node-server' || specifier.startsWith('@hono/node-server/')) &&
+    context.parentURL?.includes('/@portkey-ai/gateway/build/')
+  )
     return next(specifier, { ...context, parentURL: ROOT_PARENT });
   return next(specifier, context);
 }

@@ -16,7 +16,14 @@ function groupOf(url, name) {
     if (id.startsWith('internal/streams') || id.startsWith('stream')) return 'node: streams';
     if (id.startsWith('_http') || id === 'http' || id.startsWith('internal/http')) return 'node: http';
     if (id === 'net' || id.startsWith('internal/net') || id.startsWith('internal/stream_base')) return 'node: net';
-    if (id.startsWith('internal/process') || id.startsWith('internal/timers') || id === 'timers' || id.startsWith('internal/async_hooks') || id === 'events' || id.startsWith('internal/event_target'))
+    if (
+      id.startsWith('internal/process') ||
+      id.startsWith('internal/timers') ||
+      id === 'timers' ||
+      id.startsWith('internal/async_hooks') ||
+      id === 'events' ||
+      id.startsWith('internal/event_target')
+    )
       return 'node: event loop, timers, events';
     if (id.startsWith('internal/deps/undici') || id.startsWith('internal/webstreams')) return 'node: web streams';
     return `node: ${id.split('/').slice(0, 2).join('/')}`;
@@ -26,7 +33,14 @@ function groupOf(url, name) {
 }
 
 /** Native frames that are the socket write system calls (their samples also hold time spent waiting for a core). */
-const WRITE_CALLS = new Set(['writev', 'writeUtf8String', 'writeLatin1String', 'writeBuffer', 'writeAsciiString', 'writeUcs2String']);
+const WRITE_CALLS = new Set([
+  'writev',
+  'writeUtf8String',
+  'writeLatin1String',
+  'writeBuffer',
+  'writeAsciiString',
+  'writeUcs2String',
+]);
 
 /**
  * Summarises a V8 CPU profile over `window` ([from, to] in µs of the monotonic clock, which V8's timestamps use
@@ -87,7 +101,10 @@ export function summariseProfile(file, calls, window, userUsPerCall) {
       const g = groupOf(frame.url, frame.functionName);
       let label = null;
       if (g.startsWith('switchyard: ')) label = `${frame.functionName || '(anonymous)'} (${g.slice(12)})`;
-      else if (['express', 'router', 'typeorm', 'pg', 'undici', '@nestjs/core', 'body-parser', 'cookie-parser'].includes(g)) label = `[${g}]`;
+      else if (
+        ['express', 'router', 'typeorm', 'pg', 'undici', '@nestjs/core', 'body-parser', 'cookie-parser'].includes(g)
+      )
+        label = `[${g}]`;
       if (label && !seen.has(label)) {
         seen.add(label);
         inclusive.set(label, (inclusive.get(label) ?? 0) + n);
@@ -98,7 +115,11 @@ export function summariseProfile(file, calls, window, userUsPerCall) {
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, count)
-      .map(([name, n]) => ({ name, share: n / busy, perCallUs: userUsPerCall !== null ? (n / busy) * userUsPerCall : null }));
+      .map(([name, n]) => ({
+        name,
+        share: n / busy,
+        perCallUs: userUsPerCall !== null ? (n / busy) * userUsPerCall : null,
+      }));
   return {
     calls,
     samples: inWindow,
@@ -109,14 +130,33 @@ export function summariseProfile(file, calls, window, userUsPerCall) {
     groups: top(groups, 14),
     functions: top(functions, 15),
     inclusive: top(inclusive, 16),
-    features: Object.fromEntries([...features].map(([feature, n]) => [feature, { share: n / busy, perCallUs: userUsPerCall !== null ? (n / busy) * userUsPerCall : null }])),
+    features: Object.fromEntries(
+      [...features].map(([feature, n]) => [
+        feature,
+        { share: n / busy, perCallUs: userUsPerCall !== null ? (n / busy) * userUsPerCall : null },
+      ]),
+    ),
   };
 }
 
 /** Where each feature's code lives (compiled paths): a profile sample counts for a feature when its stack passes through one. */
 export const FEATURES = [
-  { id: 'auth', files: ['modules/proxy/credentials/credential-registry.js', 'modules/proxy/credentials/api-key.strategy.js', 'modules/keys/keys.service.js'] },
-  { id: 'budget', files: ['modules/usage/ledger/reservation.service.js', 'modules/usage/ledger/reservations.repository.js', 'modules/proxy/billing/budget-estimate.js'] },
+  {
+    id: 'auth',
+    files: [
+      'modules/proxy/credentials/credential-registry.js',
+      'modules/proxy/credentials/api-key.strategy.js',
+      'modules/keys/keys.service.js',
+    ],
+  },
+  {
+    id: 'budget',
+    files: [
+      'modules/usage/ledger/reservation.service.js',
+      'modules/usage/ledger/reservations.repository.js',
+      'modules/proxy/billing/budget-estimate.js',
+    ],
+  },
   { id: 'usage', files: ['modules/usage/usage-recorder.js'] },
   { id: 'rate-limit', files: ['common/rate-limit/rate-limiter.service.js', 'common/rate-limit/rate-limit.store.js'] },
 ];

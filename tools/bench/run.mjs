@@ -33,7 +33,20 @@ import { join, relative } from 'node:path';
 import { gitInfo, log, pgClient, ROOT, stopChild } from './common.mjs';
 import { benchTarget, interleavedRounds, profilePass } from './phases.mjs';
 import { analyse, renderDoc } from './report.mjs';
-import { children, DOC, DURATION_MS, HERE, ONLY, PG_ADMIN_URL, PROFILE, ROUND_DURATION_MS, ROUND_WARMUP_MS, ROUNDS, WARMUP_MS, work } from './settings.mjs';
+import {
+  children,
+  DOC,
+  DURATION_MS,
+  HERE,
+  ONLY,
+  PG_ADMIN_URL,
+  PROFILE,
+  ROUND_DURATION_MS,
+  ROUND_WARMUP_MS,
+  ROUNDS,
+  WARMUP_MS,
+  work,
+} from './settings.mjs';
 import { forkReady, TARGETS } from './targets.mjs';
 
 async function main() {
@@ -56,8 +69,12 @@ async function main() {
   } catch (error) {
     machine.postgres = `unreachable (${error.message})`;
   }
-  log(`Switchyard benchmark — ${machine.cores} cores (${machine.cpu}), node ${machine.node}, PostgreSQL ${machine.postgres}`);
-  log(`each scenario: ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s measured; the load generator is its own process on the same cores`);
+  log(
+    `Switchyard benchmark — ${machine.cores} cores (${machine.cpu}), node ${machine.node}, PostgreSQL ${machine.postgres}`,
+  );
+  log(
+    `each scenario: ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s measured; the load generator is its own process on the same cores`,
+  );
   log(`the build under test ${machine.reservation ? 'reserves budget per call' : 'has no budget reservation yet'}`);
 
   const upstream = await forkReady(join(HERE, 'fake-upstream.mjs'), {});
@@ -72,7 +89,9 @@ async function main() {
       outcomes[target.id] = await benchTarget(target, upstream);
     }
     if (ROUNDS > 0 && (!ONLY || ONLY.includes('rounds'))) {
-      log(`\nInterleaved rounds: json-10, ${ROUND_WARMUP_MS / 1000} s warm-up + ${ROUND_DURATION_MS / 1000} s each, relay, Portkey and Switchyard (PostgreSQL) side by side`);
+      log(
+        `\nInterleaved rounds: json-10, ${ROUND_WARMUP_MS / 1000} s warm-up + ${ROUND_DURATION_MS / 1000} s each, relay, Portkey and Switchyard (PostgreSQL) side by side`,
+      );
       try {
         rounds = await interleavedRounds(upstream);
       } catch (error) {

@@ -5,7 +5,17 @@ import { fork, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { freePort, pgClient, postJson, registerUser, ROOT, stopChild, tail, waitFor } from './common.mjs';
-import { children, HERE, MAIN, NODE_FLAGS, PG_ADMIN_URL, PG_DB, REDIS_URL_BENCH, UPSTREAM_KEY, work } from './settings.mjs';
+import {
+  children,
+  HERE,
+  MAIN,
+  NODE_FLAGS,
+  PG_ADMIN_URL,
+  PG_DB,
+  REDIS_URL_BENCH,
+  UPSTREAM_KEY,
+  work,
+} from './settings.mjs';
 
 /** What is measured, in order: `variant` runs differ from switchyard-pg in one thing (report.mjs compares them). */
 export const TARGETS = [
@@ -15,9 +25,29 @@ export const TARGETS = [
   { id: 'switchyard-pg', label: 'Switchyard, PostgreSQL' },
   { id: 'switchyard-embedded', label: 'Switchyard, embedded DB' },
   // Scale-out and the cost of features, each against switchyard-pg (non-streaming; the two-instance run streams too).
-  { id: 'switchyard-pg-2', label: 'Switchyard, two instances, PostgreSQL + Redis', variant: true, instances: 2, redis: true, rpm: 1_000_000 },
-  { id: 'switchyard-pg-rl', label: 'Switchyard, PostgreSQL + Redis rate limits', variant: true, redis: true, rpm: 1_000_000, scenarios: ['json-10', 'json-100'] },
-  { id: 'switchyard-pg-free', label: 'Switchyard, PostgreSQL, unpriced model (no reservation)', variant: true, model: 'bench-free', scenarios: ['json-10', 'json-100'] },
+  {
+    id: 'switchyard-pg-2',
+    label: 'Switchyard, two instances, PostgreSQL + Redis',
+    variant: true,
+    instances: 2,
+    redis: true,
+    rpm: 1_000_000,
+  },
+  {
+    id: 'switchyard-pg-rl',
+    label: 'Switchyard, PostgreSQL + Redis rate limits',
+    variant: true,
+    redis: true,
+    rpm: 1_000_000,
+    scenarios: ['json-10', 'json-100'],
+  },
+  {
+    id: 'switchyard-pg-free',
+    label: 'Switchyard, PostgreSQL, unpriced model (no reservation)',
+    variant: true,
+    model: 'bench-free',
+    scenarios: ['json-10', 'json-100'],
+  },
 ];
 
 /** Forks a helper process (the fake upstream, the relay) and waits for the port it reports. */
@@ -116,7 +146,11 @@ function modelsConfig(upstreamPort) {
 }
 
 /** Starts Switchyard (the built apps/api/dist), registers a user and creates an API key over HTTP. */
-export async function startSwitchyard(kind, upstreamPort, { profileDir, redisPrefix = null, gatewayRpm = null, shared = null } = {}) {
+export async function startSwitchyard(
+  kind,
+  upstreamPort,
+  { profileDir, redisPrefix = null, gatewayRpm = null, shared = null } = {},
+) {
   if (!existsSync(MAIN)) throw new Error(`${relative(ROOT, MAIN)} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const modelsFile = join(work, 'models.yaml');
@@ -177,7 +211,11 @@ async function startPortkey() {
   const out = createWriteStream(logFile);
   const env = { ...process.env, BENCH_ROOT: ROOT, NODE_ENV: 'production' };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [join(HERE, 'portkey.mjs'), `--port=${port}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(HERE, 'portkey.mjs'), `--port=${port}`], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   child.stdout.pipe(out);
@@ -197,34 +235,60 @@ export async function startTarget(target, upstream) {
   let handle;
   let stop = async () => undefined;
   if (target.id === 'direct') {
-    handle = { base: `http://127.0.0.1:${upstream.port}`, pid: upstream.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+    handle = {
+      base: `http://127.0.0.1:${upstream.port}`,
+      pid: upstream.child.pid,
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+    };
   } else if (target.id === 'relay') {
     const relay = await forkReady(join(HERE, 'relay.mjs'), { UPSTREAM_PORT: String(upstream.port) });
-    handle = { base: `http://127.0.0.1:${relay.port}`, pid: relay.child.pid, headers: { authorization: `Bearer ${UPSTREAM_KEY}` } };
+    handle = {
+      base: `http://127.0.0.1:${relay.port}`,
+      pid: relay.child.pid,
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+    };
     stop = () => stopChild(relay.child);
   } else if (target.id === 'portkey') {
     const portkey = await startPortkey();
     handle = {
       base: portkey.base,
       pid: portkey.pid,
-      headers: { authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1` },
+      headers: {
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1`,
+      },
     };
     stop = () => stopChild(portkey.child);
   } else {
     const kind = target.id.startsWith('switchyard-pg') ? 'postgres' : 'embedded';
-    const options = { redisPrefix: target.redis ? `sy-bench-${process.pid}-${target.id}:` : null, gatewayRpm: target.rpm ?? null };
+    const options = {
+      redisPrefix: target.redis ? `sy-bench-${process.pid}-${target.id}:` : null,
+      gatewayRpm: target.rpm ?? null,
+    };
     const sy = await startSwitchyard(kind, upstream.port, options);
     const more = [];
-    for (let i = 1; i < (target.instances ?? 1); i += 1) more.push(await startSwitchyard(kind, upstream.port, { ...options, shared: sy }));
+    for (let i = 1; i < (target.instances ?? 1); i += 1)
+      more.push(await startSwitchyard(kind, upstream.port, { ...options, shared: sy }));
     const all = [sy, ...more];
-    handle = { base: sy.base, bases: all.map((s) => s.base), pid: sy.pid, pids: all.map((s) => s.pid), headers: { authorization: `Bearer ${sy.apiKey}` }, sy, kind, model: target.model };
+    handle = {
+      base: sy.base,
+      bases: all.map((s) => s.base),
+      pid: sy.pid,
+      pids: all.map((s) => s.pid),
+      headers: { authorization: `Bearer ${sy.apiKey}` },
+      sy,
+      kind,
+      model: target.model,
+    };
     stop = async () => {
       for (const s of all) await stopChild(s.child);
     };
     if (kind === 'postgres') {
       // PostgreSQL's own CPU for Switchyard's connections (usage inserts, key lookups), from an admin connection.
       const admin = await pgClient(PG_ADMIN_URL);
-      handle.pgPids = async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
+      handle.pgPids = async () =>
+        (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [PG_DB])).rows.map((r) => r.pid);
       const stopAll = stop;
       stop = async () => {
         await admin.end().catch(() => undefined);

@@ -27,7 +27,11 @@ export async function expectText(locator, text, { timeout = DEFAULT_TIMEOUT } = 
   const deadline = Date.now() + timeout;
   let actual = '';
   while (Date.now() < deadline) {
-    actual = (await locator.first().textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => '')) ?? '';
+    actual =
+      (await locator
+        .first()
+        .textContent({ timeout: Math.max(1, deadline - Date.now()) })
+        .catch(() => '')) ?? '';
     if (actual.includes(text)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -164,7 +164,11 @@ async function loadTests() {
 }
 
 function slug(text) {
-  return text.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 80);
+  return text
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()
+    .slice(0, 80);
 }
 
 function firstLine(error) {
@@ -177,7 +181,9 @@ const CSP_MARK = 'switchyard-browser-test: CSP violation';
 /** Reports every CSP violation of any frame to the console, with the origin of the document that made it. */
 function reportCspViolations(mark) {
   addEventListener('securitypolicyviolation', (event) =>
-    console.error(`${mark} ${JSON.stringify({ origin: location.origin, directive: event.effectiveDirective, blocked: event.blockedURI })}`),
+    console.error(
+      `${mark} ${JSON.stringify({ origin: location.origin, directive: event.effectiveDirective, blocked: event.blockedURI })}`,
+    ),
   );
 }
 
@@ -191,7 +197,8 @@ async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
       if (message.type() !== 'error') return;
       const text = message.text();
       pageErrors.push(`console error: ${text}`);
-      if (text.startsWith(CSP_MARK) && JSON.parse(text.slice(CSP_MARK.length)).origin === new URL(baseUrl).origin) dashboardViolations.push(text);
+      if (text.startsWith(CSP_MARK) && JSON.parse(text.slice(CSP_MARK.length)).origin === new URL(baseUrl).origin)
+        dashboardViolations.push(text);
     });
   };
   const ctx = {
@@ -214,9 +221,15 @@ async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
   const started = Date.now();
   let failure = null;
   try {
-    await withTimeout(Promise.resolve().then(() => test.run(ctx)), TEST_TIMEOUT_MS, 'the test');
+    await withTimeout(
+      Promise.resolve().then(() => test.run(ctx)),
+      TEST_TIMEOUT_MS,
+      'the test',
+    );
     if (dashboardViolations.length)
-      throw new Error(`the dashboard violated its Content-Security-Policy:\n${dashboardViolations.slice(0, 5).join('\n')}`);
+      throw new Error(
+        `the dashboard violated its Content-Security-Policy:\n${dashboardViolations.slice(0, 5).join('\n')}`,
+      );
   } catch (error) {
     failure = error;
   }
@@ -238,7 +251,9 @@ async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
       }
     }
   }
-  await Promise.all(contexts.map((context) => withTimeout(context.close(), 5_000, 'closing a context').catch(() => {})));
+  await Promise.all(
+    contexts.map((context) => withTimeout(context.close(), 5_000, 'closing a context').catch(() => {})),
+  );
   return { failure, ms: Date.now() - started, screenshots, pageErrors };
 }
 
@@ -254,7 +269,9 @@ async function main() {
   }
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
-    console.error(`No Chromium at ${executablePath}: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH.`);
+    console.error(
+      `No Chromium at ${executablePath}: apt-get install -y --no-install-recommends chromium, or set CHROMIUM_PATH.`,
+    );
     return 1;
   }
 
@@ -292,9 +309,15 @@ async function main() {
     api = startApi({ port, spacesPort, dataDir, log });
     const startedAt = Date.now();
     await waitForReady(baseUrl, api);
-    console.log(`API ready at ${baseUrl} (space apps at ${spacesUrl}) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    console.log(
+      `API ready at ${baseUrl} (space apps at ${spacesUrl}) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+    );
 
-    browser = await withTimeout(chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 30_000 }), 35_000, 'launching Chromium');
+    browser = await withTimeout(
+      chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 30_000 }),
+      35_000,
+      'launching Chromium',
+    );
 
     for (const test of tests) {
       const result = await runTest(test, { browser, baseUrl, spacesUrl, log });

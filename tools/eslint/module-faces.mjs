@@ -42,7 +42,7 @@ function isFace(rest) {
 export const moduleFaces = {
   meta: {
     type: 'problem',
-    docs: { description: "Reach another API module only through its index.ts, never its files" },
+    docs: { description: 'Reach another API module only through its index.ts, never its files' },
     schema: [
       {
         type: 'object',

@@ -53,7 +53,11 @@ export interface CreateAppOptions {
 }
 
 /** The app's logger (LOG_FORMAT, LOG_LEVEL, secrets masked), for Nest and for anything logging before Nest runs. */
-export function createLogger(config: AppConfig, levels: NestLogLevel[] = logLevels(config.logLevel), write?: CreateAppOptions['logWrite']): AppLogger {
+export function createLogger(
+  config: AppConfig,
+  levels: NestLogLevel[] = logLevels(config.logLevel),
+  write?: CreateAppOptions['logWrite'],
+): AppLogger {
   return new AppLogger({ format: config.logFormat, levels, apiKeyPrefix: config.apiKeyPrefix, write });
 }
 
@@ -95,7 +99,9 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
   try {
     // loadConfig refuses a SPACES_ORIGIN equal to PUBLIC_URL's; the default can only meet it through an odd PUBLIC_URL.
     if (spacesOrigin === new URL(given.publicUrl).origin)
-      throw new Error(`hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`);
+      throw new Error(
+        `hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
+      );
     database = await Database.open(config);
   } catch (error) {
     spacesServer.close();
@@ -112,11 +118,20 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     app.set('etag', false);
     // A line per request at LOG_LEVEL log and below; nothing (not even the listener) above it.
     const logRequests = logLevels(config.logLevel).includes('log');
-    app.use(requestContext(undefined, logRequests), securityHeaders, refuseBadUrls, oauthCors, cookieParser(), refuseCrossSiteWrites(config.publicUrl), ...bodyParsers([PAYMENT_WEBHOOK_PATH]));
+    app.use(
+      requestContext(undefined, logRequests),
+      securityHeaders,
+      refuseBadUrls,
+      oauthCors,
+      cookieParser(),
+      refuseCrossSiteWrites(config.publicUrl),
+      ...bodyParsers([PAYMENT_WEBHOOK_PATH]),
+    );
     // Hosted apps live on SPACES_ORIGIN only; their old addresses on this host lead there.
     app.use(spacesRedirect(spacesOrigin));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
-    const dashboard = options.dashboard === false ? [] : dashboardStatic(options.dashboardDir, dashboardCsp(spacesOrigin));
+    const dashboard =
+      options.dashboard === false ? [] : dashboardStatic(options.dashboardDir, dashboardCsp(spacesOrigin));
     if (dashboard.length) app.use(...dashboard);
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());
@@ -124,7 +139,10 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     const document = buildOpenApiDocument(app, config.publicUrl);
     addGatewayPaths(document);
     addSpacesHostingPaths(document);
-    app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .get('/openapi.json', (_req: Request, res: Response) => res.json(document));
 
     // Gateway calls skip Express altogether (modules/proxy/front-door.ts): the gateway reads its own bodies (raw
     // JSON kept for pass-through, multipart streamed to disk) and needs none of the router's machinery.

@@ -31,9 +31,13 @@ async function main(): Promise<void> {
     throw error;
   });
   logger.log(`listening on ${running.url} (public URL ${config.publicUrl}, ${running.database.kind} database)`);
-  logger.log(`hosted space apps listening on ${running.spacesUrl} (their origin ${running.spacesOrigin}; nothing else is served there)`);
+  logger.log(
+    `hosted space apps listening on ${running.spacesUrl} (their origin ${running.spacesOrigin}; nothing else is served there)`,
+  );
   if (!config.spacesOrigin && config.publicUrl.startsWith('https:'))
-    logger.warn(`SPACES_ORIGIN is unset: apps are linked at ${running.spacesOrigin}; set it to a separate domain routed to port ${new URL(running.spacesUrl).port} (docs/operations.md)`);
+    logger.warn(
+      `SPACES_ORIGIN is unset: apps are linked at ${running.spacesOrigin}; set it to a separate domain routed to port ${new URL(running.spacesUrl).port} (docs/operations.md)`,
+    );
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -25,7 +25,11 @@ describe('the app', () => {
     expect(health.body).toMatchObject({ status: 'ok', version: expect.any(String) });
     const ready = await app.http('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ok', database: 'ok', databaseKind: process.env.DATABASE_URL ? 'postgres' : 'embedded' });
+    expect(ready.body).toMatchObject({
+      status: 'ok',
+      database: 'ok',
+      databaseKind: process.env.DATABASE_URL ? 'postgres' : 'embedded',
+    });
   });
 
   it('serves an OpenAPI document generated from the code, with the shared DTO schemas', async () => {
@@ -33,7 +37,14 @@ describe('the app', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\./);
     expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/auth/register', '/api/v1/auth/login', '/api/v1/auth/logout', '/api/v1/auth/me', '/healthz', '/readyz']),
+      expect.arrayContaining([
+        '/api/v1/auth/register',
+        '/api/v1/auth/login',
+        '/api/v1/auth/logout',
+        '/api/v1/auth/me',
+        '/healthz',
+        '/readyz',
+      ]),
     );
     const register = res.body.components.schemas.AuthRegisterDto;
     expect(register.required).toEqual(expect.arrayContaining(['email', 'password']));
@@ -48,9 +59,13 @@ describe('the app', () => {
     // Under the gateway's prefixes, anything off the allowlist is refused, never forwarded.
     const openai = await app.http('/v1/nothing-here', { method: 'POST', body: {} });
     expect(openai.status).toBe(403);
-    expect(openai.body).toEqual({ error: expect.objectContaining({ type: 'permission_error', message: 'Endpoint not allowed' }) });
+    expect(openai.body).toEqual({
+      error: expect.objectContaining({ type: 'permission_error', message: 'Endpoint not allowed' }),
+    });
     const oauth = await app.http('/oauth2/token', { method: 'POST', body: {} });
-    expect(oauth.body).toEqual(expect.objectContaining({ error: expect.any(String), error_description: expect.any(String) }));
+    expect(oauth.body).toEqual(
+      expect.objectContaining({ error: expect.any(String), error_description: expect.any(String) }),
+    );
     expect(oauth.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -119,7 +134,15 @@ describe('the app', () => {
           if (path === undefined) continue;
           const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
           const access = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, controller);
-          const rule = access?.public ? 'public' : access?.roles ? `roles:${access.roles.join('|')}` : access?.oauth ? 'user|oauth' : access ? 'user' : 'UNDECLARED';
+          const rule = access?.public
+            ? 'public'
+            : access?.roles
+              ? `roles:${access.roles.join('|')}`
+              : access?.oauth
+                ? 'user|oauth'
+                : access
+                  ? 'user'
+                  : 'UNDECLARED';
           routes.push(`${method} /${[base, path].filter((p) => p && p !== '/').join('/')} ${rule}`);
         }
       }
@@ -191,9 +214,16 @@ describe('the dashboard’s Content-Security-Policy and HSTS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sy-dash-'));
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Switchyard</title><script type="module" src="/assets/app-abc123.js"></script>');
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><title>Switchyard</title><script type="module" src="/assets/app-abc123.js"></script>',
+    );
     writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log(1)');
-    app = await startTestApp({ publicUrl: 'https://switchyard.example', spacesOrigin: 'https://switchyard-apps.example' }, undefined, { dashboard: true, dashboardDir: dir });
+    app = await startTestApp(
+      { publicUrl: 'https://switchyard.example', spacesOrigin: 'https://switchyard-apps.example' },
+      undefined,
+      { dashboard: true, dashboardDir: dir },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -215,7 +245,14 @@ describe('the dashboard’s Content-Security-Policy and HSTS', () => {
   });
 
   it('sends HSTS on every answer when PUBLIC_URL is https: the dashboard, the API, the gateway and the hosted-apps listener (SPACES_ORIGIN https too)', async () => {
-    for (const url of [`${app.url}/`, `${app.url}/healthz`, `${app.url}/api/v1/auth/me`, `${app.url}/v1/models`, `${app.url}/s/x/y`, `${app.spacesUrl}/s/x/y`]) {
+    for (const url of [
+      `${app.url}/`,
+      `${app.url}/healthz`,
+      `${app.url}/api/v1/auth/me`,
+      `${app.url}/v1/models`,
+      `${app.url}/s/x/y`,
+      `${app.spacesUrl}/s/x/y`,
+    ]) {
       const res = await fetch(url, { headers: { accept: 'text/html' }, redirect: 'manual' });
       expect([url, res.headers.get('strict-transport-security')]).toEqual([url, 'max-age=31536000; includeSubDomains']);
     }
@@ -262,7 +299,14 @@ describe('serving the built dashboard', () => {
   });
 
   it('leaves API paths to the API, even when they ask for HTML', async () => {
-    for (const path of ['/api/v1/auth/me', '/v1/models', '/oauth2/authorize', '/openapi.json', '/healthz', '/s/alice/todo-list']) {
+    for (const path of [
+      '/api/v1/auth/me',
+      '/v1/models',
+      '/oauth2/authorize',
+      '/openapi.json',
+      '/healthz',
+      '/s/alice/todo-list',
+    ]) {
       const res = await fetch(base + path, { headers: { accept: 'text/html' } });
       expect(await res.text()).toBe('fell through to the API');
     }

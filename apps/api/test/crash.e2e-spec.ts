@@ -39,14 +39,28 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
     });
     child = started.child;
     const post = (path: string, body: unknown, token?: string) =>
-      fetch(started.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const session = ((await (await post('/api/v1/auth/register', { email: 'crash@example.com', password: 'crash password' })).json()) as { data: { token: string } }).data.token;
-    const key = ((await (await post('/api/v1/keys', { name: 'k' }, session)).json()) as { data: { key: string } }).data.key;
+      fetch(started.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    const session = (
+      (await (
+        await post('/api/v1/auth/register', { email: 'crash@example.com', password: 'crash password' })
+      ).json()) as { data: { token: string } }
+    ).data.token;
+    const key = ((await (await post('/api/v1/keys', { name: 'k' }, session)).json()) as { data: { key: string } }).data
+      .key;
 
-    const response = await post('/v1/chat/completions', { model: 'slow-stream', stream: true, messages: [{ role: 'user', content: 'count slowly please' }] }, key);
+    const response = await post(
+      '/v1/chat/completions',
+      { model: 'slow-stream', stream: true, messages: [{ role: 'user', content: 'count slowly please' }] },
+      key,
+    );
     const reader = response.body!.getReader();
     let received = '';
-    while ((received.match(/word/g) ?? []).length < 2) received += new TextDecoder().decode((await reader.read()).value);
+    while ((received.match(/word/g) ?? []).length < 2)
+      received += new TextDecoder().decode((await reader.read()).value);
 
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGKILL');
@@ -55,9 +69,13 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
 
     survivor = await startTestApp({ signupCredit: 0 }, database);
     const query = (sql: string) => survivor!.database.dataSource.query(sql);
-    const [open] = await query(`SELECT id, amount_micros::bigint AS held, input_estimate_micros::bigint AS input FROM reservations WHERE status = 'open'`);
+    const [open] = await query(
+      `SELECT id, amount_micros::bigint AS held, input_estimate_micros::bigint AS input FROM reservations WHERE status = 'open'`,
+    );
     expect(Number(open.held)).toBeGreaterThan(0);
-    const [before] = await query(`SELECT reserved_micros::bigint AS reserved, debits_micros::bigint AS debits FROM balances`);
+    const [before] = await query(
+      `SELECT reserved_micros::bigint AS reserved, debits_micros::bigint AS debits FROM balances`,
+    );
     expect(Number(before.reserved)).toBe(Number(open.held));
 
     // Nothing settles it before it expires (calls on live instances extend theirs every minute; this one is dead).
@@ -65,9 +83,16 @@ describe('an instance killed with SIGKILL in the middle of a call', () => {
     await query(`UPDATE reservations SET expires_at = now() - interval '1 second' WHERE status = 'open'`);
     expect(await survivor.app.get(ReservationService).sweepExpired()).toBe(1);
 
-    const [after] = await query(`SELECT reserved_micros::bigint AS reserved, debits_micros::bigint AS debits, credits_micros::bigint AS credits FROM balances`);
-    expect({ reserved: Number(after.reserved), debits: Number(after.debits) }).toEqual({ reserved: 0, debits: Number(open.input) });
-    const [ledger] = await query(`SELECT COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0)::bigint AS debits FROM ledger_entries`);
+    const [after] = await query(
+      `SELECT reserved_micros::bigint AS reserved, debits_micros::bigint AS debits, credits_micros::bigint AS credits FROM balances`,
+    );
+    expect({ reserved: Number(after.reserved), debits: Number(after.debits) }).toEqual({
+      reserved: 0,
+      debits: Number(open.input),
+    });
+    const [ledger] = await query(
+      `SELECT COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0)::bigint AS debits FROM ledger_entries`,
+    );
     expect(Number(ledger.debits)).toBe(Number(after.debits));
     const [settled] = await query(`SELECT status, reason FROM reservations WHERE id = '${open.id}'`);
     expect(settled).toEqual({ status: Number(open.input) > 0 ? 'settled' : 'released', reason: 'expired' });

@@ -37,10 +37,17 @@ describe('fuzzing every route', () => {
     const kit = await OAuthTestKit.start(app);
     const client = await kit.createClient();
     const tokens = await kit.tokensFor(client);
-    const key = (await app.http('/api/v1/keys', { token: kit.alice.session, body: { name: 'fuzz' } })).body.data.key as string;
+    const key = (await app.http('/api/v1/keys', { token: kit.alice.session, body: { name: 'fuzz' } })).body.data
+      .key as string;
     const routes = routesOf(JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')));
     expect(routes.length).toBeGreaterThan(100);
-    const credentials = { session: kit.alice.session, sessionCookie: kit.alice.cookie, apiKey: key, oauthToken: tokens.access_token, oauthClientId: client.clientId };
+    const credentials = {
+      session: kit.alice.session,
+      sessionCookie: kit.alice.cookie,
+      apiKey: key,
+      oauthToken: tokens.access_token,
+      oauthClientId: client.clientId,
+    };
 
     const url = new URL(app.url);
     const send = (item: FuzzRequest): Promise<Outcome> =>
@@ -48,13 +55,26 @@ describe('fuzzing every route', () => {
         const label = `#${item.index} ${item.method} ${item.path.slice(0, 120)} [${item.label}]`;
         // A connection of its own (agent: false): a request that makes the server close its connection cannot
         // spoil the next one's, and node's agent does not hand the next request a connection about to close.
-        const req = request({ host: url.hostname, port: url.port, method: item.method, path: item.path, headers: item.headers, agent: false, timeout: 30_000 }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, label }));
-          res.on('error', () => resolve({ status: res.statusCode!, label }));
-        });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: item.method,
+            path: item.path,
+            headers: item.headers,
+            agent: false,
+            timeout: 30_000,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, label }));
+            res.on('error', () => resolve({ status: res.statusCode!, label }));
+          },
+        );
         req.on('timeout', () => req.destroy(new Error('timeout')));
-        req.on('error', (error: Error & { code?: string }) => resolve({ status: 'no answer', label: `${label} (${error.code}: ${error.message})` }));
+        req.on('error', (error: Error & { code?: string }) =>
+          resolve({ status: 'no answer', label: `${label} (${error.code}: ${error.message})` }),
+        );
         req.end(item.body);
       });
 
@@ -71,9 +91,21 @@ describe('fuzzing every route', () => {
 
     const byStatus = new Map<string, number>();
     for (const { status } of outcomes) byStatus.set(String(status), (byStatus.get(String(status)) ?? 0) + 1);
-    const summary = [...byStatus].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => `${status}: ${count}`).join(', ');
+    const summary = [...byStatus]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
     const failures = outcomes.filter(({ status }) => status === 'no answer' || status >= 500);
-    console.log(`fuzz seed ${SEED}: ${outcomes.length} requests in ${elapsed.toFixed(1)} s; ${summary}${failures.length ? `\n${failures.slice(0, 30).map((f) => `${f.status} ${f.label}`).join('\n')}` : ''}`);
+    console.log(
+      `fuzz seed ${SEED}: ${outcomes.length} requests in ${elapsed.toFixed(1)} s; ${summary}${
+        failures.length
+          ? `\n${failures
+              .slice(0, 30)
+              .map((f) => `${f.status} ${f.label}`)
+              .join('\n')}`
+          : ''
+      }`,
+    );
     expect(outcomes.length).toBe(TOTAL);
     expect(failures.map((f) => `${f.status} ${f.label}`)).toEqual([]);
     // Ten thousand requests take ~20 s on a quiet machine; a loaded CI machine gets room (the time is not the point).

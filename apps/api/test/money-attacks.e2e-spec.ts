@@ -21,7 +21,20 @@ function catalog(upstream: string): string {
   return (
     `providers:\n  - { id: up, type: openai, baseUrl: "${upstream}", apiKey: x }\n` +
     'models:\n' +
-    ['m-honest', 'm-ignores', 'm-zero', 'm-nousage', 'm-tools', 'm-reasoning', 'm-refusal', 'm-responses-fc', 'm-stall', 'm-fail'].map((id) => chat(id)).join('') +
+    [
+      'm-honest',
+      'm-ignores',
+      'm-zero',
+      'm-nousage',
+      'm-tools',
+      'm-reasoning',
+      'm-refusal',
+      'm-responses-fc',
+      'm-stall',
+      'm-fail',
+    ]
+      .map((id) => chat(id))
+      .join('') +
     chat('m-long', ', contextLength: 20000, upstreamModel: m-honest') +
     `  - { id: m-default, provider: up, upstreamModel: m-honest, type: text, methods: [chat_completions], pricing: { inputPerMTok: ${IN}, outputPerMTok: ${OUT} } }\n` +
     `  - { id: m-reasoner, provider: up, upstreamModel: m-honest, type: text, methods: [chat_completions], maxOutputTokens: ${LIMIT}, maxTokensParam: max_completion_tokens, pricing: { inputPerMTok: ${IN}, outputPerMTok: ${OUT} } }\n` +
@@ -54,10 +67,13 @@ describe('money attacks: every served call is paid for', () => {
   });
 
   async function newUser(creditMicros: number) {
-    const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('attack'), password: 'attack password' } });
+    const registered = await app.http('/api/v1/auth/register', {
+      body: { email: uniqueEmail('attack'), password: 'attack password' },
+    });
     const session = registered.body.data.token as string;
     const userId = registered.body.data.user.id as string;
-    if (creditMicros > 0) await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
+    if (creditMicros > 0)
+      await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
     const created = (await app.http('/api/v1/keys', { token: session, body: { name: 'attack key' } })).body.data;
     return { session, userId, key: created.key as string, keyId: created.id as string };
   }
@@ -75,17 +91,32 @@ describe('money attacks: every served call is paid for', () => {
   async function money(userId: string) {
     await flushed();
     const db = app.database.dataSource;
-    const read = () => db.query('SELECT credits_micros::bigint AS credits, debits_micros::bigint AS debits, reserved_micros::bigint AS reserved FROM balances WHERE user_id = $1', [userId]);
+    const read = () =>
+      db.query(
+        'SELECT credits_micros::bigint AS credits, debits_micros::bigint AS debits, reserved_micros::bigint AS reserved FROM balances WHERE user_id = $1',
+        [userId],
+      );
     let [balance] = await read();
     for (let i = 0; i < 100 && Number(balance?.reserved ?? 0) > 0; i += 1) {
       await sleep(50);
       [balance] = await read();
     }
-    const [records] = await db.query('SELECT count(*)::int AS calls, COALESCE(sum(cost_micros), 0)::bigint AS cost, count(DISTINCT call_id)::int AS ids FROM usage_records WHERE user_id = $1', [userId]);
-    const [ledger] = await db.query(`SELECT COALESCE(-sum(amount_micros), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1 AND kind = 'usage'`, [userId]);
+    const [records] = await db.query(
+      'SELECT count(*)::int AS calls, COALESCE(sum(cost_micros), 0)::bigint AS cost, count(DISTINCT call_id)::int AS ids FROM usage_records WHERE user_id = $1',
+      [userId],
+    );
+    const [ledger] = await db.query(
+      `SELECT COALESCE(-sum(amount_micros), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1 AND kind = 'usage'`,
+      [userId],
+    );
     return {
-      credits: Number(balance?.credits ?? 0), debits: Number(balance?.debits ?? 0), reserved: Number(balance?.reserved ?? 0),
-      ledgerDebits: Number(ledger.debits), records: records.calls as number, recordCost: Number(records.cost), distinctCallIds: records.ids as number,
+      credits: Number(balance?.credits ?? 0),
+      debits: Number(balance?.debits ?? 0),
+      reserved: Number(balance?.reserved ?? 0),
+      ledgerDebits: Number(ledger.debits),
+      records: records.calls as number,
+      recordCost: Number(records.cost),
+      distinctCallIds: records.ids as number,
     };
   }
 
@@ -96,7 +127,8 @@ describe('money attacks: every served call is paid for', () => {
     return report;
   }
 
-  const post = (token: string, path: string, body: unknown, headers: Record<string, string> = {}, on: TestApp = app) => on.http(path, { token, body, headers });
+  const post = (token: string, path: string, body: unknown, headers: Record<string, string> = {}, on: TestApp = app) =>
+    on.http(path, { token, body, headers });
   const ask = (text = 'How much is this?') => [{ role: 'user', content: text }];
   /** The fake's prompt count for `ask(text)`: a quarter of its bytes, plus 3 for the message. */
   const promptOf = (text = 'How much is this?') => 3 + Math.ceil(Buffer.byteLength(text) / 4);
@@ -109,7 +141,13 @@ describe('money attacks: every served call is paid for', () => {
       let served = 0;
       for (let burst = 0; burst < 4; burst += 1) {
         const calls = Array.from({ length: 40 }, (_, i) =>
-          post(attacker.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 5, messages: ask(`burst ${burst} call ${i}`) }, { 'x-request-id': 'same-id' }, apps[i % apps.length]).then((res) => {
+          post(
+            attacker.key,
+            '/v1/chat/completions',
+            { model: 'm-honest', max_tokens: 5, messages: ask(`burst ${burst} call ${i}`) },
+            { 'x-request-id': 'same-id' },
+            apps[i % apps.length],
+          ).then((res) => {
             expect(res.status).toBe(200);
             expect(res.headers.get('x-request-id')).toBe('same-id');
             costs.attacker += micros(res.body.usage.cost);
@@ -117,7 +155,13 @@ describe('money attacks: every served call is paid for', () => {
           }),
         );
         const others = Array.from({ length: 5 }, (_, i) =>
-          post(honest.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 5, messages: ask(`honest ${burst}-${i}`) }, {}, apps[i % apps.length]).then((res) => {
+          post(
+            honest.key,
+            '/v1/chat/completions',
+            { model: 'm-honest', max_tokens: 5, messages: ask(`honest ${burst}-${i}`) },
+            {},
+            apps[i % apps.length],
+          ).then((res) => {
             expect(res.status).toBe(200);
             costs.honest += micros(res.body.usage.cost);
           }),
@@ -126,15 +170,26 @@ describe('money attacks: every served call is paid for', () => {
       }
       expect(served).toBe(160);
       const a = await money(attacker.userId);
-      expect(a).toMatchObject({ debits: costs.attacker, ledgerDebits: costs.attacker, reserved: 0, records: 160, recordCost: costs.attacker, distinctCallIds: 160 });
+      expect(a).toMatchObject({
+        debits: costs.attacker,
+        ledgerDebits: costs.attacker,
+        reserved: 0,
+        records: 160,
+        recordCost: costs.attacker,
+        distinctCallIds: 160,
+      });
       let expected = 0;
-      for (let burst = 0; burst < 4; burst += 1) for (let i = 0; i < 40; i += 1) expected += promptOf(`burst ${burst} call ${i}`) * IN + 5 * OUT;
+      for (let burst = 0; burst < 4; burst += 1)
+        for (let i = 0; i < 40; i += 1) expected += promptOf(`burst ${burst} call ${i}`) * IN + 5 * OUT;
       expect(costs.attacker).toBe(expected);
       const h = await money(honest.userId);
       expect(h).toMatchObject({ debits: costs.honest, ledgerDebits: costs.honest, reserved: 0, records: 20 });
       expect(costs.honest).toBeGreaterThan(0);
       // The bursts made the key busy enough to draw on leases: the rule held on that path too.
-      const [{ leases }] = await app.database.dataSource.query('SELECT count(*)::int AS leases FROM reservations WHERE user_id = $1 AND lease', [attacker.userId]);
+      const [{ leases }] = await app.database.dataSource.query(
+        'SELECT count(*)::int AS leases FROM reservations WHERE user_id = $1 AND lease',
+        [attacker.userId],
+      );
       expect(leases).toBeGreaterThanOrEqual(1);
       await noDrift(attacker.userId);
       await noDrift(honest.userId);
@@ -142,31 +197,66 @@ describe('money attacks: every served call is paid for', () => {
 
     it('answers a client that retries with its own request id, and bills both calls', async () => {
       const user = await newUser(1_000_000);
-      const first = await post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 3, messages: ask() }, { 'x-request-id': 'retry-1' });
-      const again = await post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 3, messages: ask() }, { 'x-request-id': 'retry-1' });
+      const first = await post(
+        user.key,
+        '/v1/chat/completions',
+        { model: 'm-honest', max_tokens: 3, messages: ask() },
+        { 'x-request-id': 'retry-1' },
+      );
+      const again = await post(
+        user.key,
+        '/v1/chat/completions',
+        { model: 'm-honest', max_tokens: 3, messages: ask() },
+        { 'x-request-id': 'retry-1' },
+      );
       expect([first.status, again.status]).toEqual([200, 200]);
       expect(first.headers.get('x-switchyard-call-id')).not.toBe(again.headers.get('x-switchyard-call-id'));
       const state = await money(user.userId);
       expect(state).toMatchObject({ debits: micros(first.body.usage.cost) * 2, records: 2, distinctCallIds: 2 });
     });
 
-    it("shows each tenant only its own money, whatever request id another tenant reuses", async () => {
+    it('shows each tenant only its own money, whatever request id another tenant reuses', async () => {
       const victim = await newUser(1_000_000);
       const attacker = await newUser(1_000_000);
-      const paid = await post(victim.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 40, messages: ask('a long and expensive question '.repeat(20)) }, { 'x-request-id': 'shared-id' });
-      const cheap = await post(attacker.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 1, messages: ask('hi') }, { 'x-request-id': 'shared-id' });
+      const paid = await post(
+        victim.key,
+        '/v1/chat/completions',
+        { model: 'm-honest', max_tokens: 40, messages: ask('a long and expensive question '.repeat(20)) },
+        { 'x-request-id': 'shared-id' },
+      );
+      const cheap = await post(
+        attacker.key,
+        '/v1/chat/completions',
+        { model: 'm-honest', max_tokens: 1, messages: ask('hi') },
+        { 'x-request-id': 'shared-id' },
+      );
       await flushed();
       const mine = (await app.http('/api/v1/usage/me/activity', { token: attacker.session })).body.data.items;
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ requestId: 'shared-id', id: cheap.headers.get('x-switchyard-call-id'), cost: cheap.body.usage.cost, money: { charged: cheap.body.usage.cost } });
+      expect(mine[0]).toMatchObject({
+        requestId: 'shared-id',
+        id: cheap.headers.get('x-switchyard-call-id'),
+        cost: cheap.body.usage.cost,
+        money: { charged: cheap.body.usage.cost },
+      });
       const theirs = (await app.http('/api/v1/usage/me/activity', { token: victim.session })).body.data.items;
-      expect(theirs[0]).toMatchObject({ requestId: 'shared-id', cost: paid.body.usage.cost, money: { charged: paid.body.usage.cost } });
+      expect(theirs[0]).toMatchObject({
+        requestId: 'shared-id',
+        cost: paid.body.usage.cost,
+        money: { charged: paid.body.usage.cost },
+      });
       expect(paid.body.usage.cost).not.toBe(cheap.body.usage.cost);
     });
 
     it('makes request ids of its own that are random, not a counter another caller could claim ahead', async () => {
       const user = await newUser(1_000_000);
-      const ids = await Promise.all(Array.from({ length: 20 }, () => post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 1, messages: ask() }).then((res) => res.headers.get('x-request-id')!)));
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 1, messages: ask() }).then((res) =>
+            res.headers.get('x-request-id')!,
+          ),
+        ),
+      );
       for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
       // The old ids shared a per-process prefix of 16 hex digits and counted up in the last 8.
       expect(new Set(ids.map((id) => id.slice(4, 20))).size).toBe(20);
@@ -183,7 +273,11 @@ describe('money attacks: every served call is paid for', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('budget_exhausted');
       expect(fake.received.length).toBe(before);
-      await app.http(`/api/v1/keys/${user.keyId}/limits`, { method: 'PUT', token: user.session, body: { total: null } });
+      await app.http(`/api/v1/keys/${user.keyId}/limits`, {
+        method: 'PUT',
+        token: user.session,
+        body: { total: null },
+      });
       const served = await post(user.key, '/v1/embeddings', { model: 'e-embed', input: [ids] });
       expect(served.status).toBe(200);
       expect(served.body.usage.prompt_tokens).toBe(16_000);
@@ -225,17 +319,31 @@ describe('money attacks: every served call is paid for', () => {
 
     it('prices what it cannot see at the context length, or refuses it, and refuses background responses', async () => {
       const user = await newUser(1_000_000);
-      const unknown = await post(user.key, '/v1/responses', { model: 'm-honest', input: 'go on', previous_response_id: 'resp_earlier' });
+      const unknown = await post(user.key, '/v1/responses', {
+        model: 'm-honest',
+        input: 'go on',
+        previous_response_id: 'resp_earlier',
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.body.error.param).toBe('input');
-      const file = await post(user.key, '/v1/chat/completions', { model: 'm-honest', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] });
+      const file = await post(user.key, '/v1/chat/completions', {
+        model: 'm-honest',
+        messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }],
+      });
       expect(file.status).toBe(400);
-      const bounded = await post(user.key, '/v1/responses', { model: 'm-long', input: 'go on', previous_response_id: 'resp_earlier', max_output_tokens: 20 });
+      const bounded = await post(user.key, '/v1/responses', {
+        model: 'm-long',
+        input: 'go on',
+        previous_response_id: 'resp_earlier',
+        max_output_tokens: 20,
+      });
       expect(bounded.status).toBe(200);
       await flushed();
       const [item] = (await app.http('/api/v1/usage/me/activity', { token: user.session })).body.data.items;
       expect(micros(item.money.reserved)).toBeGreaterThanOrEqual(20_000 * IN + 20 * OUT);
-      expect((await post(user.key, '/v1/responses', { model: 'm-honest', input: 'x', background: true })).status).toBe(400);
+      expect((await post(user.key, '/v1/responses', { model: 'm-honest', input: 'x', background: true })).status).toBe(
+        400,
+      );
     });
   });
 
@@ -243,8 +351,16 @@ describe('money attacks: every served call is paid for', () => {
     it('sends the model limit when the caller asks for more or for nothing, and the ledger takes what the answer says', async () => {
       const user = await newUser(10_000_000);
       let expected = 0;
-      for (const [marker, extra] of [['asks-16000', { max_tokens: 16_000 }], ['asks-none', {}], ['asks-null', { max_tokens: null }]] as const) {
-        const res = await post(user.key, '/v1/chat/completions', { model: 'm-honest', messages: ask(marker), ...extra });
+      for (const [marker, extra] of [
+        ['asks-16000', { max_tokens: 16_000 }],
+        ['asks-none', {}],
+        ['asks-null', { max_tokens: null }],
+      ] as const) {
+        const res = await post(user.key, '/v1/chat/completions', {
+          model: 'm-honest',
+          messages: ask(marker),
+          ...extra,
+        });
         expect(res.status).toBe(200);
         expect(fake.find(marker)!.body.max_tokens).toBe(LIMIT);
         expect(res.body.usage.completion_tokens).toBe(LIMIT);
@@ -253,11 +369,18 @@ describe('money attacks: every served call is paid for', () => {
         expected += micros(res.body.usage.cost);
       }
       // Without maxOutputTokens the gateway's default bound (4,096) goes up, not the provider's own default.
-      const fallback = await post(user.key, '/v1/chat/completions', { model: 'm-default', messages: ask('default-limit') });
+      const fallback = await post(user.key, '/v1/chat/completions', {
+        model: 'm-default',
+        messages: ask('default-limit'),
+      });
       expect(fake.find('default-limit')!.body.max_tokens).toBe(4096);
       expect(fallback.body.usage.completion_tokens).toBe(4096);
       expected += micros(fallback.body.usage.cost);
-      expect(await money(user.userId)).toMatchObject({ debits: expected, ledgerDebits: expected, recordCost: expected });
+      expect(await money(user.userId)).toMatchObject({
+        debits: expected,
+        ledgerDebits: expected,
+        recordCost: expected,
+      });
     });
 
     it("leaves a caller's own lower limit byte for byte, and bounds each field given, whatever its spelling", async () => {
@@ -266,7 +389,11 @@ describe('money attacks: every served call is paid for', () => {
       const res = await app.http('/v1/chat/completions', { token: user.key, rawBody: own });
       expect(res.status).toBe(200);
       expect(fake.find('own-limit')!.raw).toBe(own);
-      const completion = await post(user.key, '/v1/chat/completions', { model: 'm-honest', max_completion_tokens: 99_999, messages: ask('marker-mct') });
+      const completion = await post(user.key, '/v1/chat/completions', {
+        model: 'm-honest',
+        max_completion_tokens: 99_999,
+        messages: ask('marker-mct'),
+      });
       expect(completion.status).toBe(200);
       expect(fake.find('marker-mct')!.body).toMatchObject({ max_completion_tokens: LIMIT });
       expect(fake.find('marker-mct')!.body.max_tokens).toBeUndefined();
@@ -284,23 +411,39 @@ describe('money attacks: every served call is paid for', () => {
 
     it('multiplies the bound by n and best_of, and refuses limits that are not whole numbers', async () => {
       const user = await newUser(10_000_000);
-      const three = await post(user.key, '/v1/chat/completions', { model: 'm-honest', n: 3, messages: ask('marker-three') });
+      const three = await post(user.key, '/v1/chat/completions', {
+        model: 'm-honest',
+        n: 3,
+        messages: ask('marker-three'),
+      });
       expect(three.body.usage.completion_tokens).toBe(3 * LIMIT);
       expect(micros(three.body.usage.cost)).toBe(promptOf('marker-three') * IN + 3 * LIMIT * OUT);
       await flushed();
       const [item] = (await app.http('/api/v1/usage/me/activity', { token: user.session })).body.data.items;
       expect(micros(item.money.reserved)).toBeGreaterThanOrEqual(3 * LIMIT * OUT);
       expect(item.money.charged).toBe(three.body.usage.cost);
-      const best = await post(user.key, '/v1/completions', { model: 'm-honest', prompt: 'marker-best', best_of: 4, n: 2, max_tokens: 10 });
+      const best = await post(user.key, '/v1/completions', {
+        model: 'm-honest',
+        prompt: 'marker-best',
+        best_of: 4,
+        n: 2,
+        max_tokens: 10,
+      });
       expect(best.body.usage.completion_tokens).toBe(40);
       for (const bad of [{ max_tokens: 'lots' }, { max_tokens: 1.5 }, { max_tokens: -1 }, { n: 1000 }, { n: '3' }])
-        expect((await post(user.key, '/v1/chat/completions', { model: 'm-honest', messages: ask(), ...bad })).status).toBe(400);
+        expect(
+          (await post(user.key, '/v1/chat/completions', { model: 'm-honest', messages: ask(), ...bad })).status,
+        ).toBe(400);
       await noDrift(user.userId);
     });
 
     it('sends the lower bound a small budget covers, and charges within it', async () => {
       const user = await newUser(600);
-      const res = await post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 16_000, messages: ask('capped-call') });
+      const res = await post(user.key, '/v1/chat/completions', {
+        model: 'm-honest',
+        max_tokens: 16_000,
+        messages: ask('capped-call'),
+      });
       expect(res.status).toBe(200);
       const cap = Number(res.headers.get('x-switchyard-max-tokens-capped'));
       expect(cap).toBeGreaterThan(0);
@@ -316,11 +459,23 @@ describe('money attacks: every served call is paid for', () => {
       const res = await fetch(`${app.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm-honest', stream: true, stream_options: { include_usage: true }, max_tokens: 16_000, messages: ask('stream-bound') }),
+        body: JSON.stringify({
+          model: 'm-honest',
+          stream: true,
+          stream_options: { include_usage: true },
+          max_tokens: 16_000,
+          messages: ask('stream-bound'),
+        }),
       });
       const text = await res.text();
       expect(fake.find('stream-bound')!.body.max_tokens).toBe(LIMIT);
-      const usage = JSON.parse(text.split('\n\n').filter((frame) => frame.includes('"usage":{')).at(-1)!.slice(6)).usage;
+      const usage = JSON.parse(
+        text
+          .split('\n\n')
+          .filter((frame) => frame.includes('"usage":{'))
+          .at(-1)!
+          .slice(6),
+      ).usage;
       expect(usage.completion_tokens).toBe(LIMIT);
       // A Responses stream that reaches its bound ends with response.incomplete, which carries the usage.
       const responses = await fetch(`${app.url}/v1/responses`, {
@@ -344,14 +499,23 @@ describe('money attacks: every served call is paid for', () => {
       const cost = promptOf('ignored') * IN + IGNORED_OUTPUT * OUT;
       expect(micros(full.body.usage.cost)).toBe(cost);
       expect(full.headers.get('x-switchyard-cost')).toBe(String(full.body.usage.cost));
-      expect(await money(rich.userId)).toMatchObject({ debits: cost, ledgerDebits: cost, recordCost: cost, reserved: 0 });
+      expect(await money(rich.userId)).toMatchObject({
+        debits: cost,
+        ledgerDebits: cost,
+        recordCost: cost,
+        reserved: 0,
+      });
       // An account that cannot pay the overrun pays what it has: the balance ends at 0, never below, and the answer
       // states that amount.
       const poor = await newUser(LIMIT * OUT + 500);
       const partial = await post(poor.key, '/v1/chat/completions', { model: 'm-ignores', messages: ask('ignored') });
       expect(partial.status).toBe(200);
       expect(micros(partial.body.usage.cost)).toBe(LIMIT * OUT + 500);
-      expect(await money(poor.userId)).toMatchObject({ debits: LIMIT * OUT + 500, credits: LIMIT * OUT + 500, reserved: 0 });
+      expect(await money(poor.userId)).toMatchObject({
+        debits: LIMIT * OUT + 500,
+        credits: LIMIT * OUT + 500,
+        reserved: 0,
+      });
       await noDrift(rich.userId);
       await noDrift(poor.userId);
     });
@@ -371,7 +535,11 @@ describe('money attacks: every served call is paid for', () => {
 
     it('estimates an answer that comes without usage rather than serve it free', async () => {
       const user = await newUser(10_000_000);
-      const plain = await post(user.key, '/v1/chat/completions', { model: 'm-nousage', max_tokens: 100, messages: ask('no usage json') });
+      const plain = await post(user.key, '/v1/chat/completions', {
+        model: 'm-nousage',
+        max_tokens: 100,
+        messages: ask('no usage json'),
+      });
       expect(plain.status).toBe(200);
       const charged = micros(Number(plain.headers.get('x-switchyard-cost')));
       // The input estimate and the 100 tokens of text relayed.
@@ -394,7 +562,12 @@ describe('money attacks: every served call is paid for', () => {
     });
 
     /** Starts a stream, reads until `frames` data frames arrived, then hangs up. */
-    async function hangUpAfter(key: string, body: object, frames: number, path = '/v1/chat/completions'): Promise<void> {
+    async function hangUpAfter(
+      key: string,
+      body: object,
+      frames: number,
+      path = '/v1/chat/completions',
+    ): Promise<void> {
       const controller = new AbortController();
       const res = await fetch(`${app.url}${path}`, {
         method: 'POST',
@@ -404,7 +577,8 @@ describe('money attacks: every served call is paid for', () => {
       });
       const reader = res.body!.getReader();
       let text = '';
-      while ((text.match(/data: /g) ?? []).length < frames) text += new TextDecoder().decode((await reader.read()).value);
+      while ((text.match(/data: /g) ?? []).length < frames)
+        text += new TextDecoder().decode((await reader.read()).value);
       controller.abort();
       await sleep(200);
     }
@@ -442,7 +616,9 @@ describe('money attacks: every served call is paid for', () => {
       const row = await lastRecord(user.userId);
       expect(row).toMatchObject({ status: 'client_closed', completion_tokens: 0 });
       expect(row.cost).toBe(row.prompt_tokens * IN);
-      expect(row.prompt_tokens).toBeGreaterThanOrEqual(Math.ceil(Buffer.byteLength('stalled question '.repeat(40)) / 4));
+      expect(row.prompt_tokens).toBeGreaterThanOrEqual(
+        Math.ceil(Buffer.byteLength('stalled question '.repeat(40)) / 4),
+      );
       await noDrift(user.userId);
     });
   });
@@ -454,11 +630,18 @@ describe('money attacks: every served call is paid for', () => {
     await noDrift(user.userId);
     const db = app.database.dataSource;
     await db.query('UPDATE usage_records SET cost_micros = cost_micros + 1 WHERE call_id = $1', [callId]);
-    await db.query(`INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key) VALUES ($1, 5, 'admin_adjustment', 'tamper', $2)`, [user.userId, `tamper:${callId}`]);
+    await db.query(
+      `INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key) VALUES ($1, 5, 'admin_adjustment', 'tamper', $2)`,
+      [user.userId, `tamper:${callId}`],
+    );
     try {
       const report = await app.app.get(ReconciliationService).reconcile(null, user.userId);
       expect(report.drifts.map((drift) => drift.kind).sort()).toEqual(['balance_credits', 'call_record']);
-      expect(report.drifts.find((drift) => drift.kind === 'call_record')).toMatchObject({ callId, expected: micros(res.body.usage.cost), actual: micros(res.body.usage.cost) + 1 });
+      expect(report.drifts.find((drift) => drift.kind === 'call_record')).toMatchObject({
+        callId,
+        expected: micros(res.body.usage.cost),
+        actual: micros(res.body.usage.cost) + 1,
+      });
     } finally {
       // CI reconciles this database afterwards: the books are put right again.
       await db.query('UPDATE usage_records SET cost_micros = cost_micros - 1 WHERE call_id = $1', [callId]);
@@ -471,7 +654,10 @@ describe('money attacks: every served call is paid for', () => {
     it('writes every settlement of calls made while the database refuses them, once it answers again', async () => {
       const user = await newUser(10_000_000);
       const ledgers = apps.map((running) => running.app.get(ReservationsRepository));
-      const originals = ledgers.map((ledger) => ({ many: ledger.settleMany.bind(ledger), leased: ledger.settleLeased.bind(ledger) }));
+      const originals = ledgers.map((ledger) => ({
+        many: ledger.settleMany.bind(ledger),
+        leased: ledger.settleLeased.bind(ledger),
+      }));
       let failures = 0;
       const blip = () => {
         failures += 1;
@@ -480,14 +666,26 @@ describe('money attacks: every served call is paid for', () => {
       // The database "blips" for a second: longer than the three tries over ~150 ms the old code gave a batch.
       const until = Date.now() + 1000;
       ledgers.forEach((ledger, i) => {
-        jest.spyOn(ledger, 'settleMany').mockImplementation((items) => (Date.now() < until ? blip() : originals[i].many(items)));
-        jest.spyOn(ledger, 'settleLeased').mockImplementation((items) => (Date.now() < until ? blip() : originals[i].leased(items)));
+        jest
+          .spyOn(ledger, 'settleMany')
+          .mockImplementation((items) => (Date.now() < until ? blip() : originals[i].many(items)));
+        jest
+          .spyOn(ledger, 'settleLeased')
+          .mockImplementation((items) => (Date.now() < until ? blip() : originals[i].leased(items)));
       });
       let total = 0;
       try {
         for (let burst = 0; burst < 3; burst += 1) {
           const answers = await Promise.all(
-            Array.from({ length: 30 }, (_, i) => post(user.key, '/v1/chat/completions', { model: 'm-honest', max_tokens: 2, messages: ask(`blip ${burst}-${i}`) }, {}, apps[i % apps.length])),
+            Array.from({ length: 30 }, (_, i) =>
+              post(
+                user.key,
+                '/v1/chat/completions',
+                { model: 'm-honest', max_tokens: 2, messages: ask(`blip ${burst}-${i}`) },
+                {},
+                apps[i % apps.length],
+              ),
+            ),
           );
           for (const res of answers) total += micros(res.body.usage.cost);
         }
@@ -503,7 +701,7 @@ describe('money attacks: every served call is paid for', () => {
 
   it('keeps the books: random concurrent mixes of every attack leave no drift and no balance below zero', async () => {
     let seed = 20261125;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
     const users = await Promise.all([newUser(20_000), newUser(200_000), newUser(5_000_000)]);
     /** Calls whose usage the provider reported: the answer's cost is their debit, and price × usage when the account could pay it. */
@@ -512,33 +710,63 @@ describe('money attacks: every served call is paid for', () => {
       const user = pick(users);
       const model = pick(['m-honest', 'm-honest', 'm-ignores', 'm-zero', 'm-nousage', 'm-tools'] as const);
       const stream = random() < 0.5;
-      const body: Record<string, unknown> = { model, stream, messages: ask(`mix ${i} ${'x'.repeat(Math.floor(random() * 200))}`) };
+      const body: Record<string, unknown> = {
+        model,
+        stream,
+        messages: ask(`mix ${i} ${'x'.repeat(Math.floor(random() * 200))}`),
+      };
       const limit = pick([undefined, 1, 7, 50, 16_000, 10 ** 9]);
       if (limit !== undefined) body.max_tokens = limit;
       if (random() < 0.2) body.n = 2;
-      const headers: Record<string, string> = { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${user.key}`,
+        'content-type': 'application/json',
+      };
       if (random() < 0.3) headers['x-request-id'] = 'repeated';
       if (random() < 0.15) {
         // A token-id input instead.
-        const res = await post(user.key, '/v1/embeddings', { model: 'e-embed', input: [Array.from({ length: Math.floor(random() * 3000) + 1 }, (_, t) => t)] }, headers['x-request-id'] ? { 'x-request-id': 'repeated' } : {}, pick(apps));
+        const res = await post(
+          user.key,
+          '/v1/embeddings',
+          { model: 'e-embed', input: [Array.from({ length: Math.floor(random() * 3000) + 1 }, (_, t) => t)] },
+          headers['x-request-id'] ? { 'x-request-id': 'repeated' } : {},
+          pick(apps),
+        );
         if (res.status === 200)
-          known.push({ callId: res.headers.get('x-switchyard-call-id')!, stated: micros(res.body.usage.cost), priced: res.body.usage.prompt_tokens * IN, user: user.userId });
+          known.push({
+            callId: res.headers.get('x-switchyard-call-id')!,
+            stated: micros(res.body.usage.cost),
+            priced: res.body.usage.prompt_tokens * IN,
+            user: user.userId,
+          });
         else expect(res.status).toBe(403);
         return;
       }
       const controller = new AbortController();
       const hangUp = random() < 0.25 ? Math.floor(random() * 6) : -1;
       try {
-        const res = await fetch(`${pick(apps).url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+        const res = await fetch(`${pick(apps).url}/v1/chat/completions`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
         if (res.status !== 200) {
           expect(res.status).toBe(403);
           return;
         }
         const callId = res.headers.get('x-switchyard-call-id')!;
         if (!stream) {
-          const answer = (await res.json()) as { usage?: { cost: number; prompt_tokens: number; completion_tokens: number } };
+          const answer = (await res.json()) as {
+            usage?: { cost: number; prompt_tokens: number; completion_tokens: number };
+          };
           if (answer.usage && model !== 'm-nousage')
-            known.push({ callId, stated: micros(answer.usage.cost), priced: answer.usage.prompt_tokens * IN + answer.usage.completion_tokens * OUT, user: user.userId });
+            known.push({
+              callId,
+              stated: micros(answer.usage.cost),
+              priced: answer.usage.prompt_tokens * IN + answer.usage.completion_tokens * OUT,
+              user: user.userId,
+            });
           return;
         }
         const reader = res.body!.getReader();

@@ -20,7 +20,9 @@ import { createRestartableDatabase, TestDatabase } from './support/test-database
 const twoInstances = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const itWithTwo = twoInstances ? it : it.skip;
 if (!twoInstances)
-  console.log('multi-instance.e2e-spec: DATABASE_URL and REDIS_URL are not both set; the two-instance cases are skipped (embedded PostgreSQL has one owner process)');
+  console.log(
+    'multi-instance.e2e-spec: DATABASE_URL and REDIS_URL are not both set; the two-instance cases are skipped (embedded PostgreSQL has one owner process)',
+  );
 
 const POLL_MS = 50;
 
@@ -45,7 +47,10 @@ describe('revocation on two instances (one PostgreSQL, one Redis)', () => {
     // Both answer as one public URL (the OAuth issuer), as instances behind a load balancer do.
     const port = await freePort();
     one = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}` });
-    two = await startTestApp({ publicUrl: one.config.publicUrl, redisPrefix: one.config.redisPrefix }, one.testDatabase);
+    two = await startTestApp(
+      { publicUrl: one.config.publicUrl, redisPrefix: one.config.redisPrefix },
+      one.testDatabase,
+    );
   });
   afterAll(async () => {
     await two?.close();
@@ -53,7 +58,9 @@ describe('revocation on two instances (one PostgreSQL, one Redis)', () => {
   });
 
   itWithTwo('an API key revoked through one instance is refused by the other within a second', async () => {
-    const session = (await one.http('/api/v1/auth/register', { body: { email: uniqueEmail('revoke'), password: 'revoke password' } })).body.data.token;
+    const session = (
+      await one.http('/api/v1/auth/register', { body: { email: uniqueEmail('revoke'), password: 'revoke password' } })
+    ).body.data.token;
     const key = (await one.http('/api/v1/keys', { token: session, body: { name: 'revoked soon' } })).body.data;
     // The other instance has the key cached: the revocation must reach its cache, not just the database.
     expect((await two.http('/v1/models', { token: key.key })).status).toBe(200);
@@ -64,22 +71,31 @@ describe('revocation on two instances (one PostgreSQL, one Redis)', () => {
     expect(ms).toBeLessThan(1_000);
   });
 
-  itWithTwo('an OAuth access token revoked (RFC 7009) through one instance is refused by the other within a second', async () => {
-    const kit = await OAuthTestKit.start(one);
-    const client = await kit.createClient({ clientName: 'Revoked App' });
-    const tokens = await kit.tokensFor(client, { scope: 'api:access' });
-    const onTwo = async () => (await two.http('/v1/models', { token: tokens.access_token, headers: { 'x-service-oauth-client-id': client.clientId } })).status;
-    expect(await onTwo()).toBe(200);
-    const revoked = await fetch(`${one.url}/oauth2/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: tokens.access_token, client_id: client.clientId }),
-    });
-    expect(revoked.status).toBe(200);
-    const ms = await msUntilRefused(onTwo, 401);
-    console.log(`OAuth token revocation reached the other instance in ${ms.toFixed(0)} ms`);
-    expect(ms).toBeLessThan(1_000);
-  });
+  itWithTwo(
+    'an OAuth access token revoked (RFC 7009) through one instance is refused by the other within a second',
+    async () => {
+      const kit = await OAuthTestKit.start(one);
+      const client = await kit.createClient({ clientName: 'Revoked App' });
+      const tokens = await kit.tokensFor(client, { scope: 'api:access' });
+      const onTwo = async () =>
+        (
+          await two.http('/v1/models', {
+            token: tokens.access_token,
+            headers: { 'x-service-oauth-client-id': client.clientId },
+          })
+        ).status;
+      expect(await onTwo()).toBe(200);
+      const revoked = await fetch(`${one.url}/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: tokens.access_token, client_id: client.clientId }),
+      });
+      expect(revoked.status).toBe(200);
+      const ms = await msUntilRefused(onTwo, 401);
+      console.log(`OAuth token revocation reached the other instance in ${ms.toFixed(0)} ms`);
+      expect(ms).toBeLessThan(1_000);
+    },
+  );
 });
 
 describe('a SIGTERM while streams run', () => {
@@ -141,9 +157,18 @@ describe('a SIGTERM while streams run', () => {
     children.push(started.child);
     const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
     const post = (path: string, body: unknown, token?: string) =>
-      fetch(started.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const session = ((await (await post('/api/v1/auth/register', { email: uniqueEmail('sigterm'), password: 'sigterm password' })).json()) as { data: { token: string; user: { id: string } } }).data;
-    const key = ((await (await post('/api/v1/keys', { name: 'k' }, session.token)).json()) as { data: { key: string } }).data.key;
+      fetch(started.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    const session = (
+      (await (
+        await post('/api/v1/auth/register', { email: uniqueEmail('sigterm'), password: 'sigterm password' })
+      ).json()) as { data: { token: string; user: { id: string } } }
+    ).data;
+    const key = ((await (await post('/api/v1/keys', { name: 'k' }, session.token)).json()) as { data: { key: string } })
+      .data.key;
     return { ...started, exited, userId: session.user.id, key };
   }
 
@@ -213,8 +238,15 @@ describe('a SIGTERM while streams run', () => {
       records.map((r) => ({ id: r.request_id, status: 'settled', settled: r.cost })),
     );
     const billed = records.reduce((sum, r) => sum + Number(r.cost), 0);
-    expect({ reserved: Number(balance.reserved), debits: Number(balance.debits), credits: Number(balance.credits) }).toEqual({ reserved: 0, debits: billed, credits: 1_000_000 });
-    expect({ usage: Number(ledger.usage), entries: ledger.entries }).toEqual({ usage: billed, entries: records.length });
+    expect({
+      reserved: Number(balance.reserved),
+      debits: Number(balance.debits),
+      credits: Number(balance.credits),
+    }).toEqual({ reserved: 0, debits: billed, credits: 1_000_000 });
+    expect({ usage: Number(ledger.usage), entries: ledger.entries }).toEqual({
+      usage: billed,
+      entries: records.length,
+    });
     return records;
   }
 
@@ -225,7 +257,11 @@ describe('a SIGTERM while streams run', () => {
       const response = await fetch(`${other.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'stream-2s', stream: true, messages: [{ role: 'user', content: 'on the other one' }] }),
+        body: JSON.stringify({
+          model: 'stream-2s',
+          stream: true,
+          messages: [{ role: 'user', content: 'on the other one' }],
+        }),
       });
       expect(response.status).toBe(200);
       expect((await response.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
@@ -243,8 +279,10 @@ describe('a SIGTERM while streams run', () => {
     if (servedByOther) {
       // The other instance writes its record within its flush interval (500 ms).
       const deadline = Date.now() + 10_000;
-      const recorded = () => readDatabase((query) => query(`SELECT 1 FROM usage_records WHERE request_id = $1`, [servedByOther]));
-      while ((await recorded()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+      const recorded = () =>
+        readDatabase((query) => query(`SELECT 1 FROM usage_records WHERE request_id = $1`, [servedByOther]));
+      while ((await recorded()).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 250));
       ids.push(servedByOther);
     }
     const records = await readDatabase((query) => expectBilledOnce(query, a.userId, ids));
@@ -256,8 +294,16 @@ describe('a SIGTERM while streams run', () => {
     const { a, streams, signalled } = await sigtermDuring('1', 2, 'slow-stream');
     for (const stream of streams) expect((await stream.rest).includes('data: [DONE]')).toBe(false);
     expect(await a.exited).toBe(0);
-    console.log(`SIGTERM with a 1 s grace and 2 long streams: exited 0 after ${(performance.now() - signalled).toFixed(0)} ms`);
-    const records = await readDatabase((query) => expectBilledOnce(query, a.userId, streams.map((s) => s.requestId)));
+    console.log(
+      `SIGTERM with a 1 s grace and 2 long streams: exited 0 after ${(performance.now() - signalled).toFixed(0)} ms`,
+    );
+    const records = await readDatabase((query) =>
+      expectBilledOnce(
+        query,
+        a.userId,
+        streams.map((s) => s.requestId),
+      ),
+    );
     // docs/decisions.md#settlement: a stream cut mid-way bills the input estimate plus the tokens delivered.
     for (const record of records) {
       expect(record.status).toBe('client_closed');

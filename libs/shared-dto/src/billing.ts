@@ -33,7 +33,14 @@ export interface PaymentVerifyResponse {
   newBalance: number;
 }
 
-export const LEDGER_ENTRY_KINDS = ['signup_credit', 'payment', 'gift_card', 'admin_adjustment', 'usage', 'reversal'] as const;
+export const LEDGER_ENTRY_KINDS = [
+  'signup_credit',
+  'payment',
+  'gift_card',
+  'admin_adjustment',
+  'usage',
+  'reversal',
+] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 
 /** One money movement: credits positive, debits negative (currency units). */

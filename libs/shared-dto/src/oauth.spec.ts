@@ -25,7 +25,8 @@ describe('reservedNameProblem', () => {
   });
 
   it('accepts ordinary names', () => {
-    for (const name of ['My Chat App', 'Agent Desk', 'Weather Bot 3000', 'Mobile']) expect(reservedNameProblem(name)).toBeNull();
+    for (const name of ['My Chat App', 'Agent Desk', 'Weather Bot 3000', 'Mobile'])
+      expect(reservedNameProblem(name)).toBeNull();
   });
 
   it('folds l and i alike, so the skeletons of look-alikes are equal', () => {

@@ -56,16 +56,72 @@ export const RESERVED_NAME_WORDS = ['switchyard', 'admin', 'official'] as const;
 /** Letters from other scripts, and digits or signs, that read as a Latin letter (a small confusables table). */
 const LOOKALIKES: Record<string, string> = {
   // Cyrillic
-  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x',
-  ѕ: 's', і: 'i', ї: 'i', ј: 'j', һ: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w', ӏ: 'i',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  һ: 'h',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ӏ: 'i',
   // Greek
-  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ω: 'w',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ω: 'w',
   // Latin look-alikes NFKD leaves alone
-  ı: 'i', ɑ: 'a', ɡ: 'g', ɩ: 'i', ʏ: 'y', ℮: 'e', ø: 'o', đ: 'd', ħ: 'h', ł: 'l', ŧ: 't',
+  ı: 'i',
+  ɑ: 'a',
+  ɡ: 'g',
+  ɩ: 'i',
+  ʏ: 'y',
+  ℮: 'e',
+  ø: 'o',
+  đ: 'd',
+  ħ: 'h',
+  ł: 'l',
+  ŧ: 't',
   // Armenian
-  օ: 'o', ս: 'u', ո: 'n', հ: 'h',
+  օ: 'o',
+  ս: 'u',
+  ո: 'n',
+  հ: 'h',
   // Digits and signs
-  '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's', '!': 'i', '|': 'i',
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '8': 'b',
+  '9': 'g',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+  '|': 'i',
 };
 
 /**
@@ -76,14 +132,20 @@ const LOOKALIKES: Record<string, string> = {
 export function nameSkeleton(name: string): string {
   const plain = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
   const folded = [...plain].map((char) => LOOKALIKES[char] ?? char).join('');
-  return folded.replace(/[^a-z]/g, '').replace(/l/g, 'i').replace(/rn/g, 'm').replace(/vv/g, 'w');
+  return folded
+    .replace(/[^a-z]/g, '')
+    .replace(/l/g, 'i')
+    .replace(/rn/g, 'm')
+    .replace(/vv/g, 'w');
 }
 
 /** Why an app may not use this name (it imitates the service), or null. Case- and look-alike-insensitive. */
 export function reservedNameProblem(name: string): string | null {
   const skeleton = nameSkeleton(name);
   const word = RESERVED_NAME_WORDS.find((reserved) => skeleton.includes(nameSkeleton(reserved)));
-  return word ? `must not contain "${word}" (or a look-alike of it): app names may not pass for the service itself` : null;
+  return word
+    ? `must not contain "${word}" (or a look-alike of it): app names may not pass for the service itself`
+    : null;
 }
 
 /** Where a redirect URI goes, as the consent page names it. */

@@ -39,7 +39,13 @@ export interface ActivityRecord {
   errorCode: string | null;
   latencyMs: number;
   /** What happened to the money: reserved before the call, then settled (charged) or released, and why. */
-  money: { reserved: number; charged: number; released: number; outcome: 'settled' | 'released' | 'open' | 'none'; reason: string | null };
+  money: {
+    reserved: number;
+    charged: number;
+    released: number;
+    outcome: 'settled' | 'released' | 'open' | 'none';
+    reason: string | null;
+  };
 }
 
 export interface ActivityPage {

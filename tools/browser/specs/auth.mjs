@@ -76,13 +76,15 @@ export const tests = [
       await page.getByLabel('Password').fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
       const password = page.getByLabel('Password');
-      await page.waitForFunction(
-        () => document.querySelector('input[name="password"]')?.getAttribute('aria-invalid') === 'true',
-        undefined,
-        { timeout: 10_000 },
-      ).catch(() => {
-        throw new Error('expected the Password field to be marked invalid');
-      });
+      await page
+        .waitForFunction(
+          () => document.querySelector('input[name="password"]')?.getAttribute('aria-invalid') === 'true',
+          undefined,
+          { timeout: 10_000 },
+        )
+        .catch(() => {
+          throw new Error('expected the Password field to be marked invalid');
+        });
       const describedBy = (await password.getAttribute('aria-describedby')) ?? '';
       const errorId = describedBy.split(' ').find((id) => id.endsWith('-error'));
       if (!errorId) throw new Error('expected the Password field to point at its error messages');

@@ -45,7 +45,10 @@ export const tests = [
       await expectText(page.locator('body'), 'Sandbox — no real card is charged');
       await page.getByRole('button', { name: 'Pay $12.50' }).click();
 
-      await expectPath(page, (url) => url.pathname === '/billing' && /^cs_sandbox_/.test(url.searchParams.get('session_id') ?? ''));
+      await expectPath(
+        page,
+        (url) => url.pathname === '/billing' && /^cs_sandbox_/.test(url.searchParams.get('session_id') ?? ''),
+      );
       await expectText(page.getByRole('main'), 'Payment received: $12.50 was added. Your balance is now $17.50.');
       await expectText(balance(page), '$17.50');
       await expectText(page.getByRole('table'), '+$12.50');
@@ -76,7 +79,10 @@ export const tests = [
       // Typed the way people do: lower case, spaces instead of dashes.
       await field.fill(code.toLowerCase().replace(/-/g, ' '));
       await page.getByRole('button', { name: 'Redeem' }).click();
-      await expectText(page.getByRole('main'), 'Gift card redeemed: 5.00 added to your balance. Your balance is now $22.50.');
+      await expectText(
+        page.getByRole('main'),
+        'Gift card redeemed: 5.00 added to your balance. Your balance is now $22.50.',
+      );
       await expectText(balance(page), '$22.50');
       await expectText(page.getByRole('table'), 'Gift card');
 
@@ -95,7 +101,11 @@ export const tests = [
       const page = await newPage();
       await signInThrough(page, user, '/billing');
       const nav = page.getByRole('navigation', { name: 'Sections' });
-      expectEqual(await nav.getByRole('link', { name: 'Gift cards' }).count(), 0, 'the number of Gift cards links for a user');
+      expectEqual(
+        await nav.getByRole('link', { name: 'Gift cards' }).count(),
+        0,
+        'the number of Gift cards links for a user',
+      );
       await page.goto('/admin/gift-cards');
       await expectVisible(page.getByRole('heading', { name: 'Page not found' }));
 
@@ -109,7 +119,8 @@ export const tests = [
       await expectText(adminPage.getByRole('main'), "Copy the codes now. You won't see them again.");
       const codes = (await adminPage.getByLabel('New gift card codes').inputValue()).split('\n');
       expectEqual(codes.length, 2, 'the number of issued codes');
-      for (const issued of codes) if (!CODE.test(issued)) throw new Error(`expected a gift card code, got ${JSON.stringify(issued)}`);
+      for (const issued of codes)
+        if (!CODE.test(issued)) throw new Error(`expected a gift card code, got ${JSON.stringify(issued)}`);
       await adminPage.getByRole('button', { name: 'Done' }).click();
       await adminPage.getByLabel('New gift card codes').waitFor({ state: 'detached', timeout: 10_000 });
       if ((await adminPage.content()).includes(codes[0])) throw new Error('expected the codes to be gone after Done');

@@ -142,13 +142,20 @@ export const tests = [
       await expectText(main(page), `Calls from this page use ${PLAYGROUND_KEY}`);
 
       // The live catalog, as the gateway lists it.
-      await expectModels(page, ['demo-chat', 'demo-embedding', 'demo-image', 'demo-transcribe', 'demo-tts', 'demo-video'], 'the catalog');
+      await expectModels(
+        page,
+        ['demo-chat', 'demo-embedding', 'demo-image', 'demo-transcribe', 'demo-tts', 'demo-video'],
+        'the catalog',
+      );
       const chatCard = page.locator('.model-card', { has: page.getByRole('heading', { name: 'demo-chat' }) });
       await expectText(chatCard, '32,768 tokens');
       await expectText(chatCard, '$0.50 per 1M input tokens');
       await expectText(chatCard, '$1.50 per 1M output tokens');
       await expectText(chatCard, 'Vision');
-      await expectText(page.locator('.model-card', { has: page.getByRole('heading', { name: 'demo-tts' }) }), '$15.00 per 1M characters');
+      await expectText(
+        page.locator('.model-card', { has: page.getByRole('heading', { name: 'demo-tts' }) }),
+        '$15.00 per 1M characters',
+      );
 
       // The gateway's filters, and the search.
       await page.getByLabel('Type').selectOption('audio');
@@ -176,12 +183,19 @@ export const tests = [
 
       // It is an ordinary key, listed masked on the API keys page.
       await nav(page).getByRole('link', { name: 'API keys' }).click();
-      await expectText(page.locator('tbody tr', { hasText: PLAYGROUND_KEY }), `${state.key.slice(0, 12)}…${state.key.slice(-4)}`);
+      await expectText(
+        page.locator('tbody tr', { hasText: PLAYGROUND_KEY }),
+        `${state.key.slice(0, 12)}…${state.key.slice(-4)}`,
+      );
 
       // Signing out forgets it, so the next person in this tab does not get it.
       await page.getByRole('button', { name: 'Sign out' }).click();
       await expectPath(page, '/signin');
-      expectEqual(await page.evaluate(() => sessionStorage.getItem('switchyard.gatewayKey')), null, 'the stored gateway key after signing out');
+      expectEqual(
+        await page.evaluate(() => sessionStorage.getItem('switchyard.gatewayKey')),
+        null,
+        'the stored gateway key after signing out',
+      );
     },
   },
   {
@@ -198,13 +212,17 @@ export const tests = [
       // A 1.8 MB picture: sent as a JPEG of at most 800 KB.
       const png = noisePng(800, 800);
       if (png.length < 1_000_000) throw new Error(`expected a large test picture, got ${png.length} bytes`);
-      await page.getByLabel('Image (optional)').setInputFiles({ name: 'noise.png', mimeType: 'image/png', buffer: png });
+      await page
+        .getByLabel('Image (optional)')
+        .setInputFiles({ name: 'noise.png', mimeType: 'image/png', buffer: png });
       await expectText(main(page), '(made smaller from 1.8 MB)');
       const attachment = await page.locator('.attachment img').getAttribute('src');
       const bytes = Math.floor(((attachment ?? '').split(',')[1] ?? '').length * 0.75);
       // Not shrunk further than it had to be, either.
       if (!attachment?.startsWith('data:image/jpeg;base64,') || bytes > 800 * 1024 || bytes < 400 * 1024) {
-        throw new Error(`expected a JPEG data URL of 400 to 800 KB, got ${attachment?.slice(0, 30)}… of ${bytes} bytes`);
+        throw new Error(
+          `expected a JPEG data URL of 400 to 800 KB, got ${attachment?.slice(0, 30)}… of ${bytes} bytes`,
+        );
       }
 
       await page.getByRole('textbox', { name: 'Message' }).fill(CHAT_TEXT);
@@ -216,7 +234,9 @@ export const tests = [
       await page.getByRole('tab', { name: 'JavaScript' }).click();
       await expectText(code, 'for await (const chunk of stream)');
       await page.keyboard.press('ArrowRight');
-      await expectVisible(page.getByRole('tab', { name: 'Python', selected: true }), { what: 'the Python tab after ArrowRight' });
+      await expectVisible(page.getByRole('tab', { name: 'Python', selected: true }), {
+        what: 'the Python tab after ArrowRight',
+      });
       await expectText(code, 'from openai import OpenAI');
 
       // Record every length the reply passes through: a stream grows in steps, a plain answer appears at once.
@@ -235,8 +255,11 @@ export const tests = [
       await expectText(reply, 'I also received 1 attachment');
       await expectText(reply, 'tokens · $0.000');
       const lengths = await page.evaluate(() => window.__replyLengths);
-      if (lengths.length < 2) throw new Error(`expected the reply to stream in several steps, saw lengths ${JSON.stringify(lengths)}`);
-      await expectVisible(page.locator('.chat-turn-user img[alt="Attached: noise.png"]'), { what: 'the picture in the conversation' });
+      if (lengths.length < 2)
+        throw new Error(`expected the reply to stream in several steps, saw lengths ${JSON.stringify(lengths)}`);
+      await expectVisible(page.locator('.chat-turn-user img[alt="Attached: noise.png"]'), {
+        what: 'the picture in the conversation',
+      });
 
       // The Overview's activity table has the call, named after the key.
       await nav(page).getByRole('link', { name: 'Overview' }).click();
@@ -263,12 +286,24 @@ export const tests = [
       await page.getByLabel('Group by').selectOption('key');
       await expectVisible(page.getByRole('rowheader', { name: PLAYGROUND_KEY }), { what: 'the key row' });
 
-      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.getByRole('button', { name: 'Export CSV' }).click()]);
-      expectEqual(download.suggestedFilename().replace(/\d{4}-\d{2}-\d{2}/g, 'D'), 'switchyard-usage-by-key-D-to-D.csv', 'the CSV file name');
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 10_000 }),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      expectEqual(
+        download.suggestedFilename().replace(/\d{4}-\d{2}-\d{2}/g, 'D'),
+        'switchyard-usage-by-key-D-to-D.csv',
+        'the CSV file name',
+      );
       const csv = await readFile(await download.path(), 'utf8');
       const lines = csv.trimEnd().split('\r\n');
-      expectEqual(lines[0], 'API key,Requests,Prompt tokens,Completion tokens,Total tokens,Cost (USD)', 'the CSV header');
-      if (!lines[1]?.startsWith(`${PLAYGROUND_KEY},1,`)) throw new Error(`expected the key's line in the CSV, got ${JSON.stringify(lines[1])}`);
+      expectEqual(
+        lines[0],
+        'API key,Requests,Prompt tokens,Completion tokens,Total tokens,Cost (USD)',
+        'the CSV header',
+      );
+      if (!lines[1]?.startsWith(`${PLAYGROUND_KEY},1,`))
+        throw new Error(`expected the key's line in the CSV, got ${JSON.stringify(lines[1])}`);
 
       // A range that ends before today has no calls; a reversed range is explained.
       await page.getByLabel('From').fill('2020-01-01');
@@ -323,7 +358,12 @@ export const tests = [
         page,
         () => {
           const audio = document.querySelector('.audio-player');
-          return audio instanceof HTMLAudioElement && audio.src.startsWith('blob:') && audio.readyState >= 1 && audio.duration > 0;
+          return (
+            audio instanceof HTMLAudioElement &&
+            audio.src.startsWith('blob:') &&
+            audio.readyState >= 1 &&
+            audio.duration > 0
+          );
         },
         undefined,
         'the audio player to load the speech',
@@ -331,7 +371,9 @@ export const tests = [
 
       await page.getByRole('tab', { name: 'Transcription' }).click();
       const transcriptionPanel = page.getByRole('tabpanel', { name: 'Transcription' });
-      await transcriptionPanel.getByLabel('Audio file').setInputFiles({ name: 'memo.wav', mimeType: 'audio/wav', buffer: silentWav(1) });
+      await transcriptionPanel
+        .getByLabel('Audio file')
+        .setInputFiles({ name: 'memo.wav', mimeType: 'audio/wav', buffer: silentWav(1) });
       await expectText(transcriptionPanel.locator('pre'), "-F file=@'memo.wav'");
       await transcriptionPanel.getByRole('button', { name: 'Transcribe' }).click();
       await expectText(transcriptionPanel.locator('.transcript'), 'Demo transcription of memo.wav');
@@ -347,7 +389,8 @@ export const tests = [
     async run({ newPage, baseUrl }) {
       const document = await (await fetch(`${baseUrl}/openapi.json`, { signal: AbortSignal.timeout(10_000) })).json();
       const operations = Object.values(document.paths).reduce(
-        (sum, item) => sum + Object.keys(item).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)).length,
+        (sum, item) =>
+          sum + Object.keys(item).filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method)).length,
         0,
       );
 
@@ -400,7 +443,12 @@ export const tests = [
       for (const [path, file, ready] of pages) {
         await page.goto(path);
         await expectText(main(page), ready);
-        await waitUntil(page, () => !document.querySelector('main')?.textContent?.includes('Loading'), undefined, `${path} to finish loading`);
+        await waitUntil(
+          page,
+          () => !document.querySelector('main')?.textContent?.includes('Loading'),
+          undefined,
+          `${path} to finish loading`,
+        );
         if (path === '/usage') await expectVisible(page.locator('.chart svg.recharts-surface'), { what: 'the chart' });
         if (path === '/playground') {
           await page.getByRole('textbox', { name: 'Message' }).fill('What can you do?');

@@ -75,7 +75,8 @@ export const tests = [
       const keyInput = page.getByLabel('New API key');
       await expectVisible(keyInput, { what: 'the New API key input' });
       const key = await keyInput.inputValue();
-      if (!KEY_FORMAT.test(key)) throw new Error(`expected the new key to match ${KEY_FORMAT}, got ${JSON.stringify(key)}`);
+      if (!KEY_FORMAT.test(key))
+        throw new Error(`expected the new key to match ${KEY_FORMAT}, got ${JSON.stringify(key)}`);
       expectEqual(await keyInput.getAttribute('readonly'), '', 'the readonly attribute of the New API key input');
 
       await page.getByRole('button', { name: 'Copy', exact: true }).click();
@@ -113,9 +114,13 @@ export const tests = [
       await expectText(row, `Revoke ${KEY_NAME}?`);
       await row.getByRole('button', { name: 'Revoke', exact: true }).click();
       await expectText(row.getByRole('cell').nth(3), 'Revoked');
-      await row.getByRole('button').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {
-        throw new Error('expected no buttons left in the row of a revoked key');
-      });
+      await row
+        .getByRole('button')
+        .first()
+        .waitFor({ state: 'detached', timeout: 10_000 })
+        .catch(() => {
+          throw new Error('expected no buttons left in the row of a revoked key');
+        });
 
       expectEqual(await gatewayStatus(baseUrl, key), 403, 'the status of GET /v1/models with the revoked key');
     },

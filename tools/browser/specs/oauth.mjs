@@ -45,7 +45,9 @@ async function callbackServer() {
       // Another origin trying to show the consent page in a frame (clickjacking).
       const target = url.searchParams.get('target') ?? '';
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><title>frame</title><iframe id="victim" src="${target.replace(/"/g, '&quot;')}"></iframe>`);
+      res.end(
+        `<!doctype html><title>frame</title><iframe id="victim" src="${target.replace(/"/g, '&quot;')}"></iframe>`,
+      );
       return;
     }
     res.writeHead(404).end();
@@ -137,10 +139,14 @@ async function gatewayStatus(baseUrl, path, token, clientId, init = {}) {
 /** Signed out → /oauth2/authorize → sign-in with ?next → back through authorize to the consent page. */
 async function reachConsent(page, baseUrl, authorize) {
   await page.goto(authorize);
-  await expectPath(page, (url) => url.pathname === '/signin' && (url.searchParams.get('next') ?? '').startsWith('/oauth2/authorize?'));
+  await expectPath(
+    page,
+    (url) => url.pathname === '/signin' && (url.searchParams.get('next') ?? '').startsWith('/oauth2/authorize?'),
+  );
   const asked = new URL(authorize, baseUrl).searchParams;
   const next = new URL(new URL(page.url()).searchParams.get('next'), baseUrl);
-  for (const [key, value] of asked) expectEqual(next.searchParams.get(key), value, `the ${key} in the sign-in page’s next`);
+  for (const [key, value] of asked)
+    expectEqual(next.searchParams.get(key), value, `the ${key} in the sign-in page’s next`);
   await signIn(page);
   await expectPath(page, (url) => url.pathname === '/consent');
   const consentUrl = new URL(page.url());
@@ -183,7 +189,8 @@ export const tests = [
       const clientId = await page.getByLabel('Client ID', { exact: true }).inputValue();
       const clientSecret = await page.getByLabel('Client secret', { exact: true }).inputValue();
       if (!clientId) throw new Error('expected a client ID after registering');
-      if (!clientSecret || clientSecret.length < 22) throw new Error(`expected a client secret, got ${JSON.stringify(clientSecret)}`);
+      if (!clientSecret || clientSecret.length < 22)
+        throw new Error(`expected a client secret, got ${JSON.stringify(clientSecret)}`);
       state.clientId = clientId;
       state.clientSecret = clientSecret;
 
@@ -201,11 +208,17 @@ export const tests = [
 
       await page.getByRole('button', { name: 'Done' }).click();
       await page.getByLabel('Client secret', { exact: true }).waitFor({ state: 'detached', timeout: 10_000 });
-      if ((await page.content()).includes(clientSecret)) throw new Error('expected the secret to be gone from the page after Done');
+      if ((await page.content()).includes(clientSecret))
+        throw new Error('expected the secret to be gone from the page after Done');
       await page.reload();
       await expectText(appCard(page, APP_NAME), clientId);
-      if ((await page.content()).includes(clientSecret)) throw new Error('expected the secret to stay hidden after a reload');
-      expectEqual(await page.evaluate(() => localStorage.length + sessionStorage.length), 0, 'the number of web storage entries');
+      if ((await page.content()).includes(clientSecret))
+        throw new Error('expected the secret to stay hidden after a reload');
+      expectEqual(
+        await page.evaluate(() => localStorage.length + sessionStorage.length),
+        0,
+        'the number of web storage entries',
+      );
     },
   },
   {
@@ -229,11 +242,15 @@ export const tests = [
       const xfo = (headers['x-frame-options'] ?? '').toUpperCase();
       const csp = headers['content-security-policy'] ?? '';
       if (xfo !== 'DENY' && !/frame-ancestors\s+'none'/.test(csp)) {
-        throw new Error(`expected X-Frame-Options: DENY or frame-ancestors 'none' on /consent, got ${JSON.stringify({ xfo, csp })}`);
+        throw new Error(
+          `expected X-Frame-Options: DENY or frame-ancestors 'none' on /consent, got ${JSON.stringify({ xfo, csp })}`,
+        );
       }
 
       const main = page.getByRole('main');
-      await expectVisible(page.getByRole('heading', { level: 1, name: APP_NAME }), { what: 'the app name in the heading' });
+      await expectVisible(page.getByRole('heading', { level: 1, name: APP_NAME }), {
+        what: 'the app name in the heading',
+      });
       await expectText(main, `will redirect to ${cb.host}`);
       await expectText(main, SCOPE_WORDS);
       await expectVisible(page.getByRole('button', { name: 'Allow', exact: true }));
@@ -245,8 +262,12 @@ export const tests = [
       const framed = framer.frames().find((frame) => frame !== framer.mainFrame());
       if (!framed) throw new Error('expected the framing page to have a child frame');
       // Chromium swaps a refused frame for its error page (chrome-error://chromewebdata/).
-      if (framed.url().startsWith(baseUrl)) throw new Error(`expected the framed consent page to be refused, but the frame shows ${framed.url()}`);
-      const framedButtons = await framed.getByRole('button', { name: 'Allow' }).count().catch(() => 0);
+      if (framed.url().startsWith(baseUrl))
+        throw new Error(`expected the framed consent page to be refused, but the frame shows ${framed.url()}`);
+      const framedButtons = await framed
+        .getByRole('button', { name: 'Allow' })
+        .count()
+        .catch(() => 0);
       expectEqual(framedButtons, 0, 'the number of Allow buttons inside a frame on another origin');
 
       // An impossible cap is caught on the page; nothing is sent.
@@ -280,15 +301,24 @@ export const tests = [
       });
       const tokens = await readJson(tokenResponse);
       expectEqual(tokenResponse.status, 200, `the token endpoint's status (${JSON.stringify(tokens)})`);
-      if (typeof tokens.access_token !== 'string') throw new Error(`expected an access_token, got ${JSON.stringify(tokens)}`);
+      if (typeof tokens.access_token !== 'string')
+        throw new Error(`expected an access_token, got ${JSON.stringify(tokens)}`);
       state.accessToken = tokens.access_token;
 
       const chat = await gatewayStatus(baseUrl, '/v1/chat/completions', state.accessToken, state.clientId, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hello from an OAuth app' }], max_tokens: 16 }),
+        body: JSON.stringify({
+          model: 'demo-chat',
+          messages: [{ role: 'user', content: 'Hello from an OAuth app' }],
+          max_tokens: 16,
+        }),
       });
-      expectEqual(chat.status, 200, `POST /v1/chat/completions with the app's token (${JSON.stringify(chat.body).slice(0, 300)})`);
+      expectEqual(
+        chat.status,
+        200,
+        `POST /v1/chat/completions with the app's token (${JSON.stringify(chat.body).slice(0, 300)})`,
+      );
     },
   },
   {
@@ -370,7 +400,9 @@ export const tests = [
       await expectText(page.getByRole('main'), `You are signed in as ${user.email}`);
       await page.getByRole('link', { name: 'Continue' }).click();
       await expectPath(page, (url) => url.pathname === '/consent' && url.searchParams.get('state') === stateValue);
-      await expectVisible(page.getByRole('heading', { level: 1, name: APP_NAME }), { what: 'the app name in the heading' });
+      await expectVisible(page.getByRole('heading', { level: 1, name: APP_NAME }), {
+        what: 'the app name in the heading',
+      });
       await page.getByRole('button', { name: 'Deny', exact: true }).click();
 
       const answer = await cb.next(stateValue);

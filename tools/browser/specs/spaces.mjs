@@ -32,7 +32,9 @@ const SANDBOX = 'allow-scripts';
 const state = { counterUrl: null, probeUrl: null };
 
 function appCard(page, title) {
-  return page.locator('article.app-card').filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) });
+  return page
+    .locator('article.app-card')
+    .filter({ has: page.getByRole('heading', { level: 3, name: title, exact: true }) });
 }
 
 /** Generates an app from the Spaces page and waits (bounded) until it is ready. */
@@ -67,7 +69,9 @@ async function framingServer() {
   const server = createServer((req, res) => {
     const target = new URL(req.url, 'http://127.0.0.1').searchParams.get('target') ?? '';
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><title>framer</title><iframe id="victim" src="${target.replace(/"/g, '&quot;')}"></iframe>`);
+    res.end(
+      `<!doctype html><title>framer</title><iframe id="victim" src="${target.replace(/"/g, '&quot;')}"></iframe>`,
+    );
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -88,10 +92,16 @@ export const tests = [
       await expectVisible(page.getByRole('heading', { name: 'Spaces', level: 1 }));
       await expectVisible(page.getByRole('heading', { name: 'Claim a handle', level: 2 }));
       // No handle yet: nothing to generate under.
-      expectEqual(await page.getByLabel('Describe your app').count(), 0, 'the number of prompt fields before a handle is claimed');
+      expectEqual(
+        await page.getByLabel('Describe your app').count(),
+        0,
+        'the number of prompt fields before a handle is claimed',
+      );
 
       const handleField = page.getByLabel('Handle', { exact: true });
-      const status = page.locator('section', { has: page.getByRole('heading', { name: 'Claim a handle' }) }).getByRole('status');
+      const status = page
+        .locator('section', { has: page.getByRole('heading', { name: 'Claim a handle' }) })
+        .getByRole('status');
       await handleField.fill('ab');
       await expectText(status, 'A handle must be 3-40 characters.');
       await handleField.fill('admin');
@@ -136,12 +146,17 @@ export const tests = [
     name: 'another browser, never signed in, opens the public profile and the app runs there and on its own origin',
     async run({ newPage, baseUrl, spacesUrl }) {
       if (!state.counterUrl) throw new Error('the previous test did not publish an app');
-      if (!state.counterUrl.startsWith(`${spacesUrl}/s/`)) throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.counterUrl}`);
+      if (!state.counterUrl.startsWith(`${spacesUrl}/s/`))
+        throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.counterUrl}`);
       const page = await newPage();
       await page.goto(`/u/${HANDLE}`);
       await expectVisible(page.getByRole('heading', { level: 1, name: `${user.name} (@${HANDLE})` }));
       await expectVisible(page.getByRole('heading', { level: 2, name: COUNTER_TITLE }));
-      expectEqual(await page.getByRole('link', { name: 'Manage your apps' }).count(), 0, 'the owner link for a visitor');
+      expectEqual(
+        await page.getByRole('link', { name: 'Manage your apps' }).count(),
+        0,
+        'the owner link for a visitor',
+      );
       // The live frame loads the hosted page itself: the dashboard is allowed to frame it.
       const framed = page.frameLocator(`iframe[title="${COUNTER_TITLE}"]`);
       await expectText(framed.locator('#status'), 'JavaScript is running.');
@@ -151,8 +166,14 @@ export const tests = [
       expectEqual(page.url(), state.counterUrl, 'where the dashboard host’s /s/ address leads');
       expectEqual(response.status(), 200, 'the status of the hosted app');
       const csp = response.headers()['content-security-policy'] ?? '';
-      if (!csp.endsWith(`; sandbox ${SANDBOX}`) || !csp.includes("connect-src 'none'") || !csp.includes("form-action 'none'"))
-        throw new Error(`expected the hosted app to be sandboxed with no requests allowed, got CSP ${JSON.stringify(csp)}`);
+      if (
+        !csp.endsWith(`; sandbox ${SANDBOX}`) ||
+        !csp.includes("connect-src 'none'") ||
+        !csp.includes("form-action 'none'")
+      )
+        throw new Error(
+          `expected the hosted app to be sandboxed with no requests allowed, got CSP ${JSON.stringify(csp)}`,
+        );
       await expectText(page.locator('#status'), 'JavaScript is running.');
       await page.getByRole('button', { name: 'Add one' }).click();
       await expectText(page.locator('#count'), '1');
@@ -181,15 +202,18 @@ export const tests = [
       await card.getByRole('button', { name: `Preview ${PROBE_TITLE}` }).click();
       const inPreview = await probeFindings(page.frameLocator(`iframe[title="Preview of ${PROBE_TITLE}"]`));
       for (const id of READ_PROBES) {
-        if (!inPreview[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked in the preview, got ${JSON.stringify(inPreview[id])}`);
+        if (!inPreview[id].startsWith('blocked'))
+          throw new Error(`expected ${id} to be blocked in the preview, got ${JSON.stringify(inPreview[id])}`);
       }
-      for (const id of ACT_PROBES) expectEqual(inPreview[id], 'not tried (no #target= in the address)', `${id} in the preview`);
+      for (const id of ACT_PROBES)
+        expectEqual(inPreview[id], 'not tried (no #target= in the address)', `${id} in the preview`);
 
       await card.getByRole('button', { name: `Publish ${PROBE_TITLE}` }).click();
       const link = card.getByRole('link', { name: new RegExp(`/s/${HANDLE}/`) });
       await expectVisible(link, { what: 'the public address of the probe' });
       state.probeUrl = await link.getAttribute('href');
-      if (!state.probeUrl.startsWith(`${spacesUrl}/s/`)) throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.probeUrl}`);
+      if (!state.probeUrl.startsWith(`${spacesUrl}/s/`))
+        throw new Error(`expected the app on the apps' origin ${spacesUrl}, got ${state.probeUrl}`);
       const attackUrl = `${state.probeUrl}#target=${encodeURIComponent(baseUrl)}`;
 
       // From here on: what hosted pages sent to the dashboard's origin, the popups they opened, what the API got.
@@ -204,7 +228,8 @@ export const tests = [
         }
         // A request to the dashboard's origin made by a document on the apps' origin (a moved top window shows in
         // the dashboard page's address, a popup in `popups`).
-        if (request.url().startsWith(baseUrl) && from.startsWith(spacesUrl)) leaked.push(`${request.method()} ${request.url()} from ${from}`);
+        if (request.url().startsWith(baseUrl) && from.startsWith(spacesUrl))
+          leaked.push(`${request.method()} ${request.url()} from ${from}`);
       });
       const popups = [];
 
@@ -213,10 +238,27 @@ export const tests = [
       alone.on('popup', (popup) => popups.push(popup.url()));
       await alone.goto(attackUrl);
       const aloneFound = await probeFindings(alone);
-      expectEqual(aloneFound['probe-parent'], 'none (not in a frame)', 'what the hosted probe says about a parent page');
-      expectEqual(aloneFound['probe-top'], 'not tried (this page is the top window)', 'the top-window probe of the page on its own');
-      for (const id of ['probe-cookie', 'probe-local', 'probe-session', 'probe-account', 'probe-popup', 'probe-form', 'probe-site']) {
-        if (!aloneFound[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked on the hosted page, got ${JSON.stringify(aloneFound[id])}`);
+      expectEqual(
+        aloneFound['probe-parent'],
+        'none (not in a frame)',
+        'what the hosted probe says about a parent page',
+      );
+      expectEqual(
+        aloneFound['probe-top'],
+        'not tried (this page is the top window)',
+        'the top-window probe of the page on its own',
+      );
+      for (const id of [
+        'probe-cookie',
+        'probe-local',
+        'probe-session',
+        'probe-account',
+        'probe-popup',
+        'probe-form',
+        'probe-site',
+      ]) {
+        if (!aloneFound[id].startsWith('blocked'))
+          throw new Error(`expected ${id} to be blocked on the hosted page, got ${JSON.stringify(aloneFound[id])}`);
       }
       expectEqual(await alone.evaluate(() => window.origin), 'null', 'the origin the hosted probe runs in');
       expectEqual(alone.url(), attackUrl, 'the hosted page’s address after the form post');
@@ -234,15 +276,24 @@ export const tests = [
       }, attackUrl);
       const framedFound = await probeFindings(dashboard.frameLocator('#attack'));
       for (const id of [...READ_PROBES, ...ACT_PROBES]) {
-        if (!framedFound[id].startsWith('blocked')) throw new Error(`expected ${id} to be blocked in a frame on the dashboard, got ${JSON.stringify(framedFound[id])}`);
+        if (!framedFound[id].startsWith('blocked'))
+          throw new Error(
+            `expected ${id} to be blocked in a frame on the dashboard, got ${JSON.stringify(framedFound[id])}`,
+          );
       }
-      expectEqual(dashboard.url(), `${baseUrl}/u/${HANDLE}`, 'the dashboard page’s address after the framed probe tried to move it');
+      expectEqual(
+        dashboard.url(),
+        `${baseUrl}/u/${HANDLE}`,
+        'the dashboard page’s address after the framed probe tried to move it',
+      );
 
       expectEqual(popups.length, 0, 'the popups a hosted page opened');
-      if (leaked.length) throw new Error(`a hosted page sent requests to the dashboard's origin:\n${leaked.join('\n')}`);
+      if (leaked.length)
+        throw new Error(`a hosted page sent requests to the dashboard's origin:\n${leaked.join('\n')}`);
       const received = serverLog().slice(logMark);
       for (const path of ['/oauth2/authorize', '/api/v1/spaces/sandbox-inspector-form']) {
-        if (received.includes(path)) throw new Error(`the API received ${path} while the hosted probes ran:\n${received}`);
+        if (received.includes(path))
+          throw new Error(`the API received ${path} while the hosted probes ran:\n${received}`);
       }
       const everything = (await alone.content()) + JSON.stringify([inPreview, framedFound]);
       for (const secret of [user.email, 'dashboard storage', visible.cookie.split('sy_csrf=')[1].split(';')[0]]) {
@@ -264,7 +315,14 @@ export const tests = [
         // Chromium swaps a refused frame for its error page (chrome-error://chromewebdata/).
         if (frame.url().startsWith(spacesUrl) || frame.url().startsWith(baseUrl))
           throw new Error(`expected another site's frame of the app to be refused, but it shows ${frame.url()}`);
-        expectEqual(await frame.locator('#probe-cookie').count().catch(() => 0), 0, 'the probe elements inside a frame on another site');
+        expectEqual(
+          await frame
+            .locator('#probe-cookie')
+            .count()
+            .catch(() => 0),
+          0,
+          'the probe elements inside a frame on another site',
+        );
       } finally {
         framer.close();
       }

@@ -14,7 +14,13 @@ describe('npm run admin -- clients trust|untrust', () => {
   it('refuses a malformed command before opening anything (exit 2)', async () => {
     const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      for (const argv of [['clients'], ['clients', 'trust'], ['clients', 'bless', 'syc_x'], ['clients', 'trust', 'syc_x', 'extra']]) expect(await main(argv)).toBe(2);
+      for (const argv of [
+        ['clients'],
+        ['clients', 'trust'],
+        ['clients', 'bless', 'syc_x'],
+        ['clients', 'trust', 'syc_x', 'extra'],
+      ])
+        expect(await main(argv)).toBe(2);
       expect(quiet.mock.calls.join('\n')).toContain('npm run admin -- clients trust <client id>');
     } finally {
       quiet.mockRestore();
@@ -44,7 +50,15 @@ describe('npm run admin -- clients trust|untrust', () => {
       try {
         kit = await OAuthTestKit.start(app);
         const { challengePromise } = kit.pkce();
-        const params = { client_id: client.clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'api:access', state: 'cli', code_challenge: await challengePromise, code_challenge_method: 'S256' };
+        const params = {
+          client_id: client.clientId,
+          response_type: 'code',
+          redirect_uri: CALLBACK,
+          scope: 'api:access',
+          state: 'cli',
+          code_challenge: await challengePromise,
+          code_challenge_method: 'S256',
+        };
         expect((await kit.authorize(params)).location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?code=/);
         expect(await trustCommand(app.app.get(ClientsService), { trusted: false, clientId: client.clientId })).toBe(0);
         expect((await kit.authorize(params)).location).toMatch(/^\/consent\?/);

@@ -43,7 +43,15 @@ class AdminCliModule {
     return {
       module: AdminCliModule,
       // MetricsModule: the usage recorder (through the budget) counts into it.
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), RedisModule, RateLimitModule, MetricsModule, GiftcardsModule, ClientsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        RedisModule,
+        RateLimitModule,
+        MetricsModule,
+        GiftcardsModule,
+        ClientsModule,
+      ],
     };
   }
 }
@@ -82,11 +90,15 @@ async function reconcile(since: Date | null): Promise<number> {
   try {
     const report = await new ReconciliationService(database.dataSource).reconcile(since);
     for (const drift of report.drifts)
-      console.log(`DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`);
+      console.log(
+        `DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`,
+      );
     console.error(
       `reconcile${since ? ` since ${since.toISOString()}` : ''}: ${report.usersChecked} users, ${report.callsChecked} settled calls, ` +
         `${report.drifts.length} drift${report.drifts.length === 1 ? '' : 's'}` +
-        (report.lostRecords ? `; ${report.lostRecords} calls settled by the expiry sweeper without a usage record (their instance died)` : ''),
+        (report.lostRecords
+          ? `; ${report.lostRecords} calls settled by the expiry sweeper without a usage record (their instance died)`
+          : ''),
     );
     return report.drifts.length ? 1 : 0;
   } finally {
@@ -109,16 +121,22 @@ function prices(args: string[]): number {
 /** `clients trust|untrust <client id>`, checked before anything is opened. */
 function clientsRequest(args: string[]): { trusted: boolean; clientId: string } {
   const [action, clientId, ...extra] = args;
-  if (action !== 'trust' && action !== 'untrust') throw new UsageError(action ? `unknown clients action "${action}"` : 'clients needs trust or untrust');
+  if (action !== 'trust' && action !== 'untrust')
+    throw new UsageError(action ? `unknown clients action "${action}"` : 'clients needs trust or untrust');
   if (!clientId || extra.length) throw new UsageError(`clients ${action} takes exactly one client id`);
   return { trusted: action === 'trust', clientId };
 }
 
 /** Runs `clients trust|untrust` against the clients service; what it prints goes to stderr. */
-export async function trustCommand(clients: ClientsService, request: { trusted: boolean; clientId: string }): Promise<number> {
+export async function trustCommand(
+  clients: ClientsService,
+  request: { trusted: boolean; clientId: string },
+): Promise<number> {
   try {
     const client = await clients.setTrusted(request.clientId, request.trusted);
-    console.error(`${client.clientName} (${client.clientId}) ${client.trusted ? 'is trusted: its users skip the consent page' : 'is not trusted: its users are asked for consent'}.`);
+    console.error(
+      `${client.clientName} (${client.clientId}) ${client.trusted ? 'is trusted: its users skip the consent page' : 'is not trusted: its users are asked for consent'}.`,
+    );
     return 0;
   } catch (error) {
     // The service's own refusals (no such app, a dynamic registration) are the answer, not a crash.
@@ -145,7 +163,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const database = await Database.open(config);
-  const context = await NestFactory.createApplicationContext(AdminCliModule.forRoot(config, database), { logger: ['error', 'warn'] });
+  const context = await NestFactory.createApplicationContext(AdminCliModule.forRoot(config, database), {
+    logger: ['error', 'warn'],
+  });
   try {
     if (request.kind === 'clients') return await trustCommand(context.get(ClientsService), request);
     const issued = await context.get(GiftcardsService).issue(null, request.dto);

@@ -4,9 +4,19 @@ import { pricesCommand } from './prices';
 describe('npm run admin -- prices', () => {
   const catalog = buildCatalog(
     {
-      providers: [{ id: 'anthropic', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'k' }, { id: 'local', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }],
+      providers: [
+        { id: 'anthropic', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'k' },
+        { id: 'local', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
+      ],
       models: [
-        { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-20250514', type: 'text', methods: ['chat_completions'], pricing: { outputPerMTok: 14 } },
+        {
+          id: 'claude',
+          provider: 'anthropic',
+          upstreamModel: 'claude-sonnet-4-20250514',
+          type: 'text',
+          methods: ['chat_completions'],
+          pricing: { outputPerMTok: 14 },
+        },
         { id: 'local-free', provider: 'local', type: 'text', methods: ['chat_completions'], free: true },
         { id: 'local-unpriced', provider: 'local', type: 'text', methods: ['chat_completions', 'embeddings'] },
       ],

@@ -1,5 +1,12 @@
 import { MODEL_PRICING_FIELDS } from '@switchyard/shared-dto';
-import { buildCatalog, type Catalog, type CatalogModel, DEMO_CATALOG, readCatalogFile, unpricedMethods } from '../modules/proxy';
+import {
+  buildCatalog,
+  type Catalog,
+  type CatalogModel,
+  DEMO_CATALOG,
+  readCatalogFile,
+  unpricedMethods,
+} from '../modules/proxy';
 
 /** The catalog the service would load: MODELS_CONFIG's, or the demo catalog without it. */
 export function loadCatalog(env: Record<string, string | undefined> = process.env): Catalog {
@@ -14,12 +21,16 @@ function describe(model: CatalogModel): string[] {
     : source === 'catalog'
       ? `catalog ${catalogModel}${fromConfig.length ? `, ${fromConfig.join(', ')} from the config` : ''}`
       : (source ?? 'no price');
-  const prices = MODEL_PRICING_FIELDS.filter((field) => model.pricing[field] !== undefined).map((field) => `${field} ${model.pricing[field]}`);
+  const prices = MODEL_PRICING_FIELDS.filter((field) => model.pricing[field] !== undefined).map(
+    (field) => `${field} ${model.pricing[field]}`,
+  );
   const lines = [`${model.id}  ${model.provider.id} (${model.provider.type}) ${model.upstreamModel}  ${origin}`];
   if (prices.length) lines.push(`    ${prices.join('  ')}`);
   const unpriced = unpricedMethods(model);
   if (unpriced.length)
-    lines.push(`    NO PRICE for ${unpriced.join(', ')}: those calls are refused; give it a pricing or free: true in MODELS_CONFIG (docs/pricing.md)`);
+    lines.push(
+      `    NO PRICE for ${unpriced.join(', ')}: those calls are refused; give it a pricing or free: true in MODELS_CONFIG (docs/pricing.md)`,
+    );
   return lines;
 }
 
@@ -29,7 +40,9 @@ function describe(model: CatalogModel): string[] {
  * for one of its methods (its calls would be refused), 2 for an unknown model, else 0.
  */
 export function pricesCommand(catalog: Catalog, modelId: string | undefined, print: (line: string) => void): number {
-  const models = modelId ? [catalog.models.get(modelId)].filter((model): model is CatalogModel => Boolean(model)) : [...catalog.models.values()];
+  const models = modelId
+    ? [catalog.models.get(modelId)].filter((model): model is CatalogModel => Boolean(model))
+    : [...catalog.models.values()];
   if (modelId && !models.length) {
     print(`no model ${modelId} in ${catalog.source}; the models are ${[...catalog.models.keys()].join(', ')}`);
     return 2;

@@ -16,8 +16,10 @@ export const LIMIT_COLUMNS = {
 export type LimitColumn = (typeof LIMIT_COLUMNS)[keyof typeof LIMIT_COLUMNS];
 export type LimitColumns = Record<LimitColumn, string | null>;
 
-const units = (micros: string | null | undefined) => (micros === null || micros === undefined ? null : Number(micros) / 1e6);
-const micros = (value: number | null | undefined) => (value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6)));
+const units = (micros: string | null | undefined) =>
+  micros === null || micros === undefined ? null : Number(micros) / 1e6;
+const micros = (value: number | null | undefined) =>
+  value === undefined ? undefined : value === null ? null : String(Math.round(value * 1e6));
 
 /** The caps of a row, in currency units. */
 export function limitsOf(row: LimitColumns): KeyLimits {

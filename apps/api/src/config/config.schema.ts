@@ -122,7 +122,9 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       try {
         url = new URL(raw);
       } catch {
-        return bad('is not a URL; use postgres://user:password@host:5432/database or unset it for the embedded database');
+        return bad(
+          'is not a URL; use postgres://user:password@host:5432/database or unset it for the embedded database',
+        );
       }
       if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
         bad('must start with postgres:// or postgresql://; unset it to use the embedded database');
@@ -143,7 +145,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'REDIS_URL',
     key: 'redisUrl',
-    description: 'Redis for rate-limit counters and cache invalidation shared by several instances; unset keeps them in-process',
+    description:
+      'Redis for rate-limit counters and cache invalidation shared by several instances; unset keeps them in-process',
     secret: true,
     parse: (raw) => {
       let url: URL;
@@ -161,14 +164,16 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'redisPrefix',
     description: 'Prefix of every Redis key, so deployments (or test runs) can share one Redis',
     defaultValue: 'sy:',
-    parse: (raw) => (/^[A-Za-z0-9:_-]{1,32}$/.test(raw) ? raw : bad('must be 1-32 letters, digits, ":", "_" or "-", such as sy:')),
+    parse: (raw) =>
+      /^[A-Za-z0-9:_-]{1,32}$/.test(raw) ? raw : bad('must be 1-32 letters, digits, ":", "_" or "-", such as sy:'),
   },
   {
     env: 'MODELS_CONFIG',
     key: 'modelsConfig',
     description: 'Path to the provider and model catalog (YAML or JSON); unset uses the built-in demo catalog',
     parse: (raw) => {
-      if (!existsSync(raw)) bad(`file ${raw} does not exist; point MODELS_CONFIG at a readable YAML or JSON catalog or unset it`);
+      if (!existsSync(raw))
+        bad(`file ${raw} does not exist; point MODELS_CONFIG at a readable YAML or JSON catalog or unset it`);
       if (!statSync(raw).isFile()) bad(`${raw} is not a file; point MODELS_CONFIG at a YAML or JSON catalog`);
       return raw;
     },
@@ -201,7 +206,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Budget granted to each new account, in currency units (unset with the demo catalog: 5)',
     defaultValue: '0',
     parse: (raw) => {
-      if (!/^\d+(\.\d{1,6})?$/.test(raw.trim())) bad('must be a non-negative amount with at most 6 decimals, such as 5 or 0.50');
+      if (!/^\d+(\.\d{1,6})?$/.test(raw.trim()))
+        bad('must be a non-negative amount with at most 6 decimals, such as 5 or 0.50');
       const value = Number(raw);
       if (value > 1_000_000) bad('must be at most 1000000');
       return value;
@@ -212,14 +218,16 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'stripeSecretKey',
     description: 'Stripe secret key; unset runs the labelled sandbox checkout',
     secret: true,
-    parse: (raw) => (/^(sk|rk)_(test|live)_/.test(raw) ? raw : bad('must start with sk_test_, sk_live_, rk_test_ or rk_live_')),
+    parse: (raw) =>
+      /^(sk|rk)_(test|live)_/.test(raw) ? raw : bad('must start with sk_test_, sk_live_, rk_test_ or rk_live_'),
   },
   {
     env: 'STRIPE_WEBHOOK_SECRET',
     key: 'stripeWebhookSecret',
     description: 'Signing secret of the Stripe webhook endpoint',
     secret: true,
-    parse: (raw) => (raw.startsWith('whsec_') ? raw : bad('must start with whsec_ (the endpoint signing secret from Stripe)')),
+    parse: (raw) =>
+      raw.startsWith('whsec_') ? raw : bad('must start with whsec_ (the endpoint signing secret from Stripe)'),
   },
   {
     env: 'STRIPE_API_BASE',
@@ -230,7 +238,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'PAYMENTS_SANDBOX',
     key: 'paymentsSandbox',
-    description: 'Allow the sandbox checkout (funds without payment, used while STRIPE_SECRET_KEY is unset) on a PUBLIC_URL that is not loopback; start-up refuses that otherwise',
+    description:
+      'Allow the sandbox checkout (funds without payment, used while STRIPE_SECRET_KEY is unset) on a PUBLIC_URL that is not loopback; start-up refuses that otherwise',
     defaultValue: 'false',
     parse: boolean,
   },
@@ -238,12 +247,14 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     env: 'SPACES_ORIGIN',
     key: 'spacesOrigin',
     description:
-      'Origin (scheme, host, port) that serves hosted space apps, on another host than PUBLIC_URL (ideally another registrable domain); the dashboard host redirects /s/* there. Unset: PUBLIC_URL\'s host on SPACES_PORT',
+      "Origin (scheme, host, port) that serves hosted space apps, on another host than PUBLIC_URL (ideally another registrable domain); the dashboard host redirects /s/* there. Unset: PUBLIC_URL's host on SPACES_PORT",
     parse: (raw) => {
       const value = httpUrl('set SPACES_ORIGIN to an origin such as https://switchyard-apps.example or unset it')(raw);
       const url = new URL(value);
       if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
-        bad('must be an origin only (scheme, host and port, no path); set it to such as https://switchyard-apps.example');
+        bad(
+          'must be an origin only (scheme, host and port, no path); set it to such as https://switchyard-apps.example',
+        );
       return url.origin;
     },
   },
@@ -259,7 +270,10 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'apiKeyPrefix',
     description: 'Prefix of API keys',
     defaultValue: 'sy-',
-    parse: (raw) => (/^[a-z][a-z0-9]{0,8}-$/.test(raw) ? raw : bad('must be 1-9 lowercase letters or digits followed by "-", such as sy-')),
+    parse: (raw) =>
+      /^[a-z][a-z0-9]{0,8}-$/.test(raw)
+        ? raw
+        : bad('must be 1-9 lowercase letters or digits followed by "-", such as sy-'),
   },
   {
     env: 'LOG_LEVEL',
@@ -272,7 +286,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'LOG_FORMAT',
     key: 'logFormat',
-    description: 'Log lines as readable `text` or one JSON object per line (`json`: time, level, context, msg, requestId; the Docker image sets json)',
+    description:
+      'Log lines as readable `text` or one JSON object per line (`json`: time, level, context, msg, requestId; the Docker image sets json)',
     defaultValue: 'text',
     parse: (raw) =>
       (LOG_FORMATS as readonly string[]).includes(raw) ? raw : bad(`must be one of ${LOG_FORMATS.join(', ')}`),
@@ -304,14 +319,16 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'GATEWAY_RPM',
     key: 'gatewayRpm',
-    description: 'Default gateway requests per minute per API key and per app and user (a key or app may set its own); 0 means no limit',
+    description:
+      'Default gateway requests per minute per API key and per app and user (a key or app may set its own); 0 means no limit',
     defaultValue: '0',
     parse: integer(0, 1_000_000, 'set GATEWAY_RPM to a number of requests per minute such as 600, or 0 for no limit'),
   },
   {
     env: 'FETCH_ALLOWED_PORTS',
     key: 'fetchAllowedPorts',
-    description: 'Ports that caller-supplied URLs fetched by the gateway (image URLs for providers that need the bytes) may use, comma-separated',
+    description:
+      'Ports that caller-supplied URLs fetched by the gateway (image URLs for providers that need the bytes) may use, comma-separated',
     defaultValue: '80,443',
     parse: (raw) => {
       const ports = raw.split(',').map((part) => part.trim());

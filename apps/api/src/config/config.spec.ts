@@ -37,7 +37,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '8080' }).spacesPort).toBe(8081);
     expect(loadConfig({ PORT: '0' }).spacesPort).toBe(0);
     expect(loadConfig({ PORT: '8080', SPACES_PORT: '9000' }).spacesPort).toBe(9000);
-    expect(problemsOf({ PORT: '65535' })).toEqual(['Invalid configuration: SPACES_PORT is unset and PORT + 1 is not a port; set SPACES_PORT to a free port']);
+    expect(problemsOf({ PORT: '65535' })).toEqual([
+      'Invalid configuration: SPACES_PORT is unset and PORT + 1 is not a port; set SPACES_PORT to a free port',
+    ]);
     expect(problemsOf({ PORT: '8080', SPACES_PORT: '8080' })).toEqual([
       'Invalid configuration: SPACES_PORT="8080" is PORT; hosted apps need a port of their own, such as 8081',
     ]);
@@ -45,14 +47,30 @@ describe('loadConfig', () => {
   });
 
   it('refuses a SPACES_ORIGIN that is the dashboard’s own origin, or more than an origin', () => {
-    expect(loadConfig({ SPACES_ORIGIN: 'https://switchyard-apps.example/' }).spacesOrigin).toBe('https://switchyard-apps.example');
-    expect(problemsOf({ PUBLIC_URL: 'https://sy.example.com', SPACES_ORIGIN: 'https://sy.example.com', PAYMENTS_SANDBOX: '1' })).toEqual([
+    expect(loadConfig({ SPACES_ORIGIN: 'https://switchyard-apps.example/' }).spacesOrigin).toBe(
+      'https://switchyard-apps.example',
+    );
+    expect(
+      problemsOf({
+        PUBLIC_URL: 'https://sy.example.com',
+        SPACES_ORIGIN: 'https://sy.example.com',
+        PAYMENTS_SANDBOX: '1',
+      }),
+    ).toEqual([
       `Invalid configuration: SPACES_ORIGIN="https://sy.example.com" is PUBLIC_URL's origin; hosted apps need an origin of their own, such as https://switchyard-apps.example`,
     ]);
     // The default PUBLIC_URL counts too.
     expect(problemsOf({ SPACES_ORIGIN: 'http://localhost:3000' })).toHaveLength(1);
-    for (const origin of ['https://apps.example/s', 'https://apps.example?x=1', 'https://user:pw@apps.example', 'ftp://apps.example'])
-      expect([origin, problemsOf({ SPACES_ORIGIN: origin })[0]]).toEqual([origin, expect.stringContaining('Invalid configuration: SPACES_ORIGIN=')]);
+    for (const origin of [
+      'https://apps.example/s',
+      'https://apps.example?x=1',
+      'https://user:pw@apps.example',
+      'ftp://apps.example',
+    ])
+      expect([origin, problemsOf({ SPACES_ORIGIN: origin })[0]]).toEqual([
+        origin,
+        expect.stringContaining('Invalid configuration: SPACES_ORIGIN='),
+      ]);
   });
 
   it('grants no sign-up credit by default once a catalog is configured', () => {
@@ -62,16 +80,24 @@ describe('loadConfig', () => {
 
   it('derives PUBLIC_URL from PORT and drops a trailing slash from a given one', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
-    expect(loadConfig({ PUBLIC_URL: 'https://sy.example.com/', PAYMENTS_SANDBOX: '1' }).publicUrl).toBe('https://sy.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://sy.example.com/', PAYMENTS_SANDBOX: '1' }).publicUrl).toBe(
+      'https://sy.example.com',
+    );
   });
 
   it('reports every bad variable, one line each, naming the variable and the fix', () => {
     const problems = problemsOf({ PORT: 'abc', PUBLIC_URL: 'ftp://x', SIGNUP_CREDIT: '-1', LOG_LEVEL: 'loud' });
     expect(problems).toHaveLength(4);
-    expect(problems[0]).toBe('Invalid configuration: PORT="abc" must be a whole number from 0 to 65535; set PORT to a free port such as 3000');
-    expect(problems.some((line) => line.startsWith('Invalid configuration: PUBLIC_URL="ftp://x" must start with http'))).toBe(true);
+    expect(problems[0]).toBe(
+      'Invalid configuration: PORT="abc" must be a whole number from 0 to 65535; set PORT to a free port such as 3000',
+    );
+    expect(
+      problems.some((line) => line.startsWith('Invalid configuration: PUBLIC_URL="ftp://x" must start with http')),
+    ).toBe(true);
     expect(problems.some((line) => line.startsWith('Invalid configuration: SIGNUP_CREDIT'))).toBe(true);
-    expect(problems.some((line) => line.includes('LOG_LEVEL') && line.includes('error, warn, log, debug, verbose'))).toBe(true);
+    expect(
+      problems.some((line) => line.includes('LOG_LEVEL') && line.includes('error, warn, log, debug, verbose')),
+    ).toBe(true);
     for (const line of problems) expect(line).not.toContain('\n');
   });
 
@@ -100,15 +126,21 @@ describe('loadConfig', () => {
   it('refuses to start the sandbox checkout (funds without payment) on a public PUBLIC_URL unless PAYMENTS_SANDBOX=1 says so', () => {
     const problems = problemsOf({ PUBLIC_URL: 'https://switchyard.example.com' });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^Invalid configuration: STRIPE_SECRET_KEY is unset while PUBLIC_URL="https:\/\/switchyard.example.com" is not a loopback address.*PAYMENTS_SANDBOX=1/);
+    expect(problems[0]).toMatch(
+      /^Invalid configuration: STRIPE_SECRET_KEY is unset while PUBLIC_URL="https:\/\/switchyard.example.com" is not a loopback address.*PAYMENTS_SANDBOX=1/,
+    );
     expect(problems[0]).not.toContain('\n');
     expect(problemsOf({ PUBLIC_URL: 'https://switchyard.example.com', PAYMENTS_SANDBOX: '1' })).toEqual([]);
-    expect(loadConfig({ PUBLIC_URL: 'https://switchyard.example.com', PAYMENTS_SANDBOX: 'true' }).paymentsSandbox).toBe(true);
+    expect(loadConfig({ PUBLIC_URL: 'https://switchyard.example.com', PAYMENTS_SANDBOX: 'true' }).paymentsSandbox).toBe(
+      true,
+    );
     expect(problemsOf({ PUBLIC_URL: 'https://switchyard.example.com', STRIPE_SECRET_KEY: 'sk_test_abc' })).toEqual([]);
     // A local install keeps the sandbox without being asked: localhost, 127.0.0.1 and [::1] on any port.
-    for (const url of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'https://localhost']) expect(problemsOf({ PUBLIC_URL: url })).toEqual([]);
+    for (const url of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'https://localhost'])
+      expect(problemsOf({ PUBLIC_URL: url })).toEqual([]);
     // Look-alikes of loopback are public.
-    for (const url of ['http://localhost.example.com', 'http://127.0.0.1.nip.io:3000', 'http://10.0.0.5:3000']) expect(problemsOf({ PUBLIC_URL: url })).toHaveLength(1);
+    for (const url of ['http://localhost.example.com', 'http://127.0.0.1.nip.io:3000', 'http://10.0.0.5:3000'])
+      expect(problemsOf({ PUBLIC_URL: url })).toHaveLength(1);
   });
 
   it('checks that MODELS_CONFIG names a readable file', () => {

@@ -40,7 +40,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   // The sandbox checkout hands out funds without payment: it stands in for Stripe on a local install, and on a
   // public address only when the operator says so.
-  if (values.publicUrl && !values.stripeSecretKey && !values.paymentsSandbox && !isLoopbackUrl(values.publicUrl as string))
+  if (
+    values.publicUrl &&
+    !values.stripeSecretKey &&
+    !values.paymentsSandbox &&
+    !isLoopbackUrl(values.publicUrl as string)
+  )
     problems.push(
       `Invalid configuration: STRIPE_SECRET_KEY is unset while PUBLIC_URL=${JSON.stringify(values.publicUrl)} is not a loopback address, so anyone could add funds ` +
         'through the sandbox checkout without paying; set STRIPE_SECRET_KEY, or PAYMENTS_SANDBOX=1 to run the sandbox there on purpose',
@@ -66,13 +71,20 @@ function spacesProblems(values: Partial<Record<keyof AppConfig, unknown>>): stri
   const port = values.port;
   if (typeof port !== 'number') return []; // PORT's own problem is reported already
   if (values.spacesPort === null) {
-    if (port === 65535) return ['Invalid configuration: SPACES_PORT is unset and PORT + 1 is not a port; set SPACES_PORT to a free port'];
+    if (port === 65535)
+      return ['Invalid configuration: SPACES_PORT is unset and PORT + 1 is not a port; set SPACES_PORT to a free port'];
     values.spacesPort = port === 0 ? 0 : port + 1;
   }
   const problems: string[] = [];
   if (port !== 0 && values.spacesPort === port)
-    problems.push(`Invalid configuration: SPACES_PORT="${port}" is PORT; hosted apps need a port of their own, such as ${port === 65535 ? port - 1 : port + 1}`);
-  if (typeof values.spacesOrigin === 'string' && typeof values.publicUrl === 'string' && values.spacesOrigin === new URL(values.publicUrl).origin)
+    problems.push(
+      `Invalid configuration: SPACES_PORT="${port}" is PORT; hosted apps need a port of their own, such as ${port === 65535 ? port - 1 : port + 1}`,
+    );
+  if (
+    typeof values.spacesOrigin === 'string' &&
+    typeof values.publicUrl === 'string' &&
+    values.spacesOrigin === new URL(values.publicUrl).origin
+  )
     problems.push(
       `Invalid configuration: SPACES_ORIGIN=${JSON.stringify(values.spacesOrigin)} is PUBLIC_URL's origin; hosted apps need an origin of their own, such as https://switchyard-apps.example`,
     );

@@ -14,7 +14,11 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 10 });
+    database = await Database.open({
+      databaseUrl: testDatabase.databaseUrl,
+      dataDir: testDatabase.dataDir,
+      dbPoolSize: 10,
+    });
     await database.dataSource.query(`CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL)`);
     await database.dataSource.query(`INSERT INTO counters VALUES (1, 0), (2, 0)`);
   });
@@ -81,10 +85,24 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
   it('undoes and redoes the latest migration', async () => {
     // Whichever migration is the latest: its record goes and what it made with it, then both come back.
     const state = async () => ({
-      migrations: (await database.dataSource.query(`SELECT name FROM migrations ORDER BY id`)).map((m: { name: string }) => m.name) as string[],
-      relations: (await database.dataSource.query(`SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY relname`)).map((r: { relname: string }) => r.relname) as string[],
-      columns: (await database.dataSource.query(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1`)).map((r: { c: string }) => r.c) as string[],
-      functions: (await database.dataSource.query(`SELECT proname || ':' || md5(prosrc) AS f FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1`)).map((r: { f: string }) => r.f) as string[],
+      migrations: (await database.dataSource.query(`SELECT name FROM migrations ORDER BY id`)).map(
+        (m: { name: string }) => m.name,
+      ) as string[],
+      relations: (
+        await database.dataSource.query(
+          `SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace ORDER BY relname`,
+        )
+      ).map((r: { relname: string }) => r.relname) as string[],
+      columns: (
+        await database.dataSource.query(
+          `SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1`,
+        )
+      ).map((r: { c: string }) => r.c) as string[],
+      functions: (
+        await database.dataSource.query(
+          `SELECT proname || ':' || md5(prosrc) AS f FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1`,
+        )
+      ).map((r: { f: string }) => r.f) as string[],
     });
     const before = await state();
     await database.dataSource.undoLastMigration();

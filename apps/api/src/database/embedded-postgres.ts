@@ -57,7 +57,9 @@ const heldByThisProcess = new Set<string>();
 
 function acquireLock(path: string): string {
   if (heldByThisProcess.has(path))
-    throw new DataDirInUseError(`DATA_DIR ${resolve(path, '..')} is already open in this process; set DATA_DIR to another folder`);
+    throw new DataDirInUseError(
+      `DATA_DIR ${resolve(path, '..')} is already open in this process; set DATA_DIR to another folder`,
+    );
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const fd = openSync(path, 'wx');

@@ -7,7 +7,12 @@ import type { DataSource } from 'typeorm';
  * connection instead of on every call. Same pool, same connections, same transactions rules: these are
  * single statements. docs/benchmarks.md has the measured difference.
  */
-export async function hotQuery<T = Record<string, unknown>>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
+export async function hotQuery<T = Record<string, unknown>>(
+  dataSource: DataSource,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const pool = (dataSource.driver as unknown as { master: Pool }).master;
   if (!sharedSession.has(dataSource)) return (await pool.query({ name, text, values })).rows as T[];
   // The embedded server multiplexes every pool connection onto one PGlite session, where a statement name

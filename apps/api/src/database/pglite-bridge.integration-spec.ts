@@ -26,7 +26,10 @@ describe('the PGlite bridge', () => {
       Array.from({ length: 400 }, async (_, i) => {
         if (i % 4 === 0) {
           // An error mid-protocol (a unique violation at Execute, a bad cast at Bind) must stay in its connection.
-          const failed = await pool.query('INSERT INTO t (id, v) VALUES ($1, $2)', [i % 8 === 0 ? 1 : 'x', 'dup']).then(() => 'ok', (error: Error) => error.message);
+          const failed = await pool.query('INSERT INTO t (id, v) VALUES ($1, $2)', [i % 8 === 0 ? 1 : 'x', 'dup']).then(
+            () => 'ok',
+            (error: Error) => error.message,
+          );
           return failed === 'ok' || /duplicate key|invalid input syntax/.test(failed);
         }
         // Some parameters are large, so a query's messages reach the bridge in several TCP chunks, while the other

@@ -66,7 +66,8 @@ export class PgliteBridge {
   closed(connection: Connection): void {
     this.connections.delete(connection);
     if (this.stopped) return;
-    for (let i = this.queue.length - 1; i >= 0; i -= 1) if (this.queue[i].connection === connection) this.queue.splice(i, 1);
+    for (let i = this.queue.length - 1; i >= 0; i -= 1)
+      if (this.queue[i].connection === connection) this.queue.splice(i, 1);
     if (this.owner !== connection) return;
     // Rolled back between batches (run is the only one to talk to PGlite), then the others go on.
     this.rollbackPending = true;
@@ -87,7 +88,9 @@ export class PgliteBridge {
         if (!next) return;
         this.owner = next.connection;
         await this.db
-          .runExclusive(() => this.db.execProtocolRawStream(next.bytes, { onRawData: (data) => next.connection.reply(data) }))
+          .runExclusive(() =>
+            this.db.execProtocolRawStream(next.bytes, { onRawData: (data) => next.connection.reply(data) }),
+          )
           .catch((error: Error) => next.connection.fail(error));
       }
     } finally {
@@ -141,7 +144,8 @@ class Connection {
         const message = this.buffer.subarray(0, length);
         this.buffer = this.buffer.subarray(length);
         if (code === SSL_REQUEST) this.socket.write('N');
-        else if (code === CANCEL_REQUEST) continue; // not supported: the query runs on
+        else if (code === CANCEL_REQUEST)
+          continue; // not supported: the query runs on
         else if (code === PROTOCOL_3) {
           this.started = true;
           this.bridge.enqueue({ connection: this, bytes: new Uint8Array(message) });

@@ -80,12 +80,22 @@ export class FakeMeteredUpstream {
     };
     if (model === 'm-fail') return json(500, { error: { message: 'upstream broke', type: 'server_error' } });
     if (path === '/embeddings') {
-      const inputs = Array.isArray(body.input) && body.input.every((item: unknown) => Array.isArray(item) || typeof item === 'string') ? body.input : [body.input];
+      const inputs =
+        Array.isArray(body.input) &&
+        body.input.every((item: unknown) => Array.isArray(item) || typeof item === 'string')
+          ? body.input
+          : [body.input];
       const tokens = promptTokens(body.input);
-      return json(200, { object: 'list', model, data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), usage: { prompt_tokens: tokens, total_tokens: tokens } });
+      return json(200, {
+        object: 'list',
+        model,
+        data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
     }
     if (path === '/responses') return this.responses(res, body, model);
-    if (path === '/chat/completions' || path === '/completions') return this.chat(res, body, model, path === '/completions');
+    if (path === '/chat/completions' || path === '/completions')
+      return this.chat(res, body, model, path === '/completions');
     json(404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
   }
 
@@ -95,8 +105,15 @@ export class FakeMeteredUpstream {
   }
 
   private chat(res: ServerResponse, body: Record<string, any>, model: string, legacy: boolean): void {
-    const prompt = legacy ? promptTokens(body.prompt) : promptTokens(body.messages) + (Array.isArray(body.tools) ? 50 : 0);
-    const limit = model === 'm-ignores' ? IGNORED_OUTPUT : model === 'm-zero' ? 0 : this.limitOf(body, legacy ? ['max_tokens'] : ['max_completion_tokens', 'max_tokens']);
+    const prompt = legacy
+      ? promptTokens(body.prompt)
+      : promptTokens(body.messages) + (Array.isArray(body.tools) ? 50 : 0);
+    const limit =
+      model === 'm-ignores'
+        ? IGNORED_OUTPUT
+        : model === 'm-zero'
+          ? 0
+          : this.limitOf(body, legacy ? ['max_tokens'] : ['max_completion_tokens', 'max_tokens']);
     const choices = Math.max(1, Number(body.n) || 1, legacy ? Number(body.best_of) || 1 : 1);
     const usage = { prompt_tokens: prompt, completion_tokens: limit * choices, total_tokens: prompt + limit * choices };
     const reports = model !== 'm-nousage';
@@ -104,8 +121,30 @@ export class FakeMeteredUpstream {
     if (!body.stream) {
       const text = 'tok '.repeat(limit);
       const answer = legacy
-        ? { id: 'cmpl-m', object: 'text_completion', created: 1, model, choices: Array.from({ length: choices }, (_, index) => ({ index, text, finish_reason: 'length', logprobs: null })) }
-        : { id: 'chatcmpl-m', object: 'chat.completion', created: 1, model, choices: Array.from({ length: choices }, (_, index) => ({ index, message: { role: 'assistant', content: text }, finish_reason: 'length', logprobs: null })) };
+        ? {
+            id: 'cmpl-m',
+            object: 'text_completion',
+            created: 1,
+            model,
+            choices: Array.from({ length: choices }, (_, index) => ({
+              index,
+              text,
+              finish_reason: 'length',
+              logprobs: null,
+            })),
+          }
+        : {
+            id: 'chatcmpl-m',
+            object: 'chat.completion',
+            created: 1,
+            model,
+            choices: Array.from({ length: choices }, (_, index) => ({
+              index,
+              message: { role: 'assistant', content: text },
+              finish_reason: 'length',
+              logprobs: null,
+            })),
+          };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reports ? { ...answer, usage } : answer));
       return;
@@ -113,8 +152,20 @@ export class FakeMeteredUpstream {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const frame = (delta: object, finish: string | null = null, index = 0) =>
       legacy
-        ? { id: 'cmpl-m', object: 'text_completion', created: 1, model, choices: [{ index, text: (delta as { content?: string }).content ?? '', finish_reason: finish }] }
-        : { id: 'chatcmpl-m', object: 'chat.completion.chunk', created: 1, model, choices: [{ index, delta, finish_reason: finish }] };
+        ? {
+            id: 'cmpl-m',
+            object: 'text_completion',
+            created: 1,
+            model,
+            choices: [{ index, text: (delta as { content?: string }).content ?? '', finish_reason: finish }],
+          }
+        : {
+            id: 'chatcmpl-m',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model,
+            choices: [{ index, delta, finish_reason: finish }],
+          };
     const send = (payload: unknown) => !res.destroyed && res.write(`data: ${JSON.stringify(payload)}\n\n`);
     const end = () => {
       if (res.destroyed) return;
@@ -129,7 +180,15 @@ export class FakeMeteredUpstream {
         if (res.destroyed) return clearInterval(timer);
         const delta =
           slow === 'tools'
-            ? { tool_calls: [{ index: 0, ...(sent ? {} : { id: 'call_1', type: 'function' }), function: { ...(sent ? {} : { name: 'f' }), arguments: SLOW_PIECE } }] }
+            ? {
+                tool_calls: [
+                  {
+                    index: 0,
+                    ...(sent ? {} : { id: 'call_1', type: 'function' }),
+                    function: { ...(sent ? {} : { name: 'f' }), arguments: SLOW_PIECE },
+                  },
+                ],
+              }
             : slow === 'reasoning'
               ? { reasoning_content: SLOW_PIECE }
               : { refusal: SLOW_PIECE };
@@ -146,18 +205,33 @@ export class FakeMeteredUpstream {
     }
     // 50 tokens a frame, every choice.
     for (let index = 0; index < choices; index += 1)
-      for (let left = limit; left > 0; left -= 50) send(frame({ content: 'tok '.repeat(Math.min(50, left)) }, null, index));
+      for (let left = limit; left > 0; left -= 50)
+        send(frame({ content: 'tok '.repeat(Math.min(50, left)) }, null, index));
     send(frame({}, limit ? 'length' : 'stop'));
     end();
   }
 
   private responses(res: ServerResponse, body: Record<string, any>, model: string): void {
     const prompt = promptTokens(body.input) + promptTokens(body.instructions ?? '');
-    const limit = model === 'm-ignores' ? IGNORED_OUTPUT : model === 'm-zero' ? 0 : this.limitOf(body, ['max_output_tokens']);
+    const limit =
+      model === 'm-ignores' ? IGNORED_OUTPUT : model === 'm-zero' ? 0 : this.limitOf(body, ['max_output_tokens']);
     const slow = model === 'm-responses-fc';
     const output = slow ? (SLOW_PIECES * SLOW_PIECE.length) / 4 : limit;
     const response = {
-      id: 'resp_m', object: 'response', created_at: 1, status: 'completed', model, output: [{ type: 'message', id: 'msg_m', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'tok '.repeat(limit), annotations: [] }] }],
+      id: 'resp_m',
+      object: 'response',
+      created_at: 1,
+      status: 'completed',
+      model,
+      output: [
+        {
+          type: 'message',
+          id: 'msg_m',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'tok '.repeat(limit), annotations: [] }],
+        },
+      ],
       usage: { input_tokens: prompt, output_tokens: output, total_tokens: prompt + output },
     };
     if (!body.stream) {
@@ -167,12 +241,23 @@ export class FakeMeteredUpstream {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let n = 0;
-    const event = (type: string, data: object) => !res.destroyed && res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...data })}\n\n`);
+    const event = (type: string, data: object) =>
+      !res.destroyed &&
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...data })}\n\n`);
     event('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
     if (!slow) {
-      for (let left = limit; left > 0; left -= 50) event('response.output_text.delta', { item_id: 'msg_m', output_index: 0, content_index: 0, delta: 'tok '.repeat(Math.min(50, left)) });
+      for (let left = limit; left > 0; left -= 50)
+        event('response.output_text.delta', {
+          item_id: 'msg_m',
+          output_index: 0,
+          content_index: 0,
+          delta: 'tok '.repeat(Math.min(50, left)),
+        });
       // Stopped by the bound it was sent: OpenAI ends such a stream with response.incomplete, usage and all.
-      if (typeof body.max_output_tokens === 'number') event('response.incomplete', { response: { ...response, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+      if (typeof body.max_output_tokens === 'number')
+        event('response.incomplete', {
+          response: { ...response, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } },
+        });
       else event('response.completed', { response });
       res.end();
       return;

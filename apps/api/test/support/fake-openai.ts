@@ -43,7 +43,13 @@ export class FakeOpenAI {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const entry: Received = { method: req.method!, path: req.url!.replace(/^\/v1/, ''), headers: req.headers, body: Buffer.concat(chunks), closedEarly: false };
+    const entry: Received = {
+      method: req.method!,
+      path: req.url!.replace(/^\/v1/, ''),
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+      closedEarly: false,
+    };
     this.received.push(entry);
     res.on('close', () => {
       if (!res.writableFinished) entry.closedEarly = true;
@@ -56,9 +62,24 @@ export class FakeOpenAI {
       res.writeHead(status, { 'content-type': 'application/json', 'set-cookie': 'upstream=secret' });
       res.end(JSON.stringify(payload));
     };
-    if (model === 'fail-500') return json(500, { error: { message: 'boom at https://internal.upstream.example/x', type: 'server_error' } });
-    if (model === 'fail-401') return json(401, { error: { message: 'Incorrect API key provided: sk-upst****cret', type: 'invalid_request_error', code: 'invalid_api_key' } });
-    if (model === 'fail-400') return json(400, { error: { message: 'max_tokens is too large for https://x.example', type: 'invalid_request_error', code: 'invalid_value' } });
+    if (model === 'fail-500')
+      return json(500, { error: { message: 'boom at https://internal.upstream.example/x', type: 'server_error' } });
+    if (model === 'fail-401')
+      return json(401, {
+        error: {
+          message: 'Incorrect API key provided: sk-upst****cret',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      });
+    if (model === 'fail-400')
+      return json(400, {
+        error: {
+          message: 'max_tokens is too large for https://x.example',
+          type: 'invalid_request_error',
+          code: 'invalid_value',
+        },
+      });
     if (model === 'hang') return;
 
     const path = entry.path;
@@ -70,35 +91,77 @@ export class FakeOpenAI {
       return json(200, {
         object: 'list',
         model,
-        data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? encode(vector) : vector })),
+        data: inputs.map((_, index) => ({
+          object: 'embedding',
+          index,
+          embedding: body.encoding_format === 'base64' ? encode(vector) : vector,
+        })),
         usage: { prompt_tokens: 7, total_tokens: 7 },
       });
     }
     if (path === '/images/generations' || path === '/images/edits' || path === '/images/variations')
-      return json(200, { created: 1, data: Array.from({ length: Number(body.n ?? 2) }, () => ({ b64_json: Buffer.from('png').toString('base64') })) });
+      return json(200, {
+        created: 1,
+        data: Array.from({ length: Number(body.n ?? 2) }, () => ({ b64_json: Buffer.from('png').toString('base64') })),
+      });
     if (path === '/audio/speech') {
       res.writeHead(200, { 'content-type': 'audio/mpeg' });
       res.write(Buffer.alloc(1000, 1));
       setTimeout(() => res.end(Buffer.alloc(1000, 2)), 20);
       return;
     }
-    if (path === '/audio/transcriptions') return json(200, { text: 'hello from the fake', usage: { type: 'tokens', input_tokens: 30, output_tokens: 5, total_tokens: 35 } });
+    if (path === '/audio/transcriptions')
+      return json(200, {
+        text: 'hello from the fake',
+        usage: { type: 'tokens', input_tokens: 30, output_tokens: 5, total_tokens: 35 },
+      });
     if (path === '/responses') return this.responses(res, body);
-    if (path === '/videos') return json(200, { id: 'video_fake1', object: 'video', model, status: 'queued', progress: 0, created_at: 1, seconds: '8', size: '720x1280' });
+    if (path === '/videos')
+      return json(200, {
+        id: 'video_fake1',
+        object: 'video',
+        model,
+        status: 'queued',
+        progress: 0,
+        created_at: 1,
+        seconds: '8',
+        size: '720x1280',
+      });
     if (/^\/videos\/[^/]+$/.test(path) && req.method === 'GET')
-      return json(200, { id: path.split('/')[2], object: 'video', model: 'up-video', status: 'completed', progress: 100, created_at: 1, seconds: '8', size: '720x1280' });
+      return json(200, {
+        id: path.split('/')[2],
+        object: 'video',
+        model: 'up-video',
+        status: 'completed',
+        progress: 100,
+        created_at: 1,
+        seconds: '8',
+        size: '720x1280',
+      });
     if (/^\/videos\/[^/]+\/content$/.test(path)) {
       res.writeHead(200, { 'content-type': 'video/mp4', 'x-upstream-internal': 'secret' });
       res.end(Buffer.from('fake-mp4-bytes'));
       return;
     }
-    if (/^\/videos\/[^/]+\/remix$/.test(path)) return json(200, { id: 'video_fake2', object: 'video', model, status: 'queued', progress: 0, created_at: 1, seconds: '8', size: '720x1280', remixed_from_video_id: path.split('/')[2] });
+    if (/^\/videos\/[^/]+\/remix$/.test(path))
+      return json(200, {
+        id: 'video_fake2',
+        object: 'video',
+        model,
+        status: 'queued',
+        progress: 0,
+        created_at: 1,
+        seconds: '8',
+        size: '720x1280',
+        remixed_from_video_id: path.split('/')[2],
+      });
     json(404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
   }
 
   private chat(res: ServerResponse, body: Record<string, any>, legacy: boolean): void {
     const model = body.model;
-    if (!body.stream && (model === 'html-page' || model === 'html-slow')) return this.page(res, model === 'html-slow' ? this.slowPageMs : 0);
+    if (!body.stream && (model === 'html-page' || model === 'html-slow'))
+      return this.page(res, model === 'html-slow' ? this.slowPageMs : 0);
     const usage = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
     const pieces = ['Hello', ' from', ' the', ' fake'];
     if (!body.stream) {
@@ -106,8 +169,29 @@ export class FakeOpenAI {
       res.end(
         JSON.stringify(
           legacy
-            ? { id: 'cmpl-1', object: 'text_completion', created: 1, model, choices: [{ index: 0, text: pieces.join(''), finish_reason: 'stop', logprobs: null }], usage }
-            : { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: 'stop', logprobs: null }], usage },
+            ? {
+                id: 'cmpl-1',
+                object: 'text_completion',
+                created: 1,
+                model,
+                choices: [{ index: 0, text: pieces.join(''), finish_reason: 'stop', logprobs: null }],
+                usage,
+              }
+            : {
+                id: 'chatcmpl-1',
+                object: 'chat.completion',
+                created: 1,
+                model,
+                choices: [
+                  {
+                    index: 0,
+                    message: { role: 'assistant', content: pieces.join('') },
+                    finish_reason: 'stop',
+                    logprobs: null,
+                  },
+                ],
+                usage,
+              },
         ),
       );
       return;
@@ -115,8 +199,22 @@ export class FakeOpenAI {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = (delta: object, finish: string | null = null) =>
       legacy
-        ? { id: 'cmpl-1', object: 'text_completion', created: 1, model, choices: [{ index: 0, text: (delta as { content?: string }).content ?? '', finish_reason: finish, logprobs: null }] }
-        : { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] };
+        ? {
+            id: 'cmpl-1',
+            object: 'text_completion',
+            created: 1,
+            model,
+            choices: [
+              { index: 0, text: (delta as { content?: string }).content ?? '', finish_reason: finish, logprobs: null },
+            ],
+          }
+        : {
+            id: 'chatcmpl-1',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model,
+            choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+          };
     const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
     const finish = () => {
       send(chunk({}, 'stop'));
@@ -160,8 +258,18 @@ export class FakeOpenAI {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
-          id: 'chatcmpl-page', object: 'chat.completion', created: 1, model: 'page-model',
-          choices: [{ index: 0, message: { role: 'assistant', content: `Here is your app:\n\n\`\`\`html\n${html}\n\`\`\`\n\nEnjoy!` }, finish_reason: 'stop', logprobs: null }],
+          id: 'chatcmpl-page',
+          object: 'chat.completion',
+          created: 1,
+          model: 'page-model',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: `Here is your app:\n\n\`\`\`html\n${html}\n\`\`\`\n\nEnjoy!` },
+              finish_reason: 'stop',
+              logprobs: null,
+            },
+          ],
           usage: { prompt_tokens: 120, completion_tokens: 80, total_tokens: 200 },
         }),
       );
@@ -171,11 +279,39 @@ export class FakeOpenAI {
 
   private responses(res: ServerResponse, body: Record<string, any>): void {
     const response = {
-      id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: body.model, error: null,
-      incomplete_details: null, instructions: null, max_output_tokens: null, parallel_tool_calls: true, tool_choice: 'auto', tools: [],
-      temperature: 1, top_p: 1, metadata: {}, text: { format: { type: 'text' } }, truncation: 'disabled',
-      output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] }],
-      usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      id: 'resp_1',
+      object: 'response',
+      created_at: 1,
+      status: 'completed',
+      model: body.model,
+      error: null,
+      incomplete_details: null,
+      instructions: null,
+      max_output_tokens: null,
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
+      temperature: 1,
+      top_p: 1,
+      metadata: {},
+      text: { format: { type: 'text' } },
+      truncation: 'disabled',
+      output: [
+        {
+          type: 'message',
+          id: 'msg_1',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Hi there', annotations: [] }],
+        },
+      ],
+      usage: {
+        input_tokens: 9,
+        output_tokens: 2,
+        total_tokens: 11,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
     };
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -183,10 +319,19 @@ export class FakeOpenAI {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const event = (type: string, data: object, n: number) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n, ...data })}\n\n`);
+    const event = (type: string, data: object, n: number) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n, ...data })}\n\n`);
     event('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } }, 0);
-    event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi', logprobs: [] }, 1);
-    event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: ' there', logprobs: [] }, 2);
+    event(
+      'response.output_text.delta',
+      { item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi', logprobs: [] },
+      1,
+    );
+    event(
+      'response.output_text.delta',
+      { item_id: 'msg_1', output_index: 0, content_index: 0, delta: ' there', logprobs: [] },
+      2,
+    );
     event('response.completed', { response }, 3);
     res.end();
   }

@@ -108,7 +108,13 @@ export class FakeStripe {
     const path = new URL(req.url ?? '/', this.url).pathname;
     const form = parseForm(Buffer.concat(chunks).toString('utf8'));
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
-    this.requests.push({ method: req.method ?? '', path, idempotencyKey, stripeVersion: req.headers['stripe-version'] as string | undefined, form });
+    this.requests.push({
+      method: req.method ?? '',
+      path,
+      idempotencyKey,
+      stripeVersion: req.headers['stripe-version'] as string | undefined,
+      form,
+    });
     if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? ''))
       return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
 
@@ -125,20 +131,40 @@ export class FakeStripe {
       const session = this.sessions.get(decodeURIComponent(match[1]));
       if (!session)
         return send(res, 404, {
-          error: { type: 'invalid_request_error', code: 'resource_missing', param: 'session', message: `No such checkout.session: '${match[1]}'` },
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            param: 'session',
+            message: `No such checkout.session: '${match[1]}'`,
+          },
         });
       return send(res, 200, session);
     }
-    return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` } });
+    return send(res, 404, {
+      error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` },
+    });
   }
 
-  private create(form: Record<string, any>): FakeCheckoutSession | { error: { type: string; message: string; param: string } } {
+  private create(
+    form: Record<string, any>,
+  ): FakeCheckoutSession | { error: { type: string; message: string; param: string } } {
     const item = form.line_items?.[0];
     const unitAmount = Number(item?.price_data?.unit_amount);
     const quantity = Number(item?.quantity ?? 1);
-    if (form.mode !== 'payment') return { error: { type: 'invalid_request_error', message: 'mode must be payment here', param: 'mode' } };
-    if (!Number.isInteger(unitAmount) || unitAmount < 50) return { error: { type: 'invalid_request_error', message: 'unit_amount is too small', param: 'line_items[0][price_data][unit_amount]' } };
-    if (!form.success_url) return { error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' } };
+    if (form.mode !== 'payment')
+      return { error: { type: 'invalid_request_error', message: 'mode must be payment here', param: 'mode' } };
+    if (!Number.isInteger(unitAmount) || unitAmount < 50)
+      return {
+        error: {
+          type: 'invalid_request_error',
+          message: 'unit_amount is too small',
+          param: 'line_items[0][price_data][unit_amount]',
+        },
+      };
+    if (!form.success_url)
+      return {
+        error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' },
+      };
     const id = `cs_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
     const created = Math.floor(Date.now() / 1000);
     const session: FakeCheckoutSession = {
@@ -165,7 +191,11 @@ export class FakeStripe {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_${randomBytes(7).toString('hex')}`,
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }
 

@@ -89,7 +89,12 @@ function sampleOf(schema: Schema | undefined, document: OpenApiDocument, depth =
   if (schema.enum?.length) return schema.enum[0];
   switch (schema.type) {
     case 'object':
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, sampleOf(property, document, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([name, property]) => [
+          name,
+          sampleOf(property, document, depth + 1),
+        ]),
+      );
     case 'array':
       return [sampleOf(schema.items ?? { type: 'string' }, document, depth + 1)];
     case 'integer':
@@ -121,16 +126,34 @@ const GATEWAY_SAMPLES: Record<string, Record<string, unknown>> = {
 
 const OAUTH_FORM_PATHS = ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect'];
 const OAUTH_FORM_SAMPLES: Record<string, Record<string, unknown>> = {
-  '/oauth2/token': { grant_type: 'authorization_code', code: 'abc', redirect_uri: 'http://127.0.0.1:8765/callback', client_id: 'x', code_verifier: 'v'.repeat(43) },
+  '/oauth2/token': {
+    grant_type: 'authorization_code',
+    code: 'abc',
+    redirect_uri: 'http://127.0.0.1:8765/callback',
+    client_id: 'x',
+    code_verifier: 'v'.repeat(43),
+  },
   '/oauth2/revoke': { token: 'abc', token_type_hint: 'refresh_token', client_id: 'x' },
   '/oauth2/introspect': { token: 'abc', client_id: 'x', client_secret: 'y' },
 };
 
 /** Paths outside the API document: hosted spaces, profiles, the dashboard's pages and files, operations. */
 const EXTRA_ROUTES: Route[] = [
-  ...['/', '/keys', '/billing', '/login', '/register', '/consent', '/spaces', '/playground', '/assets/index.js', '/favicon.ico', '/u/{handle}', '/metrics', '/openapi.json'].map(
-    (template) => ({ method: 'GET', template, body: 'none' as const, sample: null }),
-  ),
+  ...[
+    '/',
+    '/keys',
+    '/billing',
+    '/login',
+    '/register',
+    '/consent',
+    '/spaces',
+    '/playground',
+    '/assets/index.js',
+    '/favicon.ico',
+    '/u/{handle}',
+    '/metrics',
+    '/openapi.json',
+  ].map((template) => ({ method: 'GET', template, body: 'none' as const, sample: null })),
   { method: 'GET', template: '/api/v1/payment/sandbox/{id}', body: 'none', sample: null },
   { method: 'POST', template: '/api/v1/payment/sandbox/{id}/pay', body: 'none', sample: null },
   { method: 'GET', template: '/api/v1/nothing/here', body: 'none', sample: null },
@@ -146,42 +169,165 @@ export function routesOf(document: OpenApiDocument): Route[] {
     for (const [method, operation] of Object.entries(operations)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const content = operation.requestBody?.content ?? {};
-      const kind: BodyKind = content['multipart/form-data'] ? 'multipart' : content['application/json'] ? 'json' : OAUTH_FORM_PATHS.includes(template) ? 'form' : 'none';
+      const kind: BodyKind = content['multipart/form-data']
+        ? 'multipart'
+        : content['application/json']
+          ? 'json'
+          : OAUTH_FORM_PATHS.includes(template)
+            ? 'form'
+            : 'none';
       const gatewayTail = template.startsWith('/v1/') ? template.slice(3) : null;
-      const schemaSample = sampleOf(content['application/json']?.schema ?? content['multipart/form-data']?.schema, document);
+      const schemaSample = sampleOf(
+        content['application/json']?.schema ?? content['multipart/form-data']?.schema,
+        document,
+      );
       const sample =
         (gatewayTail && GATEWAY_SAMPLES[gatewayTail]) ||
         OAUTH_FORM_SAMPLES[template] ||
-        (template === '/oauth2/register' ? { client_name: 'fuzz', redirect_uris: ['http://127.0.0.1:8765/cb'], token_endpoint_auth_method: 'none' } : null) ||
-        (kind !== 'none' && schemaSample && typeof schemaSample === 'object' ? (schemaSample as Record<string, unknown>) : null);
+        (template === '/oauth2/register'
+          ? { client_name: 'fuzz', redirect_uris: ['http://127.0.0.1:8765/cb'], token_endpoint_auth_method: 'none' }
+          : null) ||
+        (kind !== 'none' && schemaSample && typeof schemaSample === 'object'
+          ? (schemaSample as Record<string, unknown>)
+          : null);
       const route: Route = { method: method.toUpperCase(), template, body: kind, sample };
       routes.push(route);
-      if (gatewayTail) for (const alias of ['/apikey/v1', '/oauth2/v1']) routes.push({ ...route, template: alias + gatewayTail });
+      if (gatewayTail)
+        for (const alias of ['/apikey/v1', '/oauth2/v1']) routes.push({ ...route, template: alias + gatewayTail });
     }
   }
   return [...routes, ...EXTRA_ROUTES];
 }
 
 const PARAM_VALUES = [
-  '1', '0', '-1', 'abc', 'video_fake1', 'demo-chat', '00000000-0000-0000-0000-000000000000', '99999999999999999999999999', '1e309',
-  '%00', 'a%00b', '%ff', '%ed%a0%80', '%c0%af', '%e2%82', '..', '.', '%2e%2e', '%2f', '..%2f..%2fetc%2fpasswd', '%252e%252e', '%5c',
-  'a'.repeat(3000), '%', '%zz', '%%', ';x=1', '%20', '~', 'null', 'undefined', '__proto__', 'constructor', 'caf\u00e9', '%E2%9C%93',
-  "'", '%27%20OR%201=1--', '%3Cscript%3E', '%F0%9F%8E%89', '\u00ff\u00fe',
+  '1',
+  '0',
+  '-1',
+  'abc',
+  'video_fake1',
+  'demo-chat',
+  '00000000-0000-0000-0000-000000000000',
+  '99999999999999999999999999',
+  '1e309',
+  '%00',
+  'a%00b',
+  '%ff',
+  '%ed%a0%80',
+  '%c0%af',
+  '%e2%82',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2f',
+  '..%2f..%2fetc%2fpasswd',
+  '%252e%252e',
+  '%5c',
+  'a'.repeat(3000),
+  '%',
+  '%zz',
+  '%%',
+  ';x=1',
+  '%20',
+  '~',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  'caf\u00e9',
+  '%E2%9C%93',
+  "'",
+  '%27%20OR%201=1--',
+  '%3Cscript%3E',
+  '%F0%9F%8E%89',
+  '\u00ff\u00fe',
 ];
 
-const QUERY_NAMES = ['limit', 'cursor', 'from', 'to', 'model', 'groupBy', 'type', 'method', 'detailed', 'capability', 'handle', 'session_id', 'page', 'state', 'client_id', 'redirect_uri', 'response_type', 'scope', 'code_challenge', 'code_challenge_method', '__proto__', 'a[b]', 'x'];
+const QUERY_NAMES = [
+  'limit',
+  'cursor',
+  'from',
+  'to',
+  'model',
+  'groupBy',
+  'type',
+  'method',
+  'detailed',
+  'capability',
+  'handle',
+  'session_id',
+  'page',
+  'state',
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  '__proto__',
+  'a[b]',
+  'x',
+];
 const QUERY_VALUES = [
-  '', '1', '-1', '0', '1e309', '99999999999999999999', 'NaN', 'true', 'abc', '%00', '%ff', '%ed%a0%80', '2026-13-45', '2026-01-01T00:00:00Z',
-  'a'.repeat(2000), '%', '..%2f', 'code', 'S256', 'plain', 'http://evil.example', 'javascript:alert(1)', '%5B%5D', 'day', 'model', 'text', 'embeddings',
+  '',
+  '1',
+  '-1',
+  '0',
+  '1e309',
+  '99999999999999999999',
+  'NaN',
+  'true',
+  'abc',
+  '%00',
+  '%ff',
+  '%ed%a0%80',
+  '2026-13-45',
+  '2026-01-01T00:00:00Z',
+  'a'.repeat(2000),
+  '%',
+  '..%2f',
+  'code',
+  'S256',
+  'plain',
+  'http://evil.example',
+  'javascript:alert(1)',
+  '%5B%5D',
+  'day',
+  'model',
+  'text',
+  'embeddings',
 ];
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;;;',
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=zzz',
-  'application/octet-stream', '*/*', 'garbage', 'application/vnd.api+json', 'application/xml', 'text/html; charset=utf-8',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/json;;;',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'multipart/form-data; boundary=',
+  'multipart/form-data; boundary=zzz',
+  'application/octet-stream',
+  '*/*',
+  'garbage',
+  'application/vnd.api+json',
+  'application/xml',
+  'text/html; charset=utf-8',
 ];
 
-const GARBAGE_AUTH = ['Bearer x', `Bearer ${'a'.repeat(5000)}`, 'Basic %%%', 'Basic Og==', `Bearer sy-${'A'.repeat(48)}`, 'Bearer syi_abc', 'Bearer \u00ff\u00fe', 'Digest foo', 'Bearer', 'bearer  '];
+const GARBAGE_AUTH = [
+  'Bearer x',
+  `Bearer ${'a'.repeat(5000)}`,
+  'Basic %%%',
+  'Basic Og==',
+  `Bearer sy-${'A'.repeat(48)}`,
+  'Bearer syi_abc',
+  'Bearer \u00ff\u00fe',
+  'Digest foo',
+  'Bearer',
+  'bearer  ',
+];
 
 const EXTRA_HEADERS: Array<[string, string[]]> = [
   ['accept', ['*/*', 'text/html', 'application/json', 'text/event-stream', 'image/*;q=0', '\u00ff']],
@@ -200,9 +346,44 @@ const EXTRA_HEADERS: Array<[string, string[]]> = [
 
 /** JSON leaves put in place of a sample's values; `RAW:` ones are written into the text as they are. */
 const BAD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e308, -1e308, 'RAW:1e999', 'RAW:-1e999', 'RAW:123456789012345678901234567890', 'RAW:1e-400', 'RAW:-0', 'RAW:0.0000000000000000000000000001',
-  '', ' ', 'x'.repeat(50_000), [], {}, [[[[]]]], { $gt: '' }, '\u0000', 'a\u0000b', 'RAW:"\\ud800"', 'RAW:"\\udfff"', 'RAW:"\\ud800\\u0041"', 'RAW:"\\uDBFF\\uDFFF"',
-  '../../etc/passwd', '<script>alert(1)</script>', "'; DROP TABLE users; --", 9007199254740992, '2026-13-45', 'not-an-email', '🎉', 'RAW:"\\u0000"', ['a', 1, null], 'RAW:NaN', 'RAW:undefined',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  'RAW:1e999',
+  'RAW:-1e999',
+  'RAW:123456789012345678901234567890',
+  'RAW:1e-400',
+  'RAW:-0',
+  'RAW:0.0000000000000000000000000001',
+  '',
+  ' ',
+  'x'.repeat(50_000),
+  [],
+  {},
+  [[[[]]]],
+  { $gt: '' },
+  '\u0000',
+  'a\u0000b',
+  'RAW:"\\ud800"',
+  'RAW:"\\udfff"',
+  'RAW:"\\ud800\\u0041"',
+  'RAW:"\\uDBFF\\uDFFF"',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE users; --",
+  9007199254740992,
+  '2026-13-45',
+  'not-an-email',
+  '🎉',
+  'RAW:"\\u0000"',
+  ['a', 1, null],
+  'RAW:NaN',
+  'RAW:undefined',
 ];
 
 const MARK = '__FUZZ_RAW_';
@@ -243,7 +424,8 @@ function replaceLeaf(value: unknown, dice: Dice, replacement: unknown): unknown 
   return replacement;
 }
 
-const nested = (levels: number, core = '1') => (levels % 2 ? '['.repeat(levels) + core + ']'.repeat(levels) : '{"a":'.repeat(levels) + core + '}'.repeat(levels));
+const nested = (levels: number, core = '1') =>
+  levels % 2 ? '['.repeat(levels) + core + ']'.repeat(levels) : '{"a":'.repeat(levels) + core + '}'.repeat(levels);
 
 function jsonBody(sample: Record<string, unknown> | null, dice: Dice): { body: Buffer; label: string } {
   const base = sample ?? { x: 1 };
@@ -251,7 +433,10 @@ function jsonBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
   if (roll < 10) return { body: Buffer.from(serialize(base)), label: 'json: sample' };
   if (roll < 45) {
     const bad = dice.pick(BAD_VALUES);
-    return { body: Buffer.from(serialize(replaceLeaf(base, dice, bad))), label: `json: leaf -> ${String(JSON.stringify(bad)).slice(0, 30)}` };
+    return {
+      body: Buffer.from(serialize(replaceLeaf(base, dice, bad))),
+      label: `json: leaf -> ${String(JSON.stringify(bad)).slice(0, 30)}`,
+    };
   }
   if (roll < 53) {
     const text = serialize(base);
@@ -260,7 +445,9 @@ function jsonBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
   if (roll < 63) {
     const levels = dice.pick([63, 64, 65, 200, 5_000, 100_000]);
     const text = serialize(base);
-    const wrapped = dice.chance(0.5) ? nested(levels, text) : `${text.slice(0, -1)}${text.length > 2 ? ',' : ''}"deep":${nested(levels)}}`;
+    const wrapped = dice.chance(0.5)
+      ? nested(levels, text)
+      : `${text.slice(0, -1)}${text.length > 2 ? ',' : ''}"deep":${nested(levels)}}`;
     return { body: Buffer.from(wrapped), label: `json: ${levels} levels` };
   }
   if (roll < 68) {
@@ -278,7 +465,10 @@ function jsonBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
     const text = Buffer.from(serialize(base));
     const at = dice.int(text.length);
     const bytes = dice.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80], [0x00]]);
-    return { body: Buffer.concat([text.subarray(0, at), Buffer.from(bytes), text.subarray(at)]), label: `json: bytes ${bytes.join(',')}` };
+    return {
+      body: Buffer.concat([text.subarray(0, at), Buffer.from(bytes), text.subarray(at)]),
+      label: `json: bytes ${bytes.join(',')}`,
+    };
   }
   if (roll < 85) {
     const size = dice.pick([1_100_000, 1_500_000]);
@@ -289,27 +479,61 @@ function jsonBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
     return { body: Buffer.from(Array.from({ length }, () => dice.int(256))), label: 'json: random bytes' };
   }
   if (roll < 95) {
-    const text = dice.pick(['', ' ', '\n', '\ufeff{}', `\ufeff${serialize(base)}`, '{,}', '{"a":1,}', "{'a':1}", '{"a":01}', '{"a":.5}', '{"a":+1}', '{"a":0x10}']);
+    const text = dice.pick([
+      '',
+      ' ',
+      '\n',
+      '\ufeff{}',
+      `\ufeff${serialize(base)}`,
+      '{,}',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":01}',
+      '{"a":.5}',
+      '{"a":+1}',
+      '{"a":0x10}',
+    ]);
     return { body: Buffer.from(text), label: `json: odd text ${JSON.stringify(text).slice(0, 20)}` };
   }
   const text = serialize(base);
-  const keys = dice.pick(['"__proto__":{"admin":true}', '"constructor":{"prototype":{"x":1}}', '"model":"a","model":"b"', `"${'k'.repeat(10_000)}":1`]);
-  return { body: Buffer.from(text.length > 2 ? `{${keys},${text.slice(1)}` : `{${keys}}`), label: `json: keys ${keys.slice(0, 20)}` };
+  const keys = dice.pick([
+    '"__proto__":{"admin":true}',
+    '"constructor":{"prototype":{"x":1}}',
+    '"model":"a","model":"b"',
+    `"${'k'.repeat(10_000)}":1`,
+  ]);
+  return {
+    body: Buffer.from(text.length > 2 ? `{${keys},${text.slice(1)}` : `{${keys}}`),
+    label: `json: keys ${keys.slice(0, 20)}`,
+  };
 }
 
-function multipartBody(sample: Record<string, unknown> | null, dice: Dice): { body: Buffer; contentType: string; label: string } {
+function multipartBody(
+  sample: Record<string, unknown> | null,
+  dice: Dice,
+): { body: Buffer; contentType: string; label: string } {
   const boundary = `fuzz${dice.int(1e9)}`;
   const fields = Object.entries(sample ?? { model: 'demo-transcribe' }).map(([name, value]) => [name, String(value)]);
-  const part = (headers: string, content: Buffer | string) => Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from('\r\n')]);
+  const part = (headers: string, content: Buffer | string) =>
+    Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from('\r\n')]);
   const roll = dice.int(10);
   let label = 'multipart: sample';
   if (roll === 1) {
-    fields.push([dice.pick(['model', 'prompt', 'x\u0000']), dice.pick(['\u0000', 'a\u0000b', 'x'.repeat(2_000_000), '\ud800'])]);
+    fields.push([
+      dice.pick(['model', 'prompt', 'x\u0000']),
+      dice.pick(['\u0000', 'a\u0000b', 'x'.repeat(2_000_000), '\ud800']),
+    ]);
     label = 'multipart: bad field';
   }
   const parts = fields.map(([name, value]) => part(`Content-Disposition: form-data; name="${name}"`, value));
   const fileName = roll === 2 ? dice.pick(['a\u0000.wav', '../../etc/passwd', '\u00ff.png', '']) : 'a.wav';
-  if (roll !== 3) parts.push(part(`Content-Disposition: form-data; name="${dice.pick(['file', 'image', 'mask', 'input_reference'])}"; filename="${fileName}"\r\nContent-Type: audio/wav`, Buffer.from('RIFF....WAVEfmt ')));
+  if (roll !== 3)
+    parts.push(
+      part(
+        `Content-Disposition: form-data; name="${dice.pick(['file', 'image', 'mask', 'input_reference'])}"; filename="${fileName}"\r\nContent-Type: audio/wav`,
+        Buffer.from('RIFF....WAVEfmt '),
+      ),
+    );
   if (roll === 2) label = `multipart: file name ${JSON.stringify(fileName)}`;
   if (roll === 3) label = 'multipart: no file';
   let body = Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]);
@@ -322,16 +546,28 @@ function multipartBody(sample: Record<string, unknown> | null, dice: Dice): { bo
     label = 'multipart: bad part headers';
   }
   if (roll === 6) {
-    body = Buffer.concat(Array.from({ length: 120 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'x')));
+    body = Buffer.concat(
+      Array.from({ length: 120 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'x')),
+    );
     label = 'multipart: 120 parts, no end';
   }
-  const contentType = roll === 7 ? dice.pick(['multipart/form-data', 'multipart/form-data; boundary=', `multipart/form-data; boundary="${boundary}`, 'multipart/mixed; boundary=x']) : `multipart/form-data; boundary=${boundary}`;
+  const contentType =
+    roll === 7
+      ? dice.pick([
+          'multipart/form-data',
+          'multipart/form-data; boundary=',
+          `multipart/form-data; boundary="${boundary}`,
+          'multipart/mixed; boundary=x',
+        ])
+      : `multipart/form-data; boundary=${boundary}`;
   if (roll === 7) label = `multipart: content type ${contentType}`;
   return { body, contentType, label };
 }
 
 function formBody(sample: Record<string, unknown> | null, dice: Dice): { body: Buffer; label: string } {
-  const params = new URLSearchParams(Object.entries(sample ?? { a: "b" }).map(([name, value]): [string, string] => [name, String(value)]));
+  const params = new URLSearchParams(
+    Object.entries(sample ?? { a: 'b' }).map(([name, value]): [string, string] => [name, String(value)]),
+  );
   const roll = dice.int(8);
   let text = params.toString();
   let label = 'form: sample';
@@ -342,7 +578,15 @@ function formBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
     text = Array.from({ length: 150 }, (_, i) => `p${i}=${i}`).join('&');
     label = 'form: 150 parameters';
   } else if (roll === 3) {
-    text = dice.pick(['&&&=', '=', '%', 'a=%ZZ&b=%', 'grant_type=refresh_token&refresh_token=', 'grant_type[]=x&grant_type=y', '\u00ff\u00fe']);
+    text = dice.pick([
+      '&&&=',
+      '=',
+      '%',
+      'a=%ZZ&b=%',
+      'grant_type=refresh_token&refresh_token=',
+      'grant_type[]=x&grant_type=y',
+      '\u00ff\u00fe',
+    ]);
     label = `form: odd ${text.slice(0, 10)}`;
   } else if (roll === 4) {
     text = params.toString().slice(0, dice.int(params.toString().length));
@@ -352,7 +596,9 @@ function formBody(sample: Record<string, unknown> | null, dice: Dice): { body: B
 }
 
 function fillPath(template: string, dice: Dice, fuzz: boolean): string {
-  return template.replace(/\{[^}]+\}/g, () => (fuzz || dice.chance(0.5) ? dice.pick(PARAM_VALUES) : dice.pick(['abc', 'video_fake1', 'demo-chat', '1', 'ann'])));
+  return template.replace(/\{[^}]+\}/g, () =>
+    fuzz || dice.chance(0.5) ? dice.pick(PARAM_VALUES) : dice.pick(['abc', 'video_fake1', 'demo-chat', '1', 'ann']),
+  );
 }
 
 function mutatePath(path: string, dice: Dice): { path: string; label: string } {
@@ -375,7 +621,10 @@ function mutatePath(path: string, dice: Dice): { path: string; label: string } {
     case 7:
       return { path: path.replace(/\//g, dice.pick(['%2f', '%2F', '\\'])), label: 'path: encoded slashes' };
     case 8:
-      return { path: `${path}${dice.pick(['%ff', '%ed%a0%80', '%c0%ae%c0%ae', '\u00ff'])}`, label: 'path: invalid UTF-8' };
+      return {
+        path: `${path}${dice.pick(['%ff', '%ed%a0%80', '%c0%ae%c0%ae', '\u00ff'])}`,
+        label: 'path: invalid UTF-8',
+      };
     case 9:
       return { path: `${path};jsessionid=x`, label: 'path: ;param' };
     case 10:
@@ -390,14 +639,25 @@ function query(dice: Dice): string {
   return Array.from({ length: count }, () => `${dice.pick(QUERY_NAMES)}=${dice.pick(QUERY_VALUES)}`).join('&');
 }
 
-function credentialFor(path: string, dice: Dice, credentials: FuzzCredentials): { headers: Record<string, string>; label: string } {
+function credentialFor(
+  path: string,
+  dice: Dice,
+  credentials: FuzzCredentials,
+): { headers: Record<string, string>; label: string } {
   const roll = dice.int(100);
   if (roll < 20) return { headers: {}, label: 'no credential' };
   if (roll < 40) return { headers: { authorization: dice.pick(GARBAGE_AUTH) }, label: 'garbage credential' };
   const lower = path.toLowerCase();
   if (lower.startsWith('/oauth2/v1') || lower.startsWith('/oauth2/userinfo'))
-    return { headers: { authorization: `Bearer ${credentials.oauthToken}`, 'x-service-oauth-client-id': credentials.oauthClientId }, label: 'oauth token' };
-  if (lower.startsWith('/v1') || lower.startsWith('/apikey/v1')) return { headers: { authorization: `Bearer ${credentials.apiKey}` }, label: 'api key' };
+    return {
+      headers: {
+        authorization: `Bearer ${credentials.oauthToken}`,
+        'x-service-oauth-client-id': credentials.oauthClientId,
+      },
+      label: 'oauth token',
+    };
+  if (lower.startsWith('/v1') || lower.startsWith('/apikey/v1'))
+    return { headers: { authorization: `Bearer ${credentials.apiKey}` }, label: 'api key' };
   if (roll < 50) return { headers: { cookie: credentials.sessionCookie }, label: 'session cookie' };
   return { headers: { authorization: `Bearer ${credentials.session}` }, label: 'session' };
 }

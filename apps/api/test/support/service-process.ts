@@ -8,11 +8,24 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
  * resolves with its address once it listens (bounded: 45 s).
  */
 export function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--conditions=development', '-r', '@swc-node/register', join(ROOT, 'apps/api/src/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1', SWC_NODE_PROJECT: join(ROOT, 'apps/api/tsconfig.spec.json'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'log', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '-r', '@swc-node/register', join(ROOT, 'apps/api/src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        NO_COLOR: '1',
+        SWC_NODE_PROJECT: join(ROOT, 'apps/api/tsconfig.spec.json'),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'log',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 45_000);

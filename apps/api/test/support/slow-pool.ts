@@ -10,7 +10,14 @@ export function slowPool() {
   const pool = {
     query: ({ values }: { values: unknown[] }) => {
       const ids = values[0];
-      writes.push(Array.isArray(ids) ? ids.map(String) : String(ids).slice(1, -1).split(',').map((id) => id.replace(/"/g, '')));
+      writes.push(
+        Array.isArray(ids)
+          ? ids.map(String)
+          : String(ids)
+              .slice(1, -1)
+              .split(',')
+              .map((id) => id.replace(/"/g, '')),
+      );
       return new Promise((resolve) => answers.push(() => resolve({ rows: [] })));
     },
   };

@@ -67,7 +67,12 @@ export async function startTestApp(
     } catch {
       // not JSON: keep the text
     }
-    return { status: response.status, headers: response.headers, body: parsed, cookies: parseSetCookies(response.headers) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: parsed,
+      cookies: parseSetCookies(response.headers),
+    };
   };
   return {
     ...running,

@@ -19,7 +19,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // SY_TEST_KEEP_DATABASES=<prefix>: the databases are named with it and kept, for CI to reconcile what the money
   // suites left (.ci/run); a prefix of lower-case letters, digits and underscores.
   const keep = process.env.SY_TEST_KEEP_DATABASES;
-  if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,40}$/.test(keep)) throw new Error('SY_TEST_KEEP_DATABASES must be a database name prefix');
+  if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,40}$/.test(keep))
+    throw new Error('SY_TEST_KEEP_DATABASES must be a database name prefix');
   const name = `${keep ?? 'sy_test_'}${randomBytes(6).toString('hex')}`;
   await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(serverUrl);

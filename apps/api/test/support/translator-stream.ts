@@ -1,7 +1,12 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { seededRandom } from '../../src/modules/demo';
 import { SseParser } from '../../src/modules/proxy/providers/sse';
-import type { ChatStreamTranslator, ChatTranslator, ResponseContext, TranslationError } from '../../src/modules/proxy/providers/translator.types';
+import type {
+  ChatStreamTranslator,
+  ChatTranslator,
+  ResponseContext,
+  TranslationError,
+} from '../../src/modules/proxy/providers/translator.types';
 
 /**
  * Feeds an SSE text through SseParser in random slices of 1–7 bytes (seed 0: in one piece), then through a
@@ -19,7 +24,7 @@ export function runStream(
   const stream = translator.createStream({ ...context, includeUsage });
   const chunks: ChatCompletionChunk[] = [];
   const random = seededRandom(seed);
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const size = seed === 0 ? bytes.length : 1 + Math.floor(random() * 7);
     for (const event of parser.push(bytes.subarray(offset, offset + size))) chunks.push(...stream.push(event));
     offset += size;
@@ -30,7 +35,10 @@ export function runStream(
 }
 
 /** The TranslationError a build attempt throws; fails the test when it throws nothing or something else. */
-export async function translationErrorOf(attempt: Promise<unknown>, errorClass: typeof TranslationError): Promise<TranslationError> {
+export async function translationErrorOf(
+  attempt: Promise<unknown>,
+  errorClass: typeof TranslationError,
+): Promise<TranslationError> {
   try {
     await attempt;
   } catch (error) {

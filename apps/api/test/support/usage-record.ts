@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { UsageRecordInput } from '../../src/modules/usage';
 
 /** A successful chat call's usage record (10 + 20 tokens, 35 micros, 150 ms), changed by `overrides`. */
-export function usageRecord(userId: string, startedAt: Date, overrides: Partial<UsageRecordInput> = {}): UsageRecordInput {
+export function usageRecord(
+  userId: string,
+  startedAt: Date,
+  overrides: Partial<UsageRecordInput> = {},
+): UsageRecordInput {
   return {
     callId: randomUUID(),
     requestId: `req-${randomUUID()}`,

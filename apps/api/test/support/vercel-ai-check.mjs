@@ -3,7 +3,12 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embed, generateText, streamText } from 'ai';
 
-const provider = createOpenAICompatible({ name: 'switchyard', baseURL: process.env.BASE_URL, apiKey: process.env.API_KEY, includeUsage: true });
+const provider = createOpenAICompatible({
+  name: 'switchyard',
+  baseURL: process.env.BASE_URL,
+  apiKey: process.env.API_KEY,
+  includeUsage: true,
+});
 const model = provider.chatModel(process.env.CHAT_MODEL);
 
 const generated = await generateText({ model, prompt: 'Say hello to the Vercel AI SDK' });

@@ -49,7 +49,11 @@ export async function gatewayFetch(path: string, request: GatewayRequest): Promi
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: 'Could not reach the gateway. Check your connection and try again.' });
+    throw new ApiError({
+      status: 0,
+      code: 'NETWORK_ERROR',
+      message: 'Could not reach the gateway. Check your connection and try again.',
+    });
   }
   if (!response.ok) throw toApiError(response, await readBody(response));
   return response;

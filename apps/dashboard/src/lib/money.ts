@@ -12,7 +12,12 @@ export function formatMoney(units: number): string {
   const digits = Number.isInteger(Math.round(units * 100 * 1e4) / 1e4) ? 2 : 6;
   let format = formats.get(digits);
   if (!format) {
-    format = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: digits });
+    format = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'USD',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: digits,
+    });
     formats.set(digits, format);
   }
   return format.format(units);
@@ -33,9 +38,11 @@ export function parseCapInput(text: string): CapParse {
     return { ok: false, problem: 'Enter an amount such as 5 or 0.25, or leave it blank for no cap.' };
   }
   const decimals = trimmed.includes('.') ? trimmed.split('.')[1].length : 0;
-  if (decimals > SPEND_LIMIT_DECIMALS) return { ok: false, problem: `Use at most ${SPEND_LIMIT_DECIMALS} decimal places.` };
+  if (decimals > SPEND_LIMIT_DECIMALS)
+    return { ok: false, problem: `Use at most ${SPEND_LIMIT_DECIMALS} decimal places.` };
   const value = Number(trimmed);
-  if (value > SPEND_LIMIT_MAX) return { ok: false, problem: `The most a cap can be is ${SPEND_LIMIT_MAX.toLocaleString()}.` };
+  if (value > SPEND_LIMIT_MAX)
+    return { ok: false, problem: `The most a cap can be is ${SPEND_LIMIT_MAX.toLocaleString()}.` };
   return { ok: true, value };
 }
 
@@ -47,7 +54,8 @@ export interface CapInputs {
 /** The caps these pages edit; the API takes the others too (total, daily, weekly). */
 export type CapValues = Pick<ConsentLimits, 'monthly' | 'perRequest'>;
 
-export type CapsParse = { ok: true; value: CapValues } | { ok: false; problems: Partial<Record<keyof CapInputs, string[]>> };
+export type CapsParse =
+  { ok: true; value: CapValues } | { ok: false; problems: Partial<Record<keyof CapInputs, string[]>> };
 
 /** Both spend caps of an app (ConsentLimits), as typed on the consent page or the authorized-apps page. */
 export function parseCapInputs(inputs: CapInputs): CapsParse {

@@ -18,7 +18,8 @@ export function createQueryClient(hooks: QueryClientHooks): QueryClient {
       queries: {
         staleTime: 30_000,
         // Client errors will not fix themselves; retry only network failures and 5xx, once.
-        retry: (failureCount, error) => failureCount < 1 && !(isApiError(error) && error.status >= 400 && error.status < 500),
+        retry: (failureCount, error) =>
+          failureCount < 1 && !(isApiError(error) && error.status >= 400 && error.status < 500),
       },
       mutations: { retry: false },
     },

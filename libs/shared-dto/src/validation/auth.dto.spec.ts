@@ -11,18 +11,28 @@ const check = <T extends object>(cls: new () => T, plain: object) => {
 
 describe('AuthRegisterDto', () => {
   it('accepts a valid registration and normalises the email to trimmed lower case', () => {
-    const { instance, fields } = check(AuthRegisterDto, { email: '  Ada@Example.COM ', password: 'long enough', name: 'Ada' });
+    const { instance, fields } = check(AuthRegisterDto, {
+      email: '  Ada@Example.COM ',
+      password: 'long enough',
+      name: 'Ada',
+    });
     expect(fields).toEqual([]);
     expect(instance.email).toBe('ada@example.com');
   });
 
   it('rejects a password shorter than 8 characters, a bad email and unknown fields', () => {
-    expect(check(AuthRegisterDto, { email: 'nope', password: 'short', admin: true }).fields).toEqual(['admin', 'email', 'password']);
+    expect(check(AuthRegisterDto, { email: 'nope', password: 'short', admin: true }).fields).toEqual([
+      'admin',
+      'email',
+      'password',
+    ]);
   });
 
   it('rejects a non-string name and an over-long one', () => {
     expect(check(AuthRegisterDto, { email: 'a@b.co', password: 'long enough', name: 42 }).fields).toEqual(['name']);
-    expect(check(AuthRegisterDto, { email: 'a@b.co', password: 'long enough', name: 'x'.repeat(101) }).fields).toEqual(['name']);
+    expect(check(AuthRegisterDto, { email: 'a@b.co', password: 'long enough', name: 'x'.repeat(101) }).fields).toEqual([
+      'name',
+    ]);
   });
 });
 

@@ -7,7 +7,9 @@ import { PaymentCheckoutCreateDto } from './payments.dto';
 import { GiftCardIssueDto } from './giftcards.dto';
 
 const fields = <T extends object>(cls: new () => T, plain: object) =>
-  validateSync(plainToInstance(cls, plain), { whitelist: true, forbidNonWhitelisted: true }).map((error) => error.property);
+  validateSync(plainToInstance(cls, plain), { whitelist: true, forbidNonWhitelisted: true }).map(
+    (error) => error.property,
+  );
 
 describe('amounts with at most N decimals', () => {
   it('refuses a number written with an exponent (1e-7) instead of throwing, and one with too many decimals', () => {
@@ -22,7 +24,8 @@ describe('amounts with at most N decimals', () => {
   });
 
   it('accepts amounts within the decimals, exponent-written or not', () => {
-    for (const daily of [0, 1, 0.5, 0.123456, 1e-6, 1e5, 999999.999999]) expect(fields(KeyLimitsUpdateDto, { daily })).toEqual([]);
+    for (const daily of [0, 1, 0.5, 0.123456, 1e-6, 1e5, 999999.999999])
+      expect(fields(KeyLimitsUpdateDto, { daily })).toEqual([]);
     for (const amount of [0.5, 19.99, 1e3, 10_000]) expect(fields(PaymentCheckoutCreateDto, { amount })).toEqual([]);
   });
 

@@ -12,7 +12,8 @@ export function MaxDecimals(places: number, options?: ValidationOptions): Proper
       name: 'maxDecimals',
       constraints: [places],
       validator: {
-        validate: (value: unknown) => typeof value !== 'number' || (Number.isFinite(value) && Number(value.toFixed(places)) === value),
+        validate: (value: unknown) =>
+          typeof value !== 'number' || (Number.isFinite(value) && Number(value.toFixed(places)) === value),
         defaultMessage: () => `$property must have at most ${places} decimals`,
       },
     },

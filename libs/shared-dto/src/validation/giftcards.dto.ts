@@ -1,5 +1,11 @@
 import { IsInt, IsISO8601, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { GIFT_CARD_CODE_MAX_LENGTH, GIFT_CARD_MAX_AMOUNT, GIFT_CARD_MAX_COUNT, type GiftCardIssueRequest, type GiftCardRedeemRequest } from '../giftcards';
+import {
+  GIFT_CARD_CODE_MAX_LENGTH,
+  GIFT_CARD_MAX_AMOUNT,
+  GIFT_CARD_MAX_COUNT,
+  type GiftCardIssueRequest,
+  type GiftCardRedeemRequest,
+} from '../giftcards';
 import { MaxDecimals } from './decimals';
 
 /** POST /api/v1/admin/giftcards (docs/decisions.md#resource-shapes). */

@@ -1,6 +1,12 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
-import { KEY_NAME_MAX_LENGTH, type KeyCreateRequest, type KeyLimitsUpdateRequest, SPEND_LIMIT_DECIMALS, SPEND_LIMIT_MAX } from '../keys';
+import {
+  KEY_NAME_MAX_LENGTH,
+  type KeyCreateRequest,
+  type KeyLimitsUpdateRequest,
+  SPEND_LIMIT_DECIMALS,
+  SPEND_LIMIT_MAX,
+} from '../keys';
 import { MaxDecimals } from './decimals';
 
 export class KeyCreateDto implements KeyCreateRequest {

@@ -30,7 +30,13 @@ import {
   redirectUriProblem,
   REFRESH_TOKEN_TTL_RANGE,
 } from '../oauth';
-import type { ClientUsageQuery, OAuthClientCreateRequest, OAuthClientFields, OAuthClientTrustRequest, OAuthClientUpdateRequest } from '../oauth-clients';
+import type {
+  ClientUsageQuery,
+  OAuthClientCreateRequest,
+  OAuthClientFields,
+  OAuthClientTrustRequest,
+  OAuthClientUpdateRequest,
+} from '../oauth-clients';
 import { MaxDecimals } from './decimals';
 
 /** Each element (or the value) is a redirect URI that may be registered; the message says what is wrong. */
@@ -41,7 +47,8 @@ function IsRedirectUri() {
       target: target.constructor,
       propertyName: property,
       validator: {
-        validate: (value: unknown) => (Array.isArray(value) ? value : [value]).every((uri) => redirectUriProblem(uri as string) === null),
+        validate: (value: unknown) =>
+          (Array.isArray(value) ? value : [value]).every((uri) => redirectUriProblem(uri as string) === null),
         defaultMessage: (args: ValidationArguments) => {
           const values = (Array.isArray(args.value) ? args.value : [args.value]) as string[];
           const bad = values.find((uri) => redirectUriProblem(uri) !== null);
@@ -79,7 +86,9 @@ class OAuthClientFieldsDto implements OAuthClientFields {
    */
   @IsOptional()
   @IsBoolean()
-  @IsIn([true], { message: 'requireConsent may only be true: an admin decides which first-party apps skip the consent page' })
+  @IsIn([true], {
+    message: 'requireConsent may only be true: an admin decides which first-party apps skip the consent page',
+  })
   requireConsent?: boolean;
 
   @IsOptional()
@@ -106,7 +115,9 @@ class OAuthClientFieldsDto implements OAuthClientFields {
 const clientName = () => (target: object, property: string) => {
   trim()(target, property);
   IsString()(target, property);
-  Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], { message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters` })(target, property);
+  Length(CLIENT_NAME_RANGE[0], CLIENT_NAME_RANGE[1], {
+    message: `clientName must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters`,
+  })(target, property);
 };
 
 /** POST /api/v1/oauth2/clients */

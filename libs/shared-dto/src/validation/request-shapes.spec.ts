@@ -4,8 +4,19 @@ import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
 import type { KeyCreateRequest, KeyLimitsUpdateRequest } from '../keys';
 import { AUTHORIZATION_PARAM_NAMES, type AuthorizationDecisionRequest, type AuthorizationParams } from '../oauth';
-import type { ClientUsageQuery, OAuthClientCreateRequest, OAuthClientTrustRequest, OAuthClientUpdateRequest } from '../oauth-clients';
-import type { SpaceEditRequest, SpaceGenerateRequest, SpaceHandleCheckQuery, SpaceHandleSetRequest, SpacePublishRequest } from '../spaces';
+import type {
+  ClientUsageQuery,
+  OAuthClientCreateRequest,
+  OAuthClientTrustRequest,
+  OAuthClientUpdateRequest,
+} from '../oauth-clients';
+import type {
+  SpaceEditRequest,
+  SpaceGenerateRequest,
+  SpaceHandleCheckQuery,
+  SpaceHandleSetRequest,
+  SpacePublishRequest,
+} from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
 import type { AuthLoginDto, AuthRegisterDto } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
@@ -20,7 +31,13 @@ import type {
   OAuthClientUpdateDto,
 } from './oauth.dto';
 import type { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from './payments.dto';
-import type { SpaceEditDto, SpaceGenerateDto, SpaceHandleCheckQueryDto, SpaceHandleSetDto, SpacePublishDto } from './spaces.dto';
+import type {
+  SpaceEditDto,
+  SpaceGenerateDto,
+  SpaceHandleCheckQueryDto,
+  SpaceHandleSetDto,
+  SpacePublishDto,
+} from './spaces.dto';
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto, UsageLedgerQueryDto } from './usage.dto';
 
 // `implements` only checks that a class's fields fit its interface; it lets a class add a field, or make an

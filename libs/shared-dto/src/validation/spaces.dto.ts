@@ -33,7 +33,9 @@ const trim = () => Transform(({ value }: { value: unknown }) => (typeof value ==
 
 const handleForm = () => (target: object, property: string) => {
   IsString()(target, property);
-  Length(SPACE_HANDLE_RANGE[0], SPACE_HANDLE_RANGE[1], { message: `handle must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters` })(target, property);
+  Length(SPACE_HANDLE_RANGE[0], SPACE_HANDLE_RANGE[1], {
+    message: `handle must be ${SPACE_HANDLE_RANGE[0]}-${SPACE_HANDLE_RANGE[1]} characters`,
+  })(target, property);
   Matches(SPACE_HANDLE_PATTERN, {
     message: 'handle may hold lowercase letters, digits, "_" and "-", and must start and end with a letter or digit',
   })(target, property);

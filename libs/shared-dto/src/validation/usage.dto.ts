@@ -1,6 +1,12 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { ANALYTICS_GROUPS, type AnalyticsGroupBy, type UsageActivityQuery, type UsageAnalyticsQuery, type UsageLedgerQuery } from '../usage';
+import {
+  ANALYTICS_GROUPS,
+  type AnalyticsGroupBy,
+  type UsageActivityQuery,
+  type UsageAnalyticsQuery,
+  type UsageLedgerQuery,
+} from '../usage';
 
 /** A page size for the paged lists (activity, ledger): 1 to 100. */
 class PageQueryDto {

@@ -22,7 +22,9 @@ export function Access(rule: AccessRule = {}) {
     ApiBearerAuth('session'),
     ApiCookieAuth('session-cookie'),
     ...(rule.oauth ? [ApiBearerAuth('oauth')] : []),
-    ApiUnauthorizedResponse({ description: 'No session, or an expired or forged one (UNAUTHENTICATED, SESSION_INVALID)' }),
+    ApiUnauthorizedResponse({
+      description: 'No session, or an expired or forged one (UNAUTHENTICATED, SESSION_INVALID)',
+    }),
     ...(rule.roles ? [ApiForbiddenResponse({ description: `Needs role ${rule.roles.join(' or ')} (FORBIDDEN)` })] : []),
   );
 }

@@ -17,11 +17,26 @@ export class ClientIdHeaderGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const rule = this.reflector.getAllAndOverride<{ optional: boolean } | undefined>(CLIENT_HEADER_KEY, [context.getHandler(), context.getClass()]);
+    const rule = this.reflector.getAllAndOverride<{ optional: boolean } | undefined>(CLIENT_HEADER_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     const req = context.switchToHttp().getRequest<Request>();
     const principal = req.principal;
     if (!rule || principal?.kind !== 'oauth') return true;
-    checkClientIdHeader(req.headers[OAUTH_CLIENT_ID_HEADER], principal.clientId, rule.optional, (code, message) => new CommonException(code, message, code === CommonErrorCode.INVALID_TOKEN ? { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } } : {}));
+    checkClientIdHeader(
+      req.headers[OAUTH_CLIENT_ID_HEADER],
+      principal.clientId,
+      rule.optional,
+      (code, message) =>
+        new CommonException(
+          code,
+          message,
+          code === CommonErrorCode.INVALID_TOKEN
+            ? { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } }
+            : {},
+        ),
+    );
     return true;
   }
 }
@@ -36,16 +51,27 @@ export function checkClientIdHeader(
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value === '') {
     if (optional) return;
-    throw fail(CommonErrorCode.INVALID_REQUEST, `Send the app's client id in the ${OAUTH_CLIENT_ID_HEADER} header with its access token`);
+    throw fail(
+      CommonErrorCode.INVALID_REQUEST,
+      `Send the app's client id in the ${OAUTH_CLIENT_ID_HEADER} header with its access token`,
+    );
   }
   // Compared exactly, as sent: a value that only matches after trimming or other clean-up is not this client's id.
-  if (value !== tokenClientId) throw fail(CommonErrorCode.INVALID_TOKEN, `The ${OAUTH_CLIENT_ID_HEADER} header does not match the client the token was issued to`);
+  if (value !== tokenClientId)
+    throw fail(
+      CommonErrorCode.INVALID_TOKEN,
+      `The ${OAUTH_CLIENT_ID_HEADER} header does not match the client the token was issued to`,
+    );
 }
 
 export function RequireClientIdHeader(options: { optional?: boolean } = {}) {
   return applyDecorators(
     SetMetadata(CLIENT_HEADER_KEY, { optional: options.optional ?? false }),
     UseGuards(ClientIdHeaderGuard),
-    ApiHeader({ name: 'X-Service-OAuth-Client-Id', required: false, description: `With an app's access token: the app's client id${options.optional ? ' (optional; must match when sent)' : ' (required)'}` }),
+    ApiHeader({
+      name: 'X-Service-OAuth-Client-Id',
+      required: false,
+      description: `With an app's access token: the app's client id${options.optional ? ' (optional; must match when sent)' : ' (required)'}`,
+    }),
   );
 }

@@ -1,4 +1,12 @@
-import { applyDecorators, CanActivate, ExecutionContext, Injectable, SetMetadata, Type, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  Type,
+  UseGuards,
+} from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import { ApiNotFoundResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -29,7 +37,10 @@ export class OwnershipGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.get<{ service: Type<OwnedResources>; param: string } | undefined>(OWNS_KEY, context.getHandler());
+    const rule = this.reflector.get<{ service: Type<OwnedResources>; param: string } | undefined>(
+      OWNS_KEY,
+      context.getHandler(),
+    );
     if (!rule) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const service = this.modules.get(rule.service, { strict: false });

@@ -16,14 +16,22 @@ export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const required = this.reflector.getAllAndOverride<OAuthScope[] | undefined>(SCOPES_KEY, [context.getHandler(), context.getClass()]) ?? [];
+    const required =
+      this.reflector.getAllAndOverride<OAuthScope[] | undefined>(SCOPES_KEY, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [];
     const principal = context.switchToHttp().getRequest<Request>().principal;
     if (principal?.kind !== 'oauth') return true;
     const missing = required.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length)
-      throw new CommonException(CommonErrorCode.INSUFFICIENT_SCOPE, `The access token lacks the scope ${missing.join(' ')}`, {
-        headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"` },
-      });
+      throw new CommonException(
+        CommonErrorCode.INSUFFICIENT_SCOPE,
+        `The access token lacks the scope ${missing.join(' ')}`,
+        {
+          headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"` },
+        },
+      );
     return true;
   }
 }

@@ -8,7 +8,8 @@ const UNIQUE_VIOLATION = '23505';
  * concurrent write" from a real failure. Shared by the repositories of several modules, so it lives here.
  */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })?.driverError;
+  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })
+    ?.driverError;
   return (
     error instanceof QueryFailedError &&
     driverError?.code === UNIQUE_VIOLATION &&

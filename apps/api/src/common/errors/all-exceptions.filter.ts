@@ -8,7 +8,8 @@ export function toAppException(error: unknown, req: ErroredRequest, logger?: Log
   if (error instanceof AppException) return error;
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    if (status === 404) return new CommonException(CommonErrorCode.ROUTE_NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    if (status === 404)
+      return new CommonException(CommonErrorCode.ROUTE_NOT_FOUND, `No route for ${req.method} ${req.path}`);
     if (status === 413) return new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large');
     if (status === 405) return new CommonException(CommonErrorCode.METHOD_NOT_ALLOWED, 'Method not allowed');
     if (status === 401) return new CommonException(CommonErrorCode.UNAUTHENTICATED, 'Authentication required');
@@ -25,11 +26,19 @@ export function toAppException(error: unknown, req: ErroredRequest, logger?: Log
   // Any other failure to read a body (a length that does not match, a client that stopped sending, a compressed
   // body that does not inflate, too many form fields) is the caller's: body-parser marks it a 4xx (http-errors'
   // `expose`), whatever it names it.
-  if ((typeof bodyError?.type === 'string' || bodyError?.expose === true) && typeof bodyError?.status === 'number' && bodyError.status >= 400 && bodyError.status < 500)
+  if (
+    (typeof bodyError?.type === 'string' || bodyError?.expose === true) &&
+    typeof bodyError?.status === 'number' &&
+    bodyError.status >= 400 &&
+    bodyError.status < 500
+  )
     return bodyError.status === 413
       ? new CommonException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'Request body is too large')
       : new CommonException(CommonErrorCode.INVALID_REQUEST, 'The request body could not be read');
-  logger?.error({ msg: `unhandled error: ${(error as Error)?.message ?? String(error)}`, requestId: req.requestId }, (error as Error)?.stack);
+  logger?.error(
+    { msg: `unhandled error: ${(error as Error)?.message ?? String(error)}`, requestId: req.requestId },
+    (error as Error)?.stack,
+  );
   return new CommonException(CommonErrorCode.INTERNAL, 'Internal server error');
 }
 

@@ -25,7 +25,13 @@ describe('renderError', () => {
 
   it('renders OpenAI’s shape with a lower-case code and a type from the status', () => {
     expect(renderError('openai', error, 'req_1')).toEqual({
-      error: { message: 'Budget exhausted', type: 'permission_error', code: 'budget_exhausted', param: 'model', remainingBudget: 0 },
+      error: {
+        message: 'Budget exhausted',
+        type: 'permission_error',
+        code: 'budget_exhausted',
+        param: 'model',
+        remainingBudget: 0,
+      },
     });
   });
 

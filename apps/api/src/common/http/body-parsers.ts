@@ -56,11 +56,19 @@ export function bodyParsers(rawPaths: string[] = []): RequestHandler[] {
     (req: Request, res: Response, next: NextFunction) => {
       if (rawPaths.includes(req.path)) return raw(req, res, next);
       if (startsWith(req.path, '/api/') && hasBody(req) && !req.is('application/json'))
-        return sendError(req, res, new CommonException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request bodies on /api/v1 must be application/json'));
+        return sendError(
+          req,
+          res,
+          new CommonException(
+            CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
+            'Request bodies on /api/v1 must be application/json',
+          ),
+        );
       next();
     },
     wrap(express.json({ limit: JSON_BODY_LIMIT, strict: true, verify: verifyJson })),
     // RFC 6749 token and revoke requests are form-encoded.
-    (req: Request, res: Response, next: NextFunction) => (startsWith(req.path, '/oauth2/') ? form(req, res, next) : next()),
+    (req: Request, res: Response, next: NextFunction) =>
+      startsWith(req.path, '/oauth2/') ? form(req, res, next) : next(),
   ];
 }

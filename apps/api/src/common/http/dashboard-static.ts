@@ -4,7 +4,17 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { Logger } from '@nestjs/common';
 
 /** Paths the API owns (`/s/`: hosted space apps); everything else that asks for a page gets the dashboard. */
-const API_PREFIXES = ['/api/', '/v1/', '/apikey/', '/oauth2/', '/.well-known/', '/openapi.json', '/healthz', '/readyz', '/s/'];
+const API_PREFIXES = [
+  '/api/',
+  '/v1/',
+  '/apikey/',
+  '/oauth2/',
+  '/.well-known/',
+  '/openapi.json',
+  '/healthz',
+  '/readyz',
+  '/s/',
+];
 
 export function defaultDashboardDir(): string {
   // apps/api/src (tests) and apps/api/dist (the build) both sit two levels below apps/.
@@ -32,7 +42,10 @@ export function dashboardStatic(dir = defaultDashboardDir(), csp?: string): Requ
     setHeaders: (res, path) => {
       if (csp) res.setHeader('Content-Security-Policy', csp);
       // Vite puts a content hash in every file name under assets/.
-      res.setHeader('Cache-Control', path.includes(`${join(dir, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'Cache-Control',
+        path.includes(`${join(dir, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
   const fallback = (req: Request, res: Response, next: NextFunction) => {

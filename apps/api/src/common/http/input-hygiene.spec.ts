@@ -34,17 +34,34 @@ describe('the JSON body scan', () => {
   });
 
   it('refuses unpaired surrogate escapes, high or low', () => {
-    for (const body of ['{"a":"\\ud800"}', '{"a":"\\uD800x"}', '{"a":"\\udc00"}', '{"a":"\\ud800\\u0041"}', '{"a":"\\ud800\\ud800"}', '{"a":"\\ude00\\ud83d"}'])
+    for (const body of [
+      '{"a":"\\ud800"}',
+      '{"a":"\\uD800x"}',
+      '{"a":"\\udc00"}',
+      '{"a":"\\ud800\\u0041"}',
+      '{"a":"\\ud800\\ud800"}',
+      '{"a":"\\ude00\\ud83d"}',
+    ])
       expect([body, json(body)]).toEqual([body, 'surrogate']);
   });
 
   it('refuses bytes that are not UTF-8 (a surrogate encoded as UTF-8, a stray continuation byte)', () => {
-    expect(jsonBodyProblem(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]))).toBe('utf8');
+    expect(jsonBodyProblem(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]))).toBe(
+      'utf8',
+    );
     expect(jsonBodyProblem(Buffer.from([0x22, 0xff, 0x22]))).toBe('utf8');
   });
 
   it('scans a 10 MB chat body in linear time (about 1 ms outside Jest)', () => {
-    const body = Buffer.from(JSON.stringify({ model: 'm', messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user', content: `line ${i} "quoted" \\ ${'x'.repeat(10_000)}` })) }));
+    const body = Buffer.from(
+      JSON.stringify({
+        model: 'm',
+        messages: Array.from({ length: 1000 }, (_, i) => ({
+          role: 'user',
+          content: `line ${i} "quoted" \\ ${'x'.repeat(10_000)}`,
+        })),
+      }),
+    );
     const started = process.hrtime.bigint();
     expect(jsonBodyProblem(body)).toBeNull();
     expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1000);
@@ -53,7 +70,15 @@ describe('the JSON body scan', () => {
 
 describe('the URL and form scan', () => {
   it('accepts ordinary paths, queries and forms', () => {
-    for (const text of ['/v1/chat/completions', '/api/v1/usage/me/activity?limit=10&cursor=abc', '/s/ann/app?x=%C3%A9', '/u/%E2%9C%93', 'grant_type=authorization_code&code=a%2Bb', '/x?100%', '/%zz'])
+    for (const text of [
+      '/v1/chat/completions',
+      '/api/v1/usage/me/activity?limit=10&cursor=abc',
+      '/s/ann/app?x=%C3%A9',
+      '/u/%E2%9C%93',
+      'grant_type=authorization_code&code=a%2Bb',
+      '/x?100%',
+      '/%zz',
+    ])
       expect([text, encodedTextProblem(text)]).toEqual([text, null]);
   });
 

@@ -79,7 +79,8 @@ export function jsonBodyProblem(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): I
         if (unit === 0) return 'nul';
         if (unit >= 0xdc00 && unit <= 0xdfff) return 'surrogate';
         if (unit >= 0xd800 && unit <= 0xdbff) {
-          const low = buffer[backslash + 6] === BACKSLASH && buffer[backslash + 7] === LOWER_U ? hex4(buffer, backslash + 8) : -1;
+          const low =
+            buffer[backslash + 6] === BACKSLASH && buffer[backslash + 7] === LOWER_U ? hex4(buffer, backslash + 8) : -1;
           if (low < 0xdc00 || low > 0xdfff) return 'surrogate';
           j = backslash + 12;
         } else j = backslash + 6;
@@ -120,19 +121,30 @@ export function encodedTextProblem(text: string): InputProblem | null {
 }
 
 export function inputProblemException(problem: InputProblem): CommonException {
-  return new CommonException(problem === 'depth' ? CommonErrorCode.INVALID_JSON : CommonErrorCode.INVALID_REQUEST, INPUT_PROBLEM_MESSAGES[problem]);
+  return new CommonException(
+    problem === 'depth' ? CommonErrorCode.INVALID_JSON : CommonErrorCode.INVALID_REQUEST,
+    INPUT_PROBLEM_MESSAGES[problem],
+  );
 }
 
 /**
  * Refuses, with 400 in the shape of the path's surface, a request whose URL carries a NUL or invalid UTF-8.
  * Runs first for every route: Express's and the gateway's front door.
  */
-export function refuseBadUrls(req: IncomingMessage & { path?: string; requestId?: string }, res: ServerResponse, next: () => void): void {
+export function refuseBadUrls(
+  req: IncomingMessage & { path?: string; requestId?: string },
+  res: ServerResponse,
+  next: () => void,
+): void {
   const problem = encodedTextProblem(req.url ?? '/');
   if (!problem) return next();
   const url = req.url ?? '/';
   const query = url.indexOf('?');
-  sendError({ method: req.method, path: req.path ?? (query < 0 ? url : url.slice(0, query)), requestId: req.requestId }, res, inputProblemException(problem));
+  sendError(
+    { method: req.method, path: req.path ?? (query < 0 ? url : url.slice(0, query)), requestId: req.requestId },
+    res,
+    inputProblemException(problem),
+  );
 }
 
 /**
@@ -159,7 +171,11 @@ export function answerMalformedRequests(server: Server): void {
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const [method, target = '/'] = (error.rawPacket?.toString('latin1') ?? '').split('\r\n', 1)[0].split(' ');
     const path = target.split('?', 1)[0];
-    const exception = new AppException(status === 431 ? 'HEADERS_TOO_LARGE' : status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST', status, MALFORMED_MESSAGES[status]);
+    const exception = new AppException(
+      status === 431 ? 'HEADERS_TOO_LARGE' : status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST',
+      status,
+      MALFORMED_MESSAGES[status],
+    );
     const requestId = newRequestId();
     const body = JSON.stringify(renderError(errorSurface(path), exception, requestId));
     socket.end(

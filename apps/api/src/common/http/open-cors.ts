@@ -12,7 +12,10 @@ export function applyOpenCors(req: IncomingMessage, res: ServerResponse, methods
   if (exposed) res.setHeader('Access-Control-Expose-Headers', exposed);
   if (req.method !== 'OPTIONS') return false;
   res.setHeader('Access-Control-Allow-Methods', methods);
-  res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'authorization, content-type');
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    req.headers['access-control-request-headers'] ?? 'authorization, content-type',
+  );
   res.setHeader('Access-Control-Max-Age', '600');
   res.statusCode = 204;
   res.end();
@@ -20,7 +23,14 @@ export function applyOpenCors(req: IncomingMessage, res: ServerResponse, methods
 }
 
 /** The OAuth endpoints a browser app calls from its own origin (the authorize endpoint is a navigation, not CORS). */
-const OPEN_OAUTH_PATHS = new Set(['/oauth2/token', '/oauth2/revoke', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/register', '/.well-known/oauth-authorization-server']);
+const OPEN_OAUTH_PATHS = new Set([
+  '/oauth2/token',
+  '/oauth2/revoke',
+  '/oauth2/userinfo',
+  '/oauth2/introspect',
+  '/oauth2/register',
+  '/.well-known/oauth-authorization-server',
+]);
 
 export function oauthCors(req: Request, res: Response, next: NextFunction): void {
   const path = req.path.replace(/\/+$/, '') || '/';

@@ -16,17 +16,24 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     )
     .setVersion(APP_VERSION)
     .addServer(publicUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A session token from /api/v1/auth/login' }, 'session')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'A session token from /api/v1/auth/login' },
+      'session',
+    )
     .addCookieAuth('sy_session', { type: 'apiKey', in: 'cookie', name: 'sy_session' }, 'session-cookie')
     .addSecurity('oauth', {
       type: 'oauth2',
-      description: 'An app acting for a user: authorization code with PKCE (S256); send X-Service-OAuth-Client-Id beside the token',
+      description:
+        'An app acting for a user: authorization code with PKCE (S256); send X-Service-OAuth-Client-Id beside the token',
       flows: {
         authorizationCode: {
           authorizationUrl: `${publicUrl}/oauth2/authorize`,
           tokenUrl: `${publicUrl}/oauth2/token`,
           refreshUrl: `${publicUrl}/oauth2/token`,
-          scopes: { 'api:access': 'Call AI models for the user, paid from their budget', 'profile:read': "Read the user's name, email and handle" },
+          scopes: {
+            'api:access': 'Call AI models for the user, paid from their budget',
+            'profile:read': "Read the user's name, email and handle",
+          },
         },
       },
     })
@@ -38,6 +45,9 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
     additionalConverters: { maxDecimals: {} },
   });
   document.components ??= {};
-  document.components.schemas = { ...document.components.schemas, ...(schemas as OpenAPIObject['components'] & object) };
+  document.components.schemas = {
+    ...document.components.schemas,
+    ...(schemas as OpenAPIObject['components'] & object),
+  };
   return document;
 }

@@ -13,8 +13,12 @@ export function ownOrigins(publicUrl: string, localPort: number | undefined): Se
   const url = new URL(publicUrl);
   const origins = new Set([url.origin]);
   if (!LOOPBACK_HOSTS.has(url.hostname)) return origins;
-  const ports = new Set([url.port || (url.protocol === 'https:' ? '443' : '80'), ...(localPort ? [String(localPort)] : [])]);
-  for (const host of LOOPBACK_HOSTS) for (const port of ports) origins.add(new URL(`${url.protocol}//${host}:${port}`).origin);
+  const ports = new Set([
+    url.port || (url.protocol === 'https:' ? '443' : '80'),
+    ...(localPort ? [String(localPort)] : []),
+  ]);
+  for (const host of LOOPBACK_HOSTS)
+    for (const port of ports) origins.add(new URL(`${url.protocol}//${host}:${port}`).origin);
   return origins;
 }
 
@@ -26,7 +30,8 @@ export function ownOrigins(publicUrl: string, localPort: number | undefined): Se
  */
 export function crossSiteProblem(req: Request, publicUrl: string): string | null {
   const site = req.header('sec-fetch-site');
-  if (site !== undefined && site.trim().toLowerCase() === 'cross-site') return 'Requests from other sites are not accepted here (Sec-Fetch-Site: cross-site)';
+  if (site !== undefined && site.trim().toLowerCase() === 'cross-site')
+    return 'Requests from other sites are not accepted here (Sec-Fetch-Site: cross-site)';
   const origin = req.header('origin');
   if (origin === undefined) return null;
   if (ownOrigins(publicUrl, req.socket.localPort).has(origin)) return null;
@@ -44,7 +49,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function refuseCrossSiteWrites(publicUrl: string) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (SAFE_METHODS.has(req.method) || req.headers.authorization !== undefined || !req.path.startsWith('/api/')) return next();
+    if (SAFE_METHODS.has(req.method) || req.headers.authorization !== undefined || !req.path.startsWith('/api/'))
+      return next();
     const problem = crossSiteProblem(req, publicUrl);
     if (!problem) return next();
     sendError(req, res, new CommonException(CommonErrorCode.ORIGIN_FORBIDDEN, problem));

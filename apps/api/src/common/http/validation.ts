@@ -5,9 +5,7 @@ import { CommonErrorCode, CommonException } from '../errors/app.exception';
 function flatten(errors: ValidationError[], parent = ''): ApiErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = error.constraints
-      ? [{ field, messages: Object.values(error.constraints) }]
-      : [];
+    const own = error.constraints ? [{ field, messages: Object.values(error.constraints) }] : [];
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }

@@ -10,7 +10,12 @@ const ACCESS_TOKEN = 'sya_Qm9vLWJvby1ib28tYm9vLWJvby1ib28tYm9vLWJvbw';
 
 function capture(format: 'json' | 'text', levels: LogLevel[] = ['fatal', 'error', 'warn', 'log']) {
   const lines: Array<{ line: string; level: LogLevel }> = [];
-  const logger = new AppLogger({ format, levels, apiKeyPrefix: 'sy-', write: (line, level) => lines.push({ line, level }) });
+  const logger = new AppLogger({
+    format,
+    levels,
+    apiKeyPrefix: 'sy-',
+    write: (line, level) => lines.push({ line, level }),
+  });
   return { logger, lines, json: () => lines.map(({ line }) => JSON.parse(line)) };
 }
 
@@ -55,9 +60,20 @@ describe('AppLogger', () => {
     new Logger('Outside').log('not in a request');
     res.emit('finish');
     const [error, outside, access] = json();
-    expect(error).toMatchObject({ context: 'Errors', msg: 'unhandled error: boom', requestId: 'req_given-1', stack: 'Error: boom' });
+    expect(error).toMatchObject({
+      context: 'Errors',
+      msg: 'unhandled error: boom',
+      requestId: 'req_given-1',
+      stack: 'Error: boom',
+    });
     expect(outside.requestId).toBeUndefined();
-    expect(access).toMatchObject({ context: 'HTTP', requestId: 'req_given-1', method: 'GET', path: '/v1/models', status: 200 });
+    expect(access).toMatchObject({
+      context: 'HTTP',
+      requestId: 'req_given-1',
+      method: 'GET',
+      path: '/v1/models',
+      status: 200,
+    });
     expect(typeof access.durationMs).toBe('number');
   });
 
@@ -77,7 +93,8 @@ describe('AppLogger', () => {
       logger.warn({ msg: 'header', authorization: `Bearer ${ACCESS_TOKEN}`, key: API_KEY }, 'X');
       logger.error(new Error(`connect postgres://app:hunter2secret@db:5432/x failed for ${API_KEY}`), 'X');
       const all = lines.map(({ line }) => line).join('\n');
-      for (const secret of [API_KEY, ACCESS_TOKEN, 'hunter2secret', API_KEY.slice(3)]) expect(all).not.toContain(secret);
+      for (const secret of [API_KEY, ACCESS_TOKEN, 'hunter2secret', API_KEY.slice(3)])
+        expect(all).not.toContain(secret);
       expect(all).toContain('sy-[redacted]');
       expect(all).toContain('sya_[redacted]');
     }
@@ -103,7 +120,14 @@ describe('secretRedactor', () => {
   });
 
   it('leaves ordinary text alone', () => {
-    for (const text of ['GET /api/v1/keys 200 3.1ms', 'easy-going systems', 'model sy-demo', 'sy-short', 'https://example.com/a']) expect(redact(text)).toBe(text);
+    for (const text of [
+      'GET /api/v1/keys 200 3.1ms',
+      'easy-going systems',
+      'model sy-demo',
+      'sy-short',
+      'https://example.com/a',
+    ])
+      expect(redact(text)).toBe(text);
   });
 
   it('follows a custom API key prefix', () => {

@@ -18,7 +18,14 @@ export interface LogFields {
   [field: string]: unknown;
 }
 
-const LEVEL_NAMES: Record<LogLevel, string> = { fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'verbose' };
+const LEVEL_NAMES: Record<LogLevel, string> = {
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'verbose',
+};
 // Fields the logger owns; a message's own fields never overwrite them.
 const RESERVED = new Set(['time', 'level', 'context']);
 
@@ -70,7 +77,10 @@ export class AppLogger implements LoggerService {
     if (!this.levels.has(level)) return;
     // Nest's convention: the context comes last; error() may carry a stack before it.
     const rest = [...params];
-    const context = rest.length && (typeof rest[rest.length - 1] === 'string' || rest[rest.length - 1] === undefined) ? (rest.pop() as string | undefined) : undefined;
+    const context =
+      rest.length && (typeof rest[rest.length - 1] === 'string' || rest[rest.length - 1] === undefined)
+        ? (rest.pop() as string | undefined)
+        : undefined;
     const fields: Record<string, unknown> = {};
     let msg: string;
     if (message instanceof Error) {
@@ -90,20 +100,49 @@ export class AppLogger implements LoggerService {
     if (details.length) fields.details = details;
     const requestId = fields.requestId as string | undefined;
     delete fields.requestId;
-    this.write(this.redact(this.options.format === 'json' ? this.json(level, context, msg, requestId, fields) : this.text(level, context, msg, requestId, fields)), level);
+    this.write(
+      this.redact(
+        this.options.format === 'json'
+          ? this.json(level, context, msg, requestId, fields)
+          : this.text(level, context, msg, requestId, fields),
+      ),
+      level,
+    );
   }
 
-  private json(level: LogLevel, context: string | undefined, msg: string, requestId: string | undefined, fields: Record<string, unknown>): string {
-    const line = { time: new Date().toISOString(), level: LEVEL_NAMES[level], context: context ?? 'App', msg, ...(requestId ? { requestId } : {}), ...fields };
+  private json(
+    level: LogLevel,
+    context: string | undefined,
+    msg: string,
+    requestId: string | undefined,
+    fields: Record<string, unknown>,
+  ): string {
+    const line = {
+      time: new Date().toISOString(),
+      level: LEVEL_NAMES[level],
+      context: context ?? 'App',
+      msg,
+      ...(requestId ? { requestId } : {}),
+      ...fields,
+    };
     try {
       return JSON.stringify(line);
     } catch {
       // A field that cannot be serialised (a cycle) must not lose the line.
-      return JSON.stringify({ ...line, ...Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, inspect(value, { depth: 2 })])) });
+      return JSON.stringify({
+        ...line,
+        ...Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, inspect(value, { depth: 2 })])),
+      });
     }
   }
 
-  private text(level: LogLevel, context: string | undefined, msg: string, requestId: string | undefined, fields: Record<string, unknown>): string {
+  private text(
+    level: LogLevel,
+    context: string | undefined,
+    msg: string,
+    requestId: string | undefined,
+    fields: Record<string, unknown>,
+  ): string {
     const { stack, details } = fields;
     let line = `${new Date().toISOString()} ${LEVEL_NAMES[level].toUpperCase().padStart(7)} [${context ?? 'App'}] ${requestId ? `[${requestId}] ` : ''}${msg}`;
     if (details) line += ` ${inspect(details, { depth: 4, breakLength: Infinity })}`;

@@ -23,7 +23,10 @@ export const REDACTED = '[redacted]';
 export function secretRedactor(apiKeyPrefix: string): (text: string) => string {
   const patterns: Array<[RegExp, string]> = [
     [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`],
-    [new RegExp(`(?<![A-Za-z0-9])(${[...TOKEN_PREFIXES, apiKeyPrefix].map(escape).join('|')})[A-Za-z0-9_-]{16,}`, 'g'), `$1${REDACTED}`],
+    [
+      new RegExp(`(?<![A-Za-z0-9])(${[...TOKEN_PREFIXES, apiKeyPrefix].map(escape).join('|')})[A-Za-z0-9_-]{16,}`, 'g'),
+      `$1${REDACTED}`,
+    ],
     [/\b(SYGC)-?(?:[0-9A-Z]{4}-?){3}[0-9A-Z]{4}\b/gi, `$1-${REDACTED}`],
     [/\b(sk_live_|sk_test_|rk_live_|rk_test_|whsec_)[A-Za-z0-9]{8,}/g, `$1${REDACTED}`],
     [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],

@@ -46,7 +46,18 @@ export class CallTotals {
     const key = `${call.method}\n${call.status}\n${stream}\n${call.model}`;
     let totals = this.totals.get(key);
     if (!totals) {
-      totals = { method: call.method, status: call.status, stream, model: call.model, calls: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
+      totals = {
+        method: call.method,
+        status: call.status,
+        stream,
+        model: call.model,
+        calls: 0,
+        buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+        seconds: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        costMicros: 0,
+      };
       this.totals.set(key, totals);
     }
     const seconds = (call.endedAt.getTime() - call.startedAt.getTime()) / 1000;
@@ -64,7 +75,10 @@ export class CallTotals {
    * Sets a counter (at scrape time) to the totals summed by its labels, for each [labels, value] reading of the
    * totals given; series that would be 0 are left out.
    */
-  fill<L extends string>(counter: Counter<L>, ...readings: [labels: (t: Totals) => Record<L, string>, value: (t: Totals) => number][]): void {
+  fill<L extends string>(
+    counter: Counter<L>,
+    ...readings: [labels: (t: Totals) => Record<L, string>, value: (t: Totals) => number][]
+  ): void {
     const sums = new Map<string, { labels: Record<L, string>; value: number }>();
     for (const [labels, value] of readings) {
       for (const totals of this.totals.values()) {
@@ -94,12 +108,27 @@ export class CallTotals {
     registry.registerMetric(metric as never);
   }
 
-  private latencyValues(name: string): { labels: Record<string, string | number>; value: number; metricName: string }[] {
-    const groups = new Map<string, { method: string; stream: string; buckets: number[]; seconds: number; calls: number }>();
+  private latencyValues(
+    name: string,
+  ): { labels: Record<string, string | number>; value: number; metricName: string }[] {
+    const groups = new Map<
+      string,
+      { method: string; stream: string; buckets: number[]; seconds: number; calls: number }
+    >();
     for (const t of this.totals.values()) {
       const key = `${t.method}\n${t.stream}`;
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { method: t.method, stream: t.stream, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, calls: 0 }));
+      if (!group)
+        groups.set(
+          key,
+          (group = {
+            method: t.method,
+            stream: t.stream,
+            buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+            seconds: 0,
+            calls: 0,
+          }),
+        );
       t.buckets.forEach((n, i) => (group.buckets[i] += n));
       group.seconds += t.seconds;
       group.calls += t.calls;
@@ -109,7 +138,11 @@ export class CallTotals {
       let cumulative = 0;
       g.buckets.forEach((n, i) => {
         cumulative += n;
-        values.push({ labels: { method: g.method, stream: g.stream, le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf' }, value: cumulative, metricName: `${name}_bucket` });
+        values.push({
+          labels: { method: g.method, stream: g.stream, le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf' },
+          value: cumulative,
+          metricName: `${name}_bucket`,
+        });
       });
       values.push({ labels: { method: g.method, stream: g.stream }, value: g.seconds, metricName: `${name}_sum` });
       values.push({ labels: { method: g.method, stream: g.stream }, value: g.calls, metricName: `${name}_count` });

@@ -20,7 +20,12 @@ export class MetricsService {
   readonly registry = new Registry();
   /** Each call adds to plain running totals; the series below are read from them when scraped. */
   private readonly totals = new CallTotals();
-  private readonly upstreamErrors = new Counter({ name: 'switchyard_upstream_errors_total', help: 'Calls that failed upstream (errors and timeouts), by provider', labelNames: ['provider', 'status'], registers: [this.registry] });
+  private readonly upstreamErrors = new Counter({
+    name: 'switchyard_upstream_errors_total',
+    help: 'Calls that failed upstream (errors and timeouts), by provider',
+    labelNames: ['provider', 'status'],
+    registers: [this.registry],
+  });
 
   constructor() {
     const totals = this.totals;
@@ -33,14 +38,22 @@ export class MetricsService {
         totals.fill(this, [(t) => ({ method: t.method, status: t.status }), (t) => t.calls]);
       },
     });
-    totals.registerLatency(this.registry, 'switchyard_gateway_call_duration_seconds', 'Gateway call duration, from request to the last byte');
+    totals.registerLatency(
+      this.registry,
+      'switchyard_gateway_call_duration_seconds',
+      'Gateway call duration, from request to the last byte',
+    );
     new Counter({
       name: 'switchyard_tokens_total',
       help: 'Tokens metered, by model and kind (prompt, completion)',
       labelNames: ['model', 'kind'],
       registers: [this.registry],
       collect() {
-        totals.fill(this, [(t) => ({ model: t.model, kind: 'prompt' }), (t) => t.promptTokens], [(t) => ({ model: t.model, kind: 'completion' }), (t) => t.completionTokens]);
+        totals.fill(
+          this,
+          [(t) => ({ model: t.model, kind: 'prompt' }), (t) => t.promptTokens],
+          [(t) => ({ model: t.model, kind: 'completion' }), (t) => t.completionTokens],
+        );
       },
     });
     new Counter({
@@ -57,7 +70,8 @@ export class MetricsService {
 
   observeCall(call: ObservedCall): void {
     this.totals.add(call);
-    if (call.status === 'upstream_error' || call.status === 'timeout') this.upstreamErrors.inc({ provider: call.provider ?? 'unknown', status: call.status });
+    if (call.status === 'upstream_error' || call.status === 'timeout')
+      this.upstreamErrors.inc({ provider: call.provider ?? 'unknown', status: call.status });
   }
 
   /** A gauge read at scrape time (e.g. from the database). A failed read leaves the gauge out of that scrape. */
@@ -91,7 +105,11 @@ export class MetricsController {
       const given = Buffer.from(authorization ?? '');
       const wanted = Buffer.from(`Bearer ${expected}`);
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
-        throw new CommonException(CommonErrorCode.UNAUTHENTICATED, 'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>', { headers: { 'WWW-Authenticate': 'Bearer' } });
+        throw new CommonException(
+          CommonErrorCode.UNAUTHENTICATED,
+          'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>',
+          { headers: { 'WWW-Authenticate': 'Bearer' } },
+        );
     }
     return this.metrics.registry.metrics();
   }

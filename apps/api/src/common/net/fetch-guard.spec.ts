@@ -13,18 +13,27 @@ import {
 
 /** An offline resolver: the names of the table, and a failure for anything else (never the real DNS). */
 const NAMES: Record<string, Array<{ address: string; family: number }>> = {
-  localhost: [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }],
+  localhost: [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ],
   'localhost.': [{ address: '127.0.0.1', family: 4 }],
   'internal.example': [{ address: '10.0.0.5', family: 4 }],
   'metadata.example': [{ address: '169.254.169.254', family: 4 }],
   // One public and one private address: every address is checked, not just the first.
-  'mixed.example': [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }],
+  'mixed.example': [
+    { address: '93.184.216.34', family: 4 },
+    { address: '10.0.0.5', family: 4 },
+  ],
   'v6private.example': [{ address: 'fd12:3456::1', family: 6 }],
   'mapped.example': [{ address: '::ffff:127.0.0.1', family: 6 }],
   'scoped.example': [{ address: 'fe80::1%eth0', family: 6 }],
   'cgnat.example': [{ address: '100.100.100.100', family: 4 }],
   'empty.example': [],
-  'public.example': [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }],
+  'public.example': [
+    { address: '93.184.216.34', family: 4 },
+    { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+  ],
 };
 const resolve: Resolver = async (host) => {
   const found = NAMES[host];
@@ -129,12 +138,19 @@ const ALLOWED: Array<[string, string]> = [
 describe('the fetch guard', () => {
   it(`refuses ${REFUSED.length} forms of loopback, private, reserved, IPv4-in-IPv6, resolving and malformed targets, all with one message`, async () => {
     expect(REFUSED.length).toBeGreaterThanOrEqual(40);
-    const outcomes = await Promise.all(REFUSED.map((url) => checkUrl(url, { resolve }).then((address) => ({ url, address }), (error: unknown) => ({ url, error }))));
+    const outcomes = await Promise.all(
+      REFUSED.map((url) =>
+        checkUrl(url, { resolve }).then(
+          (address) => ({ url, address }),
+          (error: unknown) => ({ url, error }),
+        ),
+      ),
+    );
     const accepted = outcomes.filter((outcome) => 'address' in outcome);
     expect(accepted).toEqual([]);
     for (const outcome of outcomes) {
       expect((outcome as { error: unknown }).error).toBeInstanceOf(FetchRefusedError);
-      expect(((outcome as { error: Error }).error).message).toBe(FETCH_REFUSED_MESSAGE);
+      expect((outcome as { error: Error }).error.message).toBe(FETCH_REFUSED_MESSAGE);
     }
   });
 
@@ -144,14 +160,31 @@ describe('the fetch guard', () => {
 
   it('allows another port only when FETCH_ALLOWED_PORTS lists it', async () => {
     await expect(checkUrl('https://public.example:8443/', { resolve })).rejects.toBeInstanceOf(FetchRefusedError);
-    await expect(checkUrl('https://public.example:8443/', { resolve, allowedPorts: [443, 8443] })).resolves.toMatchObject({ address: '93.184.216.34' });
-    await expect(checkUrl('http://public.example/', { resolve, allowedPorts: [8443] })).rejects.toBeInstanceOf(FetchRefusedError);
+    await expect(
+      checkUrl('https://public.example:8443/', { resolve, allowedPorts: [443, 8443] }),
+    ).resolves.toMatchObject({ address: '93.184.216.34' });
+    await expect(checkUrl('http://public.example/', { resolve, allowedPorts: [8443] })).rejects.toBeInstanceOf(
+      FetchRefusedError,
+    );
   });
 
   it('checks resolved addresses in every textual form, zones included', () => {
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', 'fe80::1%eth0', 'FD00::1', '::', '', 'nonsense', '2001::1'])
+    for (const address of [
+      '127.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '0:0:0:0:0:ffff:7f00:1',
+      'fe80::1%eth0',
+      'FD00::1',
+      '::',
+      '',
+      'nonsense',
+      '2001::1',
+    ])
       expect([address, isBlockedAddress(address)]).toEqual([address, true]);
-    for (const address of ['8.8.8.8', '2606:4700::1111', '2a00:1450:4001:81c::200e']) expect([address, isBlockedAddress(address)]).toEqual([address, false]);
+    for (const address of ['8.8.8.8', '2606:4700::1111', '2a00:1450:4001:81c::200e'])
+      expect([address, isBlockedAddress(address)]).toEqual([address, false]);
   });
 });
 
@@ -159,7 +192,9 @@ describe('fetching through the fetch guard (a local server, loopback allowed for
   let server: Server;
   let port: number;
   let connections = 0;
-  const withoutLoopback = blockListOf(BLOCKED_RANGES.filter((range) => range.why !== 'loopback' && range.network !== '0.0.0.0'));
+  const withoutLoopback = blockListOf(
+    BLOCKED_RANGES.filter((range) => range.why !== 'loopback' && range.network !== '0.0.0.0'),
+  );
   // Names only the offline resolver knows: a fetch that reaches the server went to the checked address.
   let lookups: string[] = [];
   const localResolve: Resolver = async (host) => {
@@ -175,8 +210,10 @@ describe('fetching through the fetch guard (a local server, loopback allowed for
       if (path === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('png-bytes'));
       if (path === '/big.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(2048));
       if (path === '/to-cat') return res.writeHead(302, { location: `http://images.test:${port}/cat.png` }).end();
-      if (path === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-      if (path === '/to-private-name') return res.writeHead(301, { location: `http://internal.example:${port}/cat.png` }).end();
+      if (path === '/to-metadata')
+        return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (path === '/to-private-name')
+        return res.writeHead(301, { location: `http://internal.example:${port}/cat.png` }).end();
       if (path === '/to-file') return res.writeHead(302, { location: 'file:///etc/passwd' }).end();
       if (path === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (path === '/hang') return; // never answers
@@ -213,7 +250,14 @@ describe('fetching through the fetch guard (a local server, loopback allowed for
       guardedFetch(`http://127.0.0.1:${port}/big.png`, { ...allowed(), maxBytes: 1024 }),
       guardedFetch(`http://127.0.0.1:${port}/hang`, { ...allowed(), timeoutMs: 300 }),
     ];
-    const errors = await Promise.all(attempts.map((attempt) => attempt.then(() => null, (error: unknown) => error)));
+    const errors = await Promise.all(
+      attempts.map((attempt) =>
+        attempt.then(
+          () => null,
+          (error: unknown) => error,
+        ),
+      ),
+    );
     for (const error of errors) {
       expect(error).toBeInstanceOf(FetchRefusedError);
       expect((error as Error).message).toBe(FETCH_REFUSED_MESSAGE);
@@ -223,15 +267,23 @@ describe('fetching through the fetch guard (a local server, loopback allowed for
   });
 
   it('answers a closed port and an open one alike, so a caller cannot scan ports', async () => {
-    const closed = await guardedFetch('http://127.0.0.1:1/x.png', { ...allowed(), allowedPorts: [1] }).catch((error: Error) => error.message);
-    const open = await guardedFetch(`http://127.0.0.1:${port}/missing.png`, allowed()).catch((error: Error) => error.message);
+    const closed = await guardedFetch('http://127.0.0.1:1/x.png', { ...allowed(), allowedPorts: [1] }).catch(
+      (error: Error) => error.message,
+    );
+    const open = await guardedFetch(`http://127.0.0.1:${port}/missing.png`, allowed()).catch(
+      (error: Error) => error.message,
+    );
     expect(closed).toBe(open);
   });
 
   it('blocks loopback by default: the local server is never dialled', async () => {
     const before = connections;
-    await expect(guardedFetch(`http://127.0.0.1:${port}/cat.png`, { allowedPorts: [port] })).rejects.toBeInstanceOf(FetchRefusedError);
-    await expect(guardedFetch(`http://images.test:${port}/cat.png`, { resolve: localResolve, allowedPorts: [port] })).rejects.toBeInstanceOf(FetchRefusedError);
+    await expect(guardedFetch(`http://127.0.0.1:${port}/cat.png`, { allowedPorts: [port] })).rejects.toBeInstanceOf(
+      FetchRefusedError,
+    );
+    await expect(
+      guardedFetch(`http://images.test:${port}/cat.png`, { resolve: localResolve, allowedPorts: [port] }),
+    ).rejects.toBeInstanceOf(FetchRefusedError);
     expect(connections).toBe(before);
   });
 });

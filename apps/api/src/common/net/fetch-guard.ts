@@ -59,7 +59,12 @@ export const BLOCKED_RANGES: readonly BlockedRange[] = [
   { network: '203.0.113.0', prefix: 24, type: 'ipv4', why: 'documentation' },
   { network: '224.0.0.0', prefix: 4, type: 'ipv4', why: 'multicast' },
   { network: '240.0.0.0', prefix: 4, type: 'ipv4', why: 'reserved, broadcast' },
-  { network: '::', prefix: 3, type: 'ipv6', why: 'not global unicast (unspecified, loopback, IPv4-mapped, IPv4-compatible, NAT64)' },
+  {
+    network: '::',
+    prefix: 3,
+    type: 'ipv6',
+    why: 'not global unicast (unspecified, loopback, IPv4-mapped, IPv4-compatible, NAT64)',
+  },
   { network: '4000::', prefix: 2, type: 'ipv6', why: 'not global unicast' },
   { network: '8000::', prefix: 1, type: 'ipv6', why: 'not global unicast (ULA, link-local, site-local, multicast)' },
   { network: '::', prefix: 128, type: 'ipv6', why: 'unspecified' },
@@ -108,7 +113,9 @@ function ipv6Groups(address: string): number[] | null {
   const [head, tail] = canonical.split('::');
   const first = head ? head.split(':') : [];
   const last = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const groups = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last].map((group) => parseInt(group, 16));
+  const groups = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last].map((group) =>
+    parseInt(group, 16),
+  );
   return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : null;
 }
 
@@ -194,7 +201,12 @@ async function checkedAddress(url: URL, options: Checks, signal: AbortSignal): P
   }
   if (!addresses.length) throw new FetchRefusedError(`${host} has no address`);
   const blocked = addresses.find(({ address }) => isBlockedAddress(address, options.blockList));
-  if (blocked) throw new FetchRefusedError(blocked.address === host ? `blocked address ${host}` : `${host} resolves to the blocked address ${blocked.address}`);
+  if (blocked)
+    throw new FetchRefusedError(
+      blocked.address === host
+        ? `blocked address ${host}`
+        : `${host} resolves to the blocked address ${blocked.address}`,
+    );
   return addresses[0];
 }
 
@@ -282,11 +294,16 @@ export async function guardedFetch(rawUrl: string, options: FetchGuardOptions = 
         }
         chunks.push(chunk as Buffer);
       }
-      return { contentType: String(response.headers['content-type'] ?? 'application/octet-stream'), body: Buffer.concat(chunks) };
+      return {
+        contentType: String(response.headers['content-type'] ?? 'application/octet-stream'),
+        body: Buffer.concat(chunks),
+      };
     } catch (error) {
       if (error instanceof FetchRefusedError) throw error;
       const code = (error as { code?: string }).code;
-      throw new FetchRefusedError(signal.aborted ? 'timed out' : `failed: ${code ?? (error as Error)?.name ?? 'error'}`);
+      throw new FetchRefusedError(
+        signal.aborted ? 'timed out' : `failed: ${code ?? (error as Error)?.name ?? 'error'}`,
+      );
     } finally {
       void agent.destroy().catch(() => undefined);
     }

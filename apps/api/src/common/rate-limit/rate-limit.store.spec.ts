@@ -2,7 +2,10 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
 
-function behavesAsAFixedWindow(name: string, make: () => { store: RateLimitStore; advance: (ms: number) => Promise<void> }) {
+function behavesAsAFixedWindow(
+  name: string,
+  make: () => { store: RateLimitStore; advance: (ms: number) => Promise<void> },
+) {
   describe(name, () => {
     it('counts hits in a window, resets after it, and can be reset', async () => {
       const { store, advance } = make();

@@ -21,7 +21,9 @@ export class RateLimiterService {
   readonly store: RateLimitStore;
 
   constructor(redis: RedisConnection, @Inject(APP_CONFIG) config: AppConfig) {
-    this.store = redis.client ? new RedisRateLimitStore(redis.client, `${config.redisPrefix}rl:`) : new MemoryRateLimitStore();
+    this.store = redis.client
+      ? new RedisRateLimitStore(redis.client, `${config.redisPrefix}rl:`)
+      : new MemoryRateLimitStore();
   }
 
   /** Counts one attempt and throws RATE_LIMITED when it is over the limit. */

@@ -12,7 +12,12 @@ export class RedisConnection implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.client = config.redisUrl
       ? // Commands issued in the same tick (rate-limit hits of concurrent calls) leave in one write.
-        new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true })
+        new Redis(config.redisUrl, {
+          maxRetriesPerRequest: 2,
+          enableOfflineQueue: true,
+          lazyConnect: false,
+          enableAutoPipelining: true,
+        })
       : null;
     // ioredis reconnects by itself; log the reason without the URL (it may hold a password).
     this.client?.on('error', (error) => this.logger.warn(`Redis error: ${error.message}`));
@@ -31,4 +36,3 @@ export class RedisConnection implements OnApplicationShutdown {
     await this.client?.quit().catch(() => this.client?.disconnect());
   }
 }
-

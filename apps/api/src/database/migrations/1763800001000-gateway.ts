@@ -45,7 +45,9 @@ export class Gateway1763800001000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX usage_records_user_started_idx ON usage_records (user_id, started_at DESC)`);
     await queryRunner.query(`CREATE INDEX usage_records_key_idx ON usage_records (api_key_id, started_at DESC)`);
-    await queryRunner.query(`CREATE INDEX usage_records_client_idx ON usage_records (oauth_client_id, started_at DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX usage_records_client_idx ON usage_records (oauth_client_id, started_at DESC)`,
+    );
     // Which model (and so which provider) made a video, and whose it is: later calls name only the video id.
     await queryRunner.query(`
       CREATE TABLE video_jobs (

@@ -17,7 +17,9 @@ export class KeyLimits1763800003000 implements MigrationInterface {
         ADD COLUMN limit_weekly_micros bigint CHECK (limit_weekly_micros >= 0),
         ADD COLUMN limit_monthly_micros bigint CHECK (limit_monthly_micros >= 0),
         ADD COLUMN limit_per_request_micros bigint CHECK (limit_per_request_micros >= 0)`);
-    await queryRunner.query(`CREATE INDEX reservations_key_created_idx ON reservations (api_key_id, created_at) WHERE api_key_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX reservations_key_created_idx ON reservations (api_key_id, created_at) WHERE api_key_id IS NOT NULL`,
+    );
     await queryRunner.query(`DROP FUNCTION sy_reserve`);
     await queryRunner.query(KeyLimits1763800003000.reserveFunctionSql);
   }

@@ -37,7 +37,9 @@ export class Payments1763800005000 implements MigrationInterface {
         CONSTRAINT gift_cards_code_hash_key UNIQUE (code_hash)
       )`);
     // Redeemed but not yet credited (an instance died between the two): found by the recovery sweep.
-    await queryRunner.query(`CREATE INDEX gift_cards_uncredited_idx ON gift_cards (redeemed_at) WHERE redeemed_at IS NOT NULL AND credited_at IS NULL`);
+    await queryRunner.query(
+      `CREATE INDEX gift_cards_uncredited_idx ON gift_cards (redeemed_at) WHERE redeemed_at IS NOT NULL AND credited_at IS NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -18,7 +18,9 @@ export class Spaces1763800006000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX user_handles_user_idx ON user_handles (user_id)`);
     // Handles set before this migration belong to their accounts' history too.
-    await queryRunner.query(`INSERT INTO user_handles (handle, user_id) SELECT handle, id FROM users WHERE handle IS NOT NULL ON CONFLICT DO NOTHING`);
+    await queryRunner.query(
+      `INSERT INTO user_handles (handle, user_id) SELECT handle, id FROM users WHERE handle IS NOT NULL ON CONFLICT DO NOTHING`,
+    );
     await queryRunner.query(`
       CREATE TABLE space_apps (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -68,8 +70,12 @@ export class Spaces1763800006000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
     // One job at a time per app: a second generate or edit while one runs is refused by this index.
-    await queryRunner.query(`CREATE UNIQUE INDEX space_jobs_active_app_key ON space_jobs (app_id) WHERE status IN ('queued', 'running')`);
-    await queryRunner.query(`CREATE INDEX space_jobs_pending_idx ON space_jobs (created_at) WHERE status IN ('queued', 'running')`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX space_jobs_active_app_key ON space_jobs (app_id) WHERE status IN ('queued', 'running')`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX space_jobs_pending_idx ON space_jobs (created_at) WHERE status IN ('queued', 'running')`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -25,7 +25,9 @@ const COLUMNS = `
 const COLUMN_LIST = `id, request_id, user_id, api_key_id, oauth_client_id, credential_name, method, model, provider, stream,
   status, http_status, error_code, prompt_tokens, completion_tokens, total_tokens, cost_micros, latency_ms, started_at, ended_at`;
 
-const SUMS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros'].map((c) => `${c} bigint NOT NULL`).join(', ');
+const SUMS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros']
+  .map((c) => `${c} bigint NOT NULL`)
+  .join(', ');
 
 /**
  * Computes the rollups from usage_records (empty rollup tables assumed), in order: usage_daily, then the two app
@@ -53,7 +55,9 @@ async function setAside(queryRunner: QueryRunner, name: string): Promise<void> {
   await queryRunner.query(`ALTER TABLE usage_records RENAME TO ${name}`);
   for (const index of INDEXES) await queryRunner.query(`DROP INDEX ${index}`);
   for (const constraint of ['pkey', 'request_id_key'])
-    await queryRunner.query(`ALTER TABLE ${name} RENAME CONSTRAINT usage_records_${constraint} TO ${name}_${constraint}`);
+    await queryRunner.query(
+      `ALTER TABLE ${name} RENAME CONSTRAINT usage_records_${constraint} TO ${name}_${constraint}`,
+    );
 }
 
 async function createIndexes(queryRunner: QueryRunner, userColumns: string): Promise<void> {
@@ -121,7 +125,9 @@ export class UsagePartitions1763800008000 implements MigrationInterface {
                date_trunc('month', LEAST((SELECT min(started_at) FROM usage_records_unpartitioned), now()) AT TIME ZONE 'UTC'),
                date_trunc('month', now() AT TIME ZONE 'UTC') + interval '3 months',
                interval '1 month') AS month`);
-    await queryRunner.query(`INSERT INTO usage_records (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM usage_records_unpartitioned`);
+    await queryRunner.query(
+      `INSERT INTO usage_records (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM usage_records_unpartitioned`,
+    );
     await queryRunner.query(`DROP TABLE usage_records_unpartitioned`);
 
     // One row per UTC day, user, credential and model. NULLS NOT DISTINCT: a call without an API key or app

@@ -24,9 +24,13 @@ export class MoneyKeys1763800009000 implements MigrationInterface {
         (SELECT r.id FROM reservations r WHERE r.request_id = u.request_id AND r.user_id = u.user_id), gen_random_uuid())`);
     await queryRunner.query(`ALTER TABLE usage_records ALTER COLUMN call_id SET NOT NULL`);
     await queryRunner.query(`ALTER TABLE usage_records DROP CONSTRAINT usage_records_request_id_key`);
-    await queryRunner.query(`ALTER TABLE usage_records ADD CONSTRAINT usage_records_call_id_key UNIQUE (call_id, started_at)`);
+    await queryRunner.query(
+      `ALTER TABLE usage_records ADD CONSTRAINT usage_records_call_id_key UNIQUE (call_id, started_at)`,
+    );
 
-    await queryRunner.query(`ALTER TABLE reservations ADD COLUMN lease boolean NOT NULL DEFAULT false, ADD COLUMN lease_id uuid`);
+    await queryRunner.query(
+      `ALTER TABLE reservations ADD COLUMN lease boolean NOT NULL DEFAULT false, ADD COLUMN lease_id uuid`,
+    );
     await queryRunner.query(`UPDATE reservations SET lease = true, request_id = NULL WHERE request_id LIKE 'lease:%'`);
     await queryRunner.query(`ALTER TABLE reservations DROP CONSTRAINT reservations_request_id_key`);
     await queryRunner.query(`ALTER TABLE reservations ALTER COLUMN request_id DROP NOT NULL`);
@@ -170,7 +174,9 @@ export class MoneyKeys1763800009000 implements MigrationInterface {
     await queryRunner.query(`
       UPDATE usage_records u SET request_id = u.request_id || ':' || u.call_id
        WHERE EXISTS (SELECT 1 FROM usage_records o WHERE o.request_id = u.request_id AND o.started_at = u.started_at AND o.call_id <> u.call_id)`);
-    await queryRunner.query(`ALTER TABLE usage_records ADD CONSTRAINT usage_records_request_id_key UNIQUE (request_id, started_at)`);
+    await queryRunner.query(
+      `ALTER TABLE usage_records ADD CONSTRAINT usage_records_request_id_key UNIQUE (request_id, started_at)`,
+    );
     await queryRunner.query(`ALTER TABLE usage_records DROP COLUMN call_id`);
   }
 }

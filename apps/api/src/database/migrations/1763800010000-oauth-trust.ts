@@ -18,17 +18,25 @@ export class OAuthTrust1763800010000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE oauth_clients ADD COLUMN trusted boolean NOT NULL DEFAULT false`);
     await queryRunner.query(`UPDATE oauth_clients SET require_consent = true WHERE NOT require_consent`);
     await queryRunner.query(`ALTER TABLE oauth_clients ADD COLUMN used_at timestamptz`);
-    await queryRunner.query(`UPDATE oauth_clients c SET used_at = now() WHERE EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_pk = c.id)`);
+    await queryRunner.query(
+      `UPDATE oauth_clients c SET used_at = now() WHERE EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_pk = c.id)`,
+    );
     await queryRunner.query(`ALTER TABLE oauth_clients ADD COLUMN slot smallint CHECK (slot BETWEEN 1 AND 50)`);
     // Apps past the 50th (created by the old racing check) keep no slot: they still count, and no new one fits.
     await queryRunner.query(`
       UPDATE oauth_clients c SET slot = n.rank
         FROM (SELECT id, row_number() OVER (PARTITION BY owner_id ORDER BY id) AS rank FROM oauth_clients WHERE owner_id IS NOT NULL) n
        WHERE c.id = n.id AND n.rank <= 50`);
-    await queryRunner.query(`ALTER TABLE oauth_clients ADD CONSTRAINT oauth_clients_owner_slot_key UNIQUE (owner_id, slot)`);
-    await queryRunner.query(`CREATE INDEX oauth_clients_unused_dynamic_idx ON oauth_clients (created_at) WHERE registration = 'dynamic' AND used_at IS NULL`);
+    await queryRunner.query(
+      `ALTER TABLE oauth_clients ADD CONSTRAINT oauth_clients_owner_slot_key UNIQUE (owner_id, slot)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX oauth_clients_unused_dynamic_idx ON oauth_clients (created_at) WHERE registration = 'dynamic' AND used_at IS NULL`,
+    );
     await queryRunner.query(`ALTER TABLE oauth_tokens ADD COLUMN parent_hash text`);
-    await queryRunner.query(`CREATE INDEX oauth_tokens_parent_idx ON oauth_tokens (parent_hash) WHERE parent_hash IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX oauth_tokens_parent_idx ON oauth_tokens (parent_hash) WHERE parent_hash IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

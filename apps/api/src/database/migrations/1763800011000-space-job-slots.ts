@@ -16,7 +16,9 @@ export class SpaceJobSlots1763800011000 implements MigrationInterface {
         FROM (SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY created_at, id) AS n
                 FROM space_jobs WHERE status IN ('queued', 'running')) ranked
        WHERE j.id = ranked.id`);
-    await queryRunner.query(`CREATE UNIQUE INDEX space_jobs_user_slot_key ON space_jobs (user_id, slot) WHERE status IN ('queued', 'running')`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX space_jobs_user_slot_key ON space_jobs (user_id, slot) WHERE status IN ('queued', 'running')`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

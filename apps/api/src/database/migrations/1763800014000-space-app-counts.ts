@@ -17,7 +17,9 @@ export class SpaceAppCounts1763800014000 implements MigrationInterface {
         user_id uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
         apps integer NOT NULL DEFAULT 0
       )`);
-    await queryRunner.query(`INSERT INTO space_app_counts (user_id, apps) SELECT user_id, count(*) FROM space_apps GROUP BY user_id`);
+    await queryRunner.query(
+      `INSERT INTO space_app_counts (user_id, apps) SELECT user_id, count(*) FROM space_apps GROUP BY user_id`,
+    );
     await queryRunner.query(`
       CREATE FUNCTION space_apps_count() RETURNS trigger LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -35,7 +37,9 @@ export class SpaceAppCounts1763800014000 implements MigrationInterface {
         RETURN NEW;
       END
       $fn$`);
-    await queryRunner.query(`CREATE TRIGGER space_apps_count AFTER INSERT OR DELETE ON space_apps FOR EACH ROW EXECUTE FUNCTION space_apps_count()`);
+    await queryRunner.query(
+      `CREATE TRIGGER space_apps_count AFTER INSERT OR DELETE ON space_apps FOR EACH ROW EXECUTE FUNCTION space_apps_count()`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

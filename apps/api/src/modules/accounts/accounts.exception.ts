@@ -24,7 +24,8 @@ export class AccountsException extends AppException {
   constructor(code: AccountsErrorCode, message: string) {
     super(code, STATUS[code], message, {
       // RFC 6750 section 3: a 401 for a bearer-protected resource names the scheme.
-      headers: STATUS[code] === 401 && code !== AccountsErrorCode.INVALID_CREDENTIALS ? { 'WWW-Authenticate': 'Bearer' } : {},
+      headers:
+        STATUS[code] === 401 && code !== AccountsErrorCode.INVALID_CREDENTIALS ? { 'WWW-Authenticate': 'Bearer' } : {},
     });
   }
 }

@@ -21,7 +21,10 @@ describe('accounts over HTTP', () => {
       const email = uniqueEmail();
       const res = await register(email, 'correct horse battery', 'Ada');
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ success: true, data: { user: { email, name: 'Ada', role: 'user', handle: null } } });
+      expect(res.body).toMatchObject({
+        success: true,
+        data: { user: { email, name: 'Ada', role: 'user', handle: null } },
+      });
       expect(res.body.data.token).toMatch(/^sys_[A-Za-z0-9_-]{43}$/);
       expect(typeof res.body.timestamp).toBe('string');
       expect(res.cookies[SESSION_COOKIE]).toBe(res.body.data.token);
@@ -51,7 +54,9 @@ describe('accounts over HTTP', () => {
       const res = await register(uniqueEmail(), 'short');
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
-      expect(res.body.error.details).toEqual([{ field: 'password', messages: ['password must be at least 8 characters'] }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'password', messages: ['password must be at least 8 characters'] },
+      ]);
     });
 
     it('rejects unknown fields, a bad email and a missing password', async () => {
@@ -64,12 +69,18 @@ describe('accounts over HTTP', () => {
     it('answers malformed JSON with 400 INVALID_JSON in the envelope', async () => {
       const res = await app.http('/api/v1/auth/register', { rawBody: '{"email": "a@b.c", ' });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_JSON' }, message: 'Request body is not valid JSON' });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: { code: 'INVALID_JSON' },
+        message: 'Request body is not valid JSON',
+      });
       expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
     });
 
     it('answers a body over the limit with 413', async () => {
-      const res = await app.http('/api/v1/auth/register', { body: { email: 'a@b.co', password: 'x'.repeat(2_000_000) } });
+      const res = await app.http('/api/v1/auth/register', {
+        body: { email: 'a@b.co', password: 'x'.repeat(2_000_000) },
+      });
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     });
@@ -106,7 +117,9 @@ describe('accounts over HTTP', () => {
       const victim = uniqueEmail('victim');
       await register(victim, password);
       for (let i = 0; i < 3; i += 1) {
-        expect((await app.http('/api/v1/auth/login', { body: { email: victim, password: 'wrong password' } })).status).toBe(401);
+        expect(
+          (await app.http('/api/v1/auth/login', { body: { email: victim, password: 'wrong password' } })).status,
+        ).toBe(401);
       }
       const limited = await app.http('/api/v1/auth/login', { body: { email: victim, password } });
       expect(limited.status).toBe(429);
@@ -194,21 +207,45 @@ describe('accounts over HTTP', () => {
     const port = () => new URL(app.url).port;
     const refused = (res: { status: number; body: any }) => {
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ success: false, error: { code: 'ORIGIN_FORBIDDEN' }, requestId: expect.any(String) });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: { code: 'ORIGIN_FORBIDDEN' },
+        requestId: expect.any(String),
+      });
       expect(res.body.message).toMatch(/other sites/);
     };
 
     it('refuses sign-in and registration whose Origin is another site’s, even a form post, with 403 in the envelope', async () => {
       const email = uniqueEmail('csrf');
       await register(email);
-      for (const origin of ['https://attacker.example', 'null', `http://localhost.attacker.example:${port()}`, `http://127.0.0.1:${Number(port()) + 1}`, `https://127.0.0.1:${port()}`]) {
-        refused(await app.http('/api/v1/auth/login', { body: { email, password: 'correct horse battery' }, headers: { origin } }));
-        refused(await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('csrf'), password: 'correct horse battery' }, headers: { origin } }));
+      for (const origin of [
+        'https://attacker.example',
+        'null',
+        `http://localhost.attacker.example:${port()}`,
+        `http://127.0.0.1:${Number(port()) + 1}`,
+        `https://127.0.0.1:${port()}`,
+      ]) {
+        refused(
+          await app.http('/api/v1/auth/login', {
+            body: { email, password: 'correct horse battery' },
+            headers: { origin },
+          }),
+        );
+        refused(
+          await app.http('/api/v1/auth/register', {
+            body: { email: uniqueEmail('csrf'), password: 'correct horse battery' },
+            headers: { origin },
+          }),
+        );
       }
       // The attacker's form post: form-encoded, cross-site.
       const form = await fetch(`${app.url}/api/v1/auth/login`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://attacker.example',
+          'sec-fetch-site': 'cross-site',
+        },
         body: new URLSearchParams({ email, password: 'correct horse battery' }),
       });
       refused({ status: form.status, body: await form.json() });
@@ -216,14 +253,22 @@ describe('accounts over HTTP', () => {
     });
 
     it('refuses Sec-Fetch-Site: cross-site even without an Origin', async () => {
-      refused(await app.http('/api/v1/auth/login', { body: { email: uniqueEmail(), password: 'whatever it is' }, headers: { 'sec-fetch-site': 'cross-site' } }));
+      refused(
+        await app.http('/api/v1/auth/login', {
+          body: { email: uniqueEmail(), password: 'whatever it is' },
+          headers: { 'sec-fetch-site': 'cross-site' },
+        }),
+      );
     });
 
     it('lets the service’s own origins through (PUBLIC_URL’s, and localhost or 127.0.0.1 on this port when it is loopback), and browsers’ same-origin fetches', async () => {
       const email = uniqueEmail('own');
       await register(email);
       for (const origin of [`http://localhost:${port()}`, `http://127.0.0.1:${port()}`, app.config.publicUrl]) {
-        const res = await app.http('/api/v1/auth/login', { body: { email, password: 'correct horse battery' }, headers: { origin, 'sec-fetch-site': 'same-origin' } });
+        const res = await app.http('/api/v1/auth/login', {
+          body: { email, password: 'correct horse battery' },
+          headers: { origin, 'sec-fetch-site': 'same-origin' },
+        });
         expect([origin, res.status]).toEqual([origin, 200]);
       }
     });
@@ -232,18 +277,47 @@ describe('accounts over HTTP', () => {
       const reg = await register(uniqueEmail('cookie-origin'));
       const cookie = `${SESSION_COOKIE}=${reg.cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${reg.cookies[CSRF_COOKIE]}`;
       const headers = { cookie, [CSRF_HEADER]: reg.cookies[CSRF_COOKIE] };
-      refused(await app.http('/api/v1/keys', { body: { name: 'forged' }, headers: { ...headers, origin: 'https://attacker.example' } }));
-      refused(await app.http('/api/v1/keys', { body: { name: 'forged' }, headers: { ...headers, 'sec-fetch-site': 'cross-site' } }));
-      expect((await app.http('/api/v1/keys', { body: { name: 'mine' }, headers: { ...headers, origin: `http://127.0.0.1:${port()}` } })).status).toBe(201);
+      refused(
+        await app.http('/api/v1/keys', {
+          body: { name: 'forged' },
+          headers: { ...headers, origin: 'https://attacker.example' },
+        }),
+      );
+      refused(
+        await app.http('/api/v1/keys', {
+          body: { name: 'forged' },
+          headers: { ...headers, 'sec-fetch-site': 'cross-site' },
+        }),
+      );
+      expect(
+        (
+          await app.http('/api/v1/keys', {
+            body: { name: 'mine' },
+            headers: { ...headers, origin: `http://127.0.0.1:${port()}` },
+          })
+        ).status,
+      ).toBe(201);
       // Reads are not writes.
-      expect((await app.http('/api/v1/auth/me', { headers: { cookie, origin: 'https://attacker.example' } })).status).toBe(200);
+      expect(
+        (await app.http('/api/v1/auth/me', { headers: { cookie, origin: 'https://attacker.example' } })).status,
+      ).toBe(200);
     });
 
     it('leaves bearer calls and clients that send neither header alone', async () => {
       const reg = await register(uniqueEmail('bearer'));
-      const bearer = await app.http('/api/v1/keys', { token: reg.body.data.token, body: { name: 'script' }, headers: { origin: 'https://tool.example', 'sec-fetch-site': 'cross-site' } });
+      const bearer = await app.http('/api/v1/keys', {
+        token: reg.body.data.token,
+        body: { name: 'script' },
+        headers: { origin: 'https://tool.example', 'sec-fetch-site': 'cross-site' },
+      });
       expect(bearer.status).toBe(201);
-      expect((await app.http('/api/v1/auth/login', { body: { email: reg.body.data.user.email, password: 'correct horse battery' } })).status).toBe(200);
+      expect(
+        (
+          await app.http('/api/v1/auth/login', {
+            body: { email: reg.body.data.user.email, password: 'correct horse battery' },
+          })
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -268,7 +342,10 @@ describe('the per-address limit on sign-in and registration', () => {
   it('answers 429 once one address has made too many attempts', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i += 1) {
-      statuses.push((await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('ip'), password: 'long enough pw' } })).status);
+      statuses.push(
+        (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('ip'), password: 'long enough pw' } }))
+          .status,
+      );
     }
     expect(statuses).toEqual([201, 201, 201, 429]);
   });
@@ -283,7 +360,9 @@ describe('the Origin rule on a public PUBLIC_URL', () => {
       const local = await app.http('/api/v1/auth/register', { body, headers: { origin: `http://127.0.0.1:${port}` } });
       expect(local.status).toBe(403);
       expect(local.body.error.code).toBe('ORIGIN_FORBIDDEN');
-      expect((await app.http('/api/v1/auth/register', { body, headers: { origin: 'https://switchyard.example' } })).status).toBe(201);
+      expect(
+        (await app.http('/api/v1/auth/register', { body, headers: { origin: 'https://switchyard.example' } })).status,
+      ).toBe(201);
     } finally {
       await app.close();
     }

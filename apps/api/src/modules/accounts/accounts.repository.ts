@@ -85,7 +85,9 @@ export class AccountsRepository {
     return rows[0] ? { userId: rows[0].id, handle: rows[0].handle, name: rows[0].name } : null;
   }
 
-  async insertSession(session: Pick<SessionEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'userAgent'>): Promise<SessionEntity> {
+  async insertSession(
+    session: Pick<SessionEntity, 'userId' | 'tokenHash' | 'expiresAt' | 'userAgent'>,
+  ): Promise<SessionEntity> {
     return this.sessions.save(this.sessions.create({ ...session, revokedAt: null }));
   }
 

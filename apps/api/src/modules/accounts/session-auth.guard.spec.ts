@@ -8,7 +8,14 @@ import { AccountsException } from './accounts.exception';
 import { AccountsService, csrfTokenFor } from './accounts.service';
 import { SessionAuthGuard } from './session-auth.guard';
 
-const principal: SessionPrincipal = { kind: 'session', userId: 'u1', email: 'a@b.co', role: 'user', sessionId: 's1', via: 'cookie' };
+const principal: SessionPrincipal = {
+  kind: 'session',
+  userId: 'u1',
+  email: 'a@b.co',
+  role: 'user',
+  sessionId: 's1',
+  via: 'cookie',
+};
 const GOOD = 'sys_good';
 
 function contextFor(rule: AccessRule | undefined, req: Record<string, unknown>): ExecutionContext {
@@ -17,7 +24,17 @@ function contextFor(rule: AccessRule | undefined, req: Record<string, unknown>):
   return {
     getHandler: () => handler,
     getClass: () => class {},
-    switchToHttp: () => ({ getRequest: () => Object.assign(req, { headers: {}, method: 'GET', path: '/api/v1/test', header: () => undefined, socket: {}, ...req }) }),
+    switchToHttp: () => ({
+      getRequest: () =>
+        Object.assign(req, {
+          headers: {},
+          method: 'GET',
+          path: '/api/v1/test',
+          header: () => undefined,
+          socket: {},
+          ...req,
+        }),
+    }),
   } as unknown as ExecutionContext;
 }
 
@@ -41,7 +58,9 @@ describe('SessionAuthGuard (the cookie path)', () => {
     const req = { ...cookie };
     expect(await guard.canActivate(contextFor({ public: true }, req))).toBe(true);
     expect((req as { principal?: SessionPrincipal }).principal).toEqual(principal);
-    expect(await guard.canActivate(contextFor({ public: true }, { cookies: { [SESSION_COOKIE]: 'sys_bad' } }))).toBe(true);
+    expect(await guard.canActivate(contextFor({ public: true }, { cookies: { [SESSION_COOKIE]: 'sys_bad' } }))).toBe(
+      true,
+    );
   });
 
   it('accepts a cookie for reads, and for writes only with the session’s CSRF token', async () => {
@@ -57,8 +76,12 @@ describe('SessionAuthGuard (the cookie path)', () => {
   });
 
   it('refuses an unknown session cookie and a malformed Authorization header', async () => {
-    expect(await codeOf(guard.canActivate(contextFor({}, { cookies: { [SESSION_COOKIE]: 'sys_bad' } })))).toBe('SESSION_INVALID');
-    expect(await codeOf(guard.canActivate(contextFor({}, { headers: { authorization: 'Basic abc' } })))).toBe('SESSION_INVALID');
+    expect(await codeOf(guard.canActivate(contextFor({}, { cookies: { [SESSION_COOKIE]: 'sys_bad' } })))).toBe(
+      'SESSION_INVALID',
+    );
+    expect(await codeOf(guard.canActivate(contextFor({}, { headers: { authorization: 'Basic abc' } })))).toBe(
+      'SESSION_INVALID',
+    );
   });
 
   it('checks roles', async () => {

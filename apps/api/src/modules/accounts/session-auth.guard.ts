@@ -16,7 +16,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Passport over apps' OAuth access tokens (app-token-bearer.strategy.ts; the OAuth module checks them). */
 class OAuthBearerGuard extends AuthGuard(APP_TOKEN_BEARER) {
   override handleRequest<T>(error: unknown, user: T | false): T {
-    if (error || !user) throw new AccountsException(AccountsErrorCode.TOKEN_INVALID, 'The access token is invalid, expired or revoked');
+    if (error || !user)
+      throw new AccountsException(AccountsErrorCode.TOKEN_INVALID, 'The access token is invalid, expired or revoked');
     return user;
   }
 }
@@ -41,10 +42,11 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]) ?? {};
+    const rule =
+      this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? {};
     const req = context.switchToHttp().getRequest<Request>();
     // Cross-site writes never get here: the Origin rule runs before the body parsers (common/http/same-origin.ts).
     const principal = await this.authenticate(context, req, rule).catch((error) => {
@@ -60,17 +62,29 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
   }
 
   override handleRequest<T = SessionPrincipal>(error: unknown, user: T | false): T {
-    if (error || !user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
+    if (error || !user)
+      throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
     return user;
   }
 
-  private async authenticate(context: ExecutionContext, req: Request, rule: AccessRule): Promise<Principal | undefined> {
+  private async authenticate(
+    context: ExecutionContext,
+    req: Request,
+    rule: AccessRule,
+  ): Promise<Principal | undefined> {
     if (req.headers.authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization);
-      if (!match) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The Authorization header must be "Bearer <token>"');
+      if (!match)
+        throw new AccountsException(
+          AccountsErrorCode.SESSION_INVALID,
+          'The Authorization header must be "Bearer <token>"',
+        );
       if (match[1].startsWith(OAUTH_ACCESS_TOKEN_PREFIX)) {
         if (rule.public || !rule.oauth)
-          throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'This endpoint takes a dashboard session, not an app’s access token');
+          throw new AccountsException(
+            AccountsErrorCode.SESSION_INVALID,
+            'This endpoint takes a dashboard session, not an app’s access token',
+          );
         await this.oauthBearer.canActivate(context);
         return req.user as Principal;
       }
@@ -80,7 +94,8 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
     const cookie = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
     if (!cookie) return undefined;
     const principal = await this.accounts.resolveSession(cookie, 'cookie');
-    if (!principal) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
+    if (!principal)
+      throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
     if (!SAFE_METHODS.has(req.method) && !sameSecret(req.header(CSRF_HEADER), csrfTokenFor(cookie)))
       throw new AccountsException(AccountsErrorCode.CSRF_INVALID, `Missing or wrong ${CSRF_HEADER} header`);
     return principal;

@@ -1,7 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ClientUsageResponse, OAuthClientResponse } from '@switchyard/shared-dto';
-import { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientTrustDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
+import {
+  ClientUsageQueryDto,
+  OAuthClientCreateDto,
+  OAuthClientTrustDto,
+  OAuthClientUpdateDto,
+} from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { Owns } from '../../common/auth/ownership.guard';
 import type { SessionPrincipal } from '../../common/auth/principal';
@@ -17,8 +22,14 @@ export class ClientsController {
   @Post()
   @Access()
   @ApiOperation({ summary: 'Register an OAuth app; a generated secret is shown in this answer only' })
-  async create(@CurrentUser() user: SessionPrincipal, @Body() body: OAuthClientCreateDto): Promise<Envelope<OAuthClientResponse>> {
-    return envelope(await this.clients.create(user, body), body.generateSecret ? 'Copy the client secret now: it is not shown again' : 'App registered');
+  async create(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: OAuthClientCreateDto,
+  ): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(
+      await this.clients.create(user, body),
+      body.generateSecret ? 'Copy the client secret now: it is not shown again' : 'App registered',
+    );
   }
 
   @Get()
@@ -48,7 +59,11 @@ export class ClientsController {
   @Access()
   @Owns(ClientsService, 'id')
   @ApiOperation({ summary: 'Update an OAuth app (owner only); fields left out keep their value' })
-  async update(@CurrentUser() user: SessionPrincipal, @Param('id') id: string, @Body() body: OAuthClientUpdateDto): Promise<Envelope<OAuthClientResponse>> {
+  async update(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('id') id: string,
+    @Body() body: OAuthClientUpdateDto,
+  ): Promise<Envelope<OAuthClientResponse>> {
     return envelope(await this.clients.update(user, id, body), 'App updated');
   }
 
@@ -78,8 +93,16 @@ export class AdminClientsController {
 
   @Put(':clientId/trusted')
   @Access({ roles: ['admin'] })
-  @ApiOperation({ summary: 'Mark an OAuth app as a trusted first-party app (its users are not asked for consent), or not' })
-  async trust(@Param('clientId') clientId: string, @Body() body: OAuthClientTrustDto): Promise<Envelope<OAuthClientResponse>> {
-    return envelope(await this.clients.setTrusted(clientId, body.trusted), body.trusted ? 'App trusted: its users skip the consent page' : 'App no longer trusted');
+  @ApiOperation({
+    summary: 'Mark an OAuth app as a trusted first-party app (its users are not asked for consent), or not',
+  })
+  async trust(
+    @Param('clientId') clientId: string,
+    @Body() body: OAuthClientTrustDto,
+  ): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(
+      await this.clients.setTrusted(clientId, body.trusted),
+      body.trusted ? 'App trusted: its users skip the consent page' : 'App no longer trusted',
+    );
   }
 }

@@ -6,7 +6,14 @@ import { OAuthClientEntity } from './entities/oauth-client.entity';
 
 export type NewClient = Pick<
   OAuthClientEntity,
-  'clientId' | 'clientName' | 'clientType' | 'secretHash' | 'redirectUris' | 'scopes' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds'
+  | 'clientId'
+  | 'clientName'
+  | 'clientType'
+  | 'secretHash'
+  | 'redirectUris'
+  | 'scopes'
+  | 'accessTokenTtlSeconds'
+  | 'refreshTokenTtlSeconds'
 > & { rateLimitRpm?: number | null; scopes: OAuthScope[] };
 
 /** The only code that writes oauth_clients. `{id}` in paths is the numeric id or the public clientId. */
@@ -23,7 +30,16 @@ export class ClientsRepository {
       `INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, secret_hash, redirect_uris, scopes,
                                   access_token_ttl_seconds, refresh_token_ttl_seconds, registration)
        VALUES ($1, NULL, $2, $3, $4, $5, $6, $7, $8, 'dynamic') RETURNING id`,
-      [client.clientId, client.clientName, client.clientType, client.secretHash, client.redirectUris, client.scopes, client.accessTokenTtlSeconds, client.refreshTokenTtlSeconds],
+      [
+        client.clientId,
+        client.clientName,
+        client.clientType,
+        client.secretHash,
+        client.redirectUris,
+        client.scopes,
+        client.accessTokenTtlSeconds,
+        client.refreshTokenTtlSeconds,
+      ],
     );
     return (await this.clients.findOneBy({ id: Number(rows[0].id) }))!;
   }
@@ -34,7 +50,10 @@ export class ClientsRepository {
    * pick the same slot cannot both insert. `full` when every slot is taken, `taken` when another create just
    * took the picked one (the caller tries again).
    */
-  async insertOwned(client: NewClient & { ownerId: string }, slots: number): Promise<OAuthClientEntity | 'full' | 'taken'> {
+  async insertOwned(
+    client: NewClient & { ownerId: string },
+    slots: number,
+  ): Promise<OAuthClientEntity | 'full' | 'taken'> {
     const rows: { id: number | null; free: string }[] = await this.clients.query(
       `WITH free AS (
          SELECT s AS slot FROM generate_series(1, $11::int) s
@@ -48,11 +67,21 @@ export class ClientsRepository {
          RETURNING id)
        SELECT (SELECT id FROM ins) AS id, (SELECT count(*) FROM free) AS free`,
       [
-        client.clientId, client.ownerId, client.clientName, client.clientType, client.secretHash, client.redirectUris, client.scopes,
-        client.accessTokenTtlSeconds, client.refreshTokenTtlSeconds, client.rateLimitRpm ?? null, slots,
+        client.clientId,
+        client.ownerId,
+        client.clientName,
+        client.clientType,
+        client.secretHash,
+        client.redirectUris,
+        client.scopes,
+        client.accessTokenTtlSeconds,
+        client.refreshTokenTtlSeconds,
+        client.rateLimitRpm ?? null,
+        slots,
       ],
     );
-    if (rows[0]?.id !== null && rows[0]?.id !== undefined) return (await this.clients.findOneBy({ id: Number(rows[0].id) }))!;
+    if (rows[0]?.id !== null && rows[0]?.id !== undefined)
+      return (await this.clients.findOneBy({ id: Number(rows[0].id) }))!;
     return Number(rows[0]?.free ?? 0) === 0 ? 'full' : 'taken';
   }
 
@@ -76,7 +105,9 @@ export class ClientsRepository {
 
   /** By numeric id or public clientId. */
   findByRef(ref: string): Promise<OAuthClientEntity | null> {
-    return /^\d{1,9}$/.test(ref) ? this.clients.findOneBy({ id: Number(ref) }) : this.clients.findOneBy({ clientId: ref });
+    return /^\d{1,9}$/.test(ref)
+      ? this.clients.findOneBy({ id: Number(ref) })
+      : this.clients.findOneBy({ clientId: ref });
   }
 
   findByClientId(clientId: string): Promise<OAuthClientEntity | null> {
@@ -84,7 +115,9 @@ export class ClientsRepository {
   }
 
   findByIds(ids: number[]): Promise<OAuthClientEntity[]> {
-    return ids.length ? this.clients.createQueryBuilder('c').where('c.id = ANY(:ids)', { ids }).getMany() : Promise.resolve([]);
+    return ids.length
+      ? this.clients.createQueryBuilder('c').where('c.id = ANY(:ids)', { ids }).getMany()
+      : Promise.resolve([]);
   }
 
   async update(id: number, changes: Partial<OAuthClientEntity>): Promise<void> {

@@ -9,7 +9,11 @@ import {
   reservedNameProblem,
   type UserRole,
 } from '@switchyard/shared-dto';
-import type { ClientUsageQueryDto, OAuthClientCreateDto, OAuthClientUpdateDto } from '@switchyard/shared-dto/validation';
+import type {
+  ClientUsageQueryDto,
+  OAuthClientCreateDto,
+  OAuthClientUpdateDto,
+} from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
@@ -63,7 +67,13 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   ) {}
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.purgeUnusedRegistrations().catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`)), PURGE_MS);
+    this.purgeTimer = setInterval(
+      () =>
+        void this.purgeUnusedRegistrations().catch((error: Error) =>
+          this.logger.warn(`purge failed: ${error.message}`),
+        ),
+      PURGE_MS,
+    );
     this.purgeTimer.unref();
   }
 
@@ -74,7 +84,12 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   async create(actor: ClientActor, body: OAuthClientCreateDto): Promise<OAuthClientResponse> {
     this.checkName(actor, body.clientName);
     const redirectUris = redirectUrisOf(body);
-    if (!redirectUris?.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Register at least one redirect URI', 'redirectUris');
+    if (!redirectUris?.length)
+      throw new ClientsException(
+        ClientsErrorCode.REDIRECT_URI_REQUIRED,
+        'Register at least one redirect URI',
+        'redirectUris',
+      );
     const secret = body.generateSecret ? newClientSecret() : null;
     const fields = {
       clientId: newClientId(),
@@ -94,7 +109,10 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
       if (client === 'full') break;
       if (client !== 'taken') return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
     }
-    throw new ClientsException(ClientsErrorCode.CLIENT_LIMIT_REACHED, `At most ${MAX_CLIENTS_PER_OWNER} apps per account; delete one first`);
+    throw new ClientsException(
+      ClientsErrorCode.CLIENT_LIMIT_REACHED,
+      `At most ${MAX_CLIENTS_PER_OWNER} apps per account; delete one first`,
+    );
   }
 
   /** RFC 7591: a public PKCE client nobody owns; it always asks for consent, and expires unused after a day. */
@@ -115,7 +133,11 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
   async setTrusted(ref: string, trusted: boolean): Promise<OAuthClientResponse> {
     const client = await this.byRef(ref);
     if (trusted && client.registration === 'dynamic')
-      throw new ClientsException(ClientsErrorCode.CLIENT_NOT_TRUSTABLE, 'A dynamically registered app has no accountable owner and cannot be trusted', 'clientId');
+      throw new ClientsException(
+        ClientsErrorCode.CLIENT_NOT_TRUSTABLE,
+        'A dynamically registered app has no accountable owner and cannot be trusted',
+        'clientId',
+      );
     await this.repository.update(client.id, { trusted });
     return this.get(String(client.id));
   }
@@ -147,11 +169,17 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
     if (body.clientName !== undefined) this.checkName(actor, body.clientName);
     const client = await this.byRef(ref);
     const redirectUris = redirectUrisOf(body);
-    if (redirectUris && !redirectUris.length) throw new ClientsException(ClientsErrorCode.REDIRECT_URI_REQUIRED, 'Keep at least one redirect URI', 'redirectUris');
+    if (redirectUris && !redirectUris.length)
+      throw new ClientsException(
+        ClientsErrorCode.REDIRECT_URI_REQUIRED,
+        'Keep at least one redirect URI',
+        'redirectUris',
+      );
     // An admin trusted the app as it was: where its codes go and what it may ask for. An owner who changes either
     // would otherwise get silent codes for every user at a new address, so the trust ends until an admin renews it.
     const changesTrustedShape =
-      (redirectUris !== undefined && !sameSet(redirectUris, client.redirectUris)) || (body.requestedScopes !== undefined && !sameSet(uniqueScopes(body.requestedScopes), client.scopes));
+      (redirectUris !== undefined && !sameSet(redirectUris, client.redirectUris)) ||
+      (body.requestedScopes !== undefined && !sameSet(uniqueScopes(body.requestedScopes), client.scopes));
     await this.repository.update(client.id, {
       ...(client.trusted && changesTrustedShape && actor.role !== 'admin' ? { trusted: false } : {}),
       ...(body.clientName !== undefined ? { clientName: body.clientName } : {}),
@@ -184,13 +212,31 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
 
   async usage(ref: string, query: ClientUsageQueryDto): Promise<ClientUsageResponse> {
     const client = await this.byRef(ref);
-    const end = query.endDate ? parseDate(query.endDate, 'endDate') : new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
-    const start = query.startDate ? parseDate(query.startDate, 'startDate') : new Date(end.getTime() - (USAGE_WINDOW_DAYS - 1) * DAY_MS);
-    if (start > end) throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, 'startDate must not be after endDate', 'startDate');
+    const end = query.endDate
+      ? parseDate(query.endDate, 'endDate')
+      : new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+    const start = query.startDate
+      ? parseDate(query.startDate, 'startDate')
+      : new Date(end.getTime() - (USAGE_WINDOW_DAYS - 1) * DAY_MS);
+    if (start > end)
+      throw new ClientsException(
+        ClientsErrorCode.INVALID_DATE_RANGE,
+        'startDate must not be after endDate',
+        'startDate',
+      );
     if (end.getTime() - start.getTime() > MAX_USAGE_WINDOW_DAYS * DAY_MS)
-      throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, `The window may span at most ${MAX_USAGE_WINDOW_DAYS} days`, 'startDate');
+      throw new ClientsException(
+        ClientsErrorCode.INVALID_DATE_RANGE,
+        `The window may span at most ${MAX_USAGE_WINDOW_DAYS} days`,
+        'startDate',
+      );
     const stats = await this.usageReads.clientUsage(client.clientId, start, end);
-    return { clientId: client.clientId, startDate: start.toISOString().slice(0, 10), endDate: end.toISOString().slice(0, 10), ...stats };
+    return {
+      clientId: client.clientId,
+      startDate: start.toISOString().slice(0, 10),
+      endDate: end.toISOString().slice(0, 10),
+      ...stats,
+    };
   }
 
   // --- For the OAuth protocol ---
@@ -200,7 +246,10 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
     if (typeof clientId !== 'string' || clientId.length > 200) return null;
     const client = await this.repository.findByClientId(clientId);
     if (!client?.isActive) return null;
-    const expired = client.registration === 'dynamic' && client.usedAt === null && Date.now() - client.createdAt.getTime() > UNUSED_REGISTRATION_HOURS * 3_600_000;
+    const expired =
+      client.registration === 'dynamic' &&
+      client.usedAt === null &&
+      Date.now() - client.createdAt.getTime() > UNUSED_REGISTRATION_HOURS * 3_600_000;
     return expired ? null : client;
   }
 
@@ -222,7 +271,8 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
 
   private checkName(actor: ClientActor, name: string): void {
     const problem = actor.role === 'admin' ? null : reservedNameProblem(name);
-    if (problem) throw new ClientsException(ClientsErrorCode.CLIENT_NAME_RESERVED, `clientName ${problem}`, 'clientName');
+    if (problem)
+      throw new ClientsException(ClientsErrorCode.CLIENT_NAME_RESERVED, `clientName ${problem}`, 'clientName');
   }
 
   private async byRef(ref: string): Promise<OAuthClientEntity> {
@@ -247,7 +297,11 @@ function uniqueScopes(scopes: OAuthScope[]): OAuthScope[] {
 
 function parseDate(value: string, field: string): Date {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
-    throw new ClientsException(ClientsErrorCode.INVALID_DATE_RANGE, `${field} must be a date such as 2026-11-01`, field);
+    throw new ClientsException(
+      ClientsErrorCode.INVALID_DATE_RANGE,
+      `${field} must be a date such as 2026-11-01`,
+      field,
+    );
   return new Date(`${value}T00:00:00Z`);
 }
 

@@ -28,9 +28,16 @@ export class ConsentsController {
 
   @Put(':clientId/limits')
   @Access()
-  @ApiOperation({ summary: 'Set or clear what an app may spend: a monthly cap and a per-request maximum (currency units, null clears)' })
+  @ApiOperation({
+    summary:
+      'Set or clear what an app may spend: a monthly cap and a per-request maximum (currency units, null clears)',
+  })
   @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
-  async setLimits(@CurrentUser() user: SessionPrincipal, @Param('clientId') clientId: string, @Body() body: ConsentLimitsDto): Promise<Envelope<ConsentResponse>> {
+  async setLimits(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('clientId') clientId: string,
+    @Body() body: ConsentLimitsDto,
+  ): Promise<Envelope<ConsentResponse>> {
     return envelope(await this.consents.setLimits(user.userId, clientId, body), 'Caps saved');
   }
 
@@ -38,7 +45,10 @@ export class ConsentsController {
   @Access()
   @ApiOperation({ summary: "Revoke an app's access: the consent and every token of it stop at once" })
   @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
-  async revoke(@CurrentUser() user: SessionPrincipal, @Param('clientId') clientId: string): Promise<Envelope<{ clientId: string }>> {
+  async revoke(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('clientId') clientId: string,
+  ): Promise<Envelope<{ clientId: string }>> {
     return envelope(await this.consents.revoke(user.userId, clientId), 'Access revoked');
   }
 }

@@ -16,12 +16,16 @@ describe('consents', () => {
   const v1 = (token: string, clientId: string, path = '/v1/models', init: { body?: unknown } = {}) =>
     app.http(path, { token, headers: { 'x-service-oauth-client-id': clientId }, ...init });
   const chat = (token: string, clientId: string) => v1(token, clientId, '/v1/chat/completions', { body: CHAT });
-  const consentsOf = async (user: User) => (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data as Array<Record<string, any>>;
-  const countOf = async (user: User) => (await app.http('/api/v1/oauth2/consents/count', { token: user.session })).body.data as number;
+  const consentsOf = async (user: User) =>
+    (await app.http('/api/v1/oauth2/consents', { token: user.session })).body.data as Array<Record<string, any>>;
+  const countOf = async (user: User) =>
+    (await app.http('/api/v1/oauth2/consents/count', { token: user.session })).body.data as number;
   const setLimits = (user: User, clientId: string, body: Record<string, unknown>) =>
     app.http(`/api/v1/oauth2/consents/${clientId}/limits`, { method: 'PUT', token: user.session, body });
-  const revoke = (user: User, clientId: string) => app.http(`/api/v1/oauth2/consents/${clientId}`, { method: 'DELETE', token: user.session });
-  const refresh = (refreshToken: string, clientId: string) => app.http('/oauth2/token', { body: { grantType: 'refresh_token', refreshToken, clientId } });
+  const revoke = (user: User, clientId: string) =>
+    app.http(`/api/v1/oauth2/consents/${clientId}`, { method: 'DELETE', token: user.session });
+  const refresh = (refreshToken: string, clientId: string) =>
+    app.http('/oauth2/token', { body: { grantType: 'refresh_token', refreshToken, clientId } });
 
   beforeAll(async () => {
     const port = await freePort();
@@ -59,7 +63,11 @@ describe('consents', () => {
     const [alice, mallory] = [await kit.newUser(), await kit.newUser()];
     const client = await kit.createClient({ clientName: 'Guarded App' });
     const tokens = await kit.tokensFor(client, { user: alice });
-    for (const res of [await revoke(mallory, client.clientId), await setLimits(mallory, client.clientId, { perRequest: 0 }), await revoke(alice, 'syc_unknown')])
+    for (const res of [
+      await revoke(mallory, client.clientId),
+      await setLimits(mallory, client.clientId, { perRequest: 0 }),
+      await revoke(alice, 'syc_unknown'),
+    ])
       expect(res).toMatchObject({ status: 404, body: { success: false, error: { code: 'CONSENT_NOT_FOUND' } } });
     const [consent] = await consentsOf(alice);
     expect(consent).toMatchObject({ clientId: client.clientId, limits: { perRequest: null } });
@@ -144,19 +152,53 @@ describe('consents', () => {
     const alice = await kit.newUser();
     const client = await kit.createClient({ clientName: 'Capped Again' });
     await kit.codeFor(client.clientId, { user: alice });
-    expect((await setLimits(alice, client.clientId, { monthly: 5, perRequest: 0.25 })).body.data.limits).toEqual({ total: null, daily: null, weekly: null, monthly: 5, perRequest: 0.25 });
-    expect((await setLimits(alice, client.clientId, { daily: 1.5 })).body.data.limits).toEqual({ total: null, daily: 1.5, weekly: null, monthly: 5, perRequest: 0.25 });
-    expect((await setLimits(alice, client.clientId, { monthly: null })).body.data.limits).toEqual({ total: null, daily: 1.5, weekly: null, monthly: null, perRequest: 0.25 });
+    expect((await setLimits(alice, client.clientId, { monthly: 5, perRequest: 0.25 })).body.data.limits).toEqual({
+      total: null,
+      daily: null,
+      weekly: null,
+      monthly: 5,
+      perRequest: 0.25,
+    });
+    expect((await setLimits(alice, client.clientId, { daily: 1.5 })).body.data.limits).toEqual({
+      total: null,
+      daily: 1.5,
+      weekly: null,
+      monthly: 5,
+      perRequest: 0.25,
+    });
+    expect((await setLimits(alice, client.clientId, { monthly: null })).body.data.limits).toEqual({
+      total: null,
+      daily: 1.5,
+      weekly: null,
+      monthly: null,
+      perRequest: 0.25,
+    });
     const [row] = await app.database.dataSource.query(
       'SELECT limit_daily_micros, limit_monthly_micros, limit_per_request_micros FROM oauth_consents WHERE user_id = $1 AND client_pk = $2',
       [alice.id, client.id],
     );
-    expect(row).toEqual({ limit_daily_micros: '1500000', limit_monthly_micros: null, limit_per_request_micros: '250000' });
-    for (const body of [{ monthly: -1 }, { monthly: 1_000_001 }, { daily: 0.0000001 }, { total: 'ten' }, { weekly: 1, overdraft: true }]) {
+    expect(row).toEqual({
+      limit_daily_micros: '1500000',
+      limit_monthly_micros: null,
+      limit_per_request_micros: '250000',
+    });
+    for (const body of [
+      { monthly: -1 },
+      { monthly: 1_000_001 },
+      { daily: 0.0000001 },
+      { total: 'ten' },
+      { weekly: 1, overdraft: true },
+    ]) {
       const res = await setLimits(alice, client.clientId, body);
       expect([body, res.status, res.body.error?.code]).toEqual([body, 400, 'VALIDATION_FAILED']);
     }
-    expect((await consentsOf(alice))[0].limits).toEqual({ total: null, daily: 1.5, weekly: null, monthly: null, perRequest: 0.25 });
+    expect((await consentsOf(alice))[0].limits).toEqual({
+      total: null,
+      daily: 1.5,
+      weekly: null,
+      monthly: null,
+      perRequest: 0.25,
+    });
   });
 
   it('records when an app last acted for the user', async () => {

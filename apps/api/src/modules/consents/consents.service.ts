@@ -48,7 +48,10 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
   }
 
   async list(userId: string): Promise<ConsentResponse[]> {
-    const [rows, spend] = await Promise.all([this.repository.listByUser(userId), this.reservations.appSpendThisMonth(userId)]);
+    const [rows, spend] = await Promise.all([
+      this.repository.listByUser(userId),
+      this.reservations.appSpendThisMonth(userId),
+    ]);
     return rows.map((row) => toResponse(row, spend.get(row.clientId) ?? 0));
   }
 

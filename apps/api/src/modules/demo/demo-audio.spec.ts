@@ -4,7 +4,8 @@ import { encodeWav, parseWav, SAMPLE_RATE } from './wav';
 
 const provider = new DemoProvider({ chunkDelayMs: 0 });
 const speak = (json: unknown) => provider.handle({ method: 'audio_speech', publicModel: 'demo-tts', json });
-const transcribe = (form: FormData) => provider.handle({ method: 'audio_transcription', publicModel: 'demo-stt', form });
+const transcribe = (form: FormData) =>
+  provider.handle({ method: 'audio_transcription', publicModel: 'demo-stt', form });
 
 async function bytesOf(response: Response): Promise<Buffer> {
   return Buffer.from(await response.arrayBuffer());
@@ -19,7 +20,12 @@ function upload(bytes: Uint8Array, name: string, fields: Record<string, string> 
 
 describe('demo speech', () => {
   it('answers a real 24 kHz 16-bit mono WAV', async () => {
-    const response = await speak({ model: 'tts', input: 'Hello from the demo.', voice: 'alloy', response_format: 'wav' });
+    const response = await speak({
+      model: 'tts',
+      input: 'Hello from the demo.',
+      voice: 'alloy',
+      response_format: 'wav',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('audio/wav');
     const wav = await bytesOf(response);
@@ -50,7 +56,8 @@ describe('demo speech', () => {
   });
 
   it('is longer for longer text, faster with speed, and capped at 10 s', async () => {
-    const duration = async (json: object) => parseWav(await bytesOf(await speak({ voice: 'nova', response_format: 'wav', ...json })))!.durationSeconds;
+    const duration = async (json: object) =>
+      parseWav(await bytesOf(await speak({ voice: 'nova', response_format: 'wav', ...json })))!.durationSeconds;
     const short = await duration({ input: 'One two three.' });
     const long = await duration({ input: 'One two three four five six seven eight nine ten.' });
     expect(long).toBeGreaterThan(short * 2);
@@ -59,7 +66,10 @@ describe('demo speech', () => {
   });
 
   it('streams the body in several reads', async () => {
-    const response = await speak({ input: 'A fairly long sentence so that the audio spans more than one slice of bytes.', voice: 'echo' });
+    const response = await speak({
+      input: 'A fairly long sentence so that the audio spans more than one slice of bytes.',
+      voice: 'echo',
+    });
     const reader = response.body!.getReader();
     let reads = 0;
     for (;;) {
@@ -72,7 +82,10 @@ describe('demo speech', () => {
 
   it('streams speech.audio.delta events for stream_format sse', async () => {
     const text = await (await speak({ input: 'Hi there', voice: 'alloy', stream_format: 'sse' })).text();
-    const events = text.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.slice(6)));
+    const events = text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => JSON.parse(e.slice(6)));
     expect(events[0].type).toBe('speech.audio.delta');
     const last = events[events.length - 1];
     expect(last.type).toBe('speech.audio.done');
@@ -102,7 +115,9 @@ describe('demo transcription', () => {
     const response = await transcribe(upload(wav, 'speech.wav', { model: 'whisper-1', prompt: 'Names: Ada' }));
     expect(response.status).toBe(200);
     const body = (await response.json()) as any;
-    expect(body.text).toMatch(/^Demo transcription of speech\.wav \(120044 bytes, [0-9a-f]{8}\)\. The audio lasts 2\.50 seconds\.$/);
+    expect(body.text).toMatch(
+      /^Demo transcription of speech\.wav \(120044 bytes, [0-9a-f]{8}\)\. The audio lasts 2\.50 seconds\.$/,
+    );
     expect(body.usage).toEqual({
       type: 'tokens',
       input_tokens: countTokens('Names: Ada') + 25,
@@ -122,7 +137,12 @@ describe('demo transcription', () => {
     const form = upload(wav, 'a.wav', { response_format: 'verbose_json', language: 'fr' });
     form.append('timestamp_granularities[]', 'word');
     const verbose = (await (await transcribe(form)).json()) as any;
-    expect(verbose).toMatchObject({ task: 'transcribe', language: 'french', duration: 2.5, usage: { type: 'duration', seconds: 3 } });
+    expect(verbose).toMatchObject({
+      task: 'transcribe',
+      language: 'french',
+      duration: 2.5,
+      usage: { type: 'duration', seconds: 3 },
+    });
     expect(verbose.segments[0]).toMatchObject({ id: 0, seek: 0, start: 0, end: 2.5, temperature: 0 });
     expect(verbose.words[0]).toEqual({ word: 'Demo', start: 0, end: expect.any(Number) });
   });
@@ -137,11 +157,19 @@ describe('demo transcription', () => {
 
   it('streams transcript.text events when stream is true', async () => {
     const text = await (await transcribe(upload(wav, 'a.wav', { stream: 'true' }))).text();
-    const events = text.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.slice(6)));
+    const events = text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => JSON.parse(e.slice(6)));
     expect(events[0].type).toBe('transcript.text.delta');
     const done = events[events.length - 1];
     expect(done.type).toBe('transcript.text.done');
-    expect(events.slice(0, -1).map((e) => e.delta).join('')).toBe(done.text);
+    expect(
+      events
+        .slice(0, -1)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(done.text);
   });
 
   it('rejects a missing or empty file and a bad format', async () => {
@@ -157,8 +185,12 @@ describe('demo transcription', () => {
   });
 
   it('recovers the duration of the WAV the speech endpoint produced', async () => {
-    const speech = Buffer.from(await (await speak({ input: 'Round trip.', voice: 'alloy', response_format: 'wav' })).arrayBuffer());
-    const body = (await (await transcribe(upload(speech, 'speech.wav', { response_format: 'verbose_json' }))).json()) as any;
+    const speech = Buffer.from(
+      await (await speak({ input: 'Round trip.', voice: 'alloy', response_format: 'wav' })).arrayBuffer(),
+    );
+    const body = (await (
+      await transcribe(upload(speech, 'speech.wav', { response_format: 'verbose_json' }))
+    ).json()) as any;
     expect(body.duration).toBeCloseTo(parseWav(speech)!.durationSeconds, 2);
   });
 });

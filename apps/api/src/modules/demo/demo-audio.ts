@@ -93,7 +93,8 @@ export function speech(json: unknown, ctx: HandlerContext): Response {
   const format = optionalEnum(body, 'response_format', SPEECH_FORMATS) ?? 'mp3';
   const speed = optionalNumber(body, 'speed', 0.25, 4) ?? 1;
   const instructions = optionalString(body, 'instructions');
-  if (instructions && instructions.length > 4096) throw invalid("Invalid 'instructions': string too long.", 'instructions', 'string_above_max_length');
+  if (instructions && instructions.length > 4096)
+    throw invalid("Invalid 'instructions': string too long.", 'instructions', 'string_above_max_length');
   const streamFormat = optionalEnum(body, 'stream_format', ['audio', 'sse'] as const) ?? 'audio';
 
   const samples = synthesize(input, voice, speed);
@@ -121,8 +122,18 @@ export function speech(json: unknown, ctx: HandlerContext): Response {
 const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
 const TRANSCRIPTION_FIELDS = ['model', 'language', 'prompt', 'response_format', 'temperature', 'stream'];
 const LANGUAGES: Record<string, string> = {
-  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese',
-  nl: 'dutch', ja: 'japanese', zh: 'chinese', ko: 'korean', ru: 'russian', pl: 'polish',
+  en: 'english',
+  fr: 'french',
+  de: 'german',
+  es: 'spanish',
+  it: 'italian',
+  pt: 'portuguese',
+  nl: 'dutch',
+  ja: 'japanese',
+  zh: 'chinese',
+  ko: 'korean',
+  ru: 'russian',
+  pl: 'polish',
 };
 
 /** Seconds as SRT (00:00:01,500) or VTT (00:00:01.500) time. */
@@ -138,7 +149,12 @@ export async function transcription(form: FormData | undefined, ctx: HandlerCont
   if (typeof file === 'string') throw invalidType('file', 'a file', file);
   if (file.size === 0) throw invalid("Invalid file 'file': the audio file is empty.", 'file', 'empty_file');
   if (file.size > MAX_TRANSCRIPTION_BYTES) {
-    throw new DemoError(413, `Maximum content size limit (${MAX_TRANSCRIPTION_BYTES}) exceeded.`, 'file', 'file_too_large');
+    throw new DemoError(
+      413,
+      `Maximum content size limit (${MAX_TRANSCRIPTION_BYTES}) exceeded.`,
+      'file',
+      'file_too_large',
+    );
   }
   const fields = formFields(form, TRANSCRIPTION_FIELDS);
   const format = optionalEnum(fields, 'response_format', TRANSCRIPTION_FORMATS) ?? 'json';
@@ -150,7 +166,10 @@ export async function transcription(form: FormData | undefined, ctx: HandlerCont
   const bytes = new Uint8Array(await file.arrayBuffer());
   const name = 'name' in file && typeof file.name === 'string' && file.name ? file.name : 'audio';
   const wav = parseWav(bytes);
-  const duration = Math.max(0.1, Math.round((wav ? wav.durationSeconds : bytes.length / ESTIMATED_BYTES_PER_SECOND) * 100) / 100);
+  const duration = Math.max(
+    0.1,
+    Math.round((wav ? wav.durationSeconds : bytes.length / ESTIMATED_BYTES_PER_SECOND) * 100) / 100,
+  );
   let text = `Demo transcription of ${name} (${bytes.length} bytes, ${sha256Hex(bytes).slice(0, 8)}).`;
   if (wav) text += ` The audio lasts ${duration.toFixed(2)} seconds.`;
 
@@ -191,7 +210,13 @@ export async function transcription(form: FormData | undefined, ctx: HandlerCont
         duration,
         text,
         ...(granularities.includes('word')
-          ? { words: words.map((word, i) => ({ word, start: roundSeconds(i * step), end: roundSeconds((i + 1) * step) })) }
+          ? {
+              words: words.map((word, i) => ({
+                word,
+                start: roundSeconds(i * step),
+                end: roundSeconds((i + 1) * step),
+              })),
+            }
           : {}),
         segments: [
           {

@@ -3,8 +3,7 @@ import { countTokens } from './tokenizer';
 
 const NOW = Date.UTC(2025, 0, 1);
 const provider = new DemoProvider({ chunkDelayMs: 0, now: () => NOW });
-const chat = (json: any, p = provider) =>
-  p.handle({ method: 'chat_completions', publicModel: 'demo-chat', json });
+const chat = (json: any, p = provider) => p.handle({ method: 'chat_completions', publicModel: 'demo-chat', json });
 const user = (content: string) => [{ role: 'user', content }];
 
 /** Every read of the body, with the time it arrived. */
@@ -25,13 +24,21 @@ async function sseData(response: Response): Promise<any[]> {
   return text
     .split('\n\n')
     .filter(Boolean)
-    .map((event) => event.split('\n').find((line) => line.startsWith('data: '))!.slice(6))
+    .map((event) =>
+      event
+        .split('\n')
+        .find((line) => line.startsWith('data: '))!
+        .slice(6),
+    )
     .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
 }
 
 describe('demo chat completions', () => {
   it('answers a chat.completion object with real usage', async () => {
-    const response = await chat({ model: 'x', messages: [{ role: 'system', content: 'Be brief.' }, ...user('Hi there')] });
+    const response = await chat({
+      model: 'x',
+      messages: [{ role: 'system', content: 'Be brief.' }, ...user('Hi there')],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     const body = (await response.json()) as any;
@@ -40,7 +47,14 @@ describe('demo chat completions', () => {
       created: NOW / 1000,
       model: 'demo-chat',
       system_fingerprint: 'switchyard-demo',
-      choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', refusal: null, annotations: [] } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          logprobs: null,
+          message: { role: 'assistant', refusal: null, annotations: [] },
+        },
+      ],
     });
     expect(body.id).toMatch(/^chatcmpl-demo-[0-9a-f]{24}$/);
     const text: string = body.choices[0].message.content;
@@ -49,7 +63,10 @@ describe('demo chat completions', () => {
     expect(body.usage.completion_tokens).toBe(countTokens(text));
     expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
     expect(body.usage.completion_tokens_details).toEqual({
-      reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0,
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
     });
   });
 
@@ -62,7 +79,15 @@ describe('demo chat completions', () => {
   it('counts image parts at a fixed 85 tokens and mentions them', async () => {
     const body = (await (
       await chat({
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            ],
+          },
+        ],
       })
     ).json()) as any;
     expect(body.usage.prompt_tokens).toBe(countTokens('What is this?') + 85);
@@ -106,7 +131,15 @@ describe('demo chat completions', () => {
           type: 'json_schema',
           json_schema: {
             name: 'person',
-            schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 18 }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name', 'age', 'tags'] },
+            schema: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                age: { type: 'integer', minimum: 18 },
+                tags: { type: 'array', items: { type: 'string' } },
+              },
+              required: ['name', 'age', 'tags'],
+            },
           },
         },
       })
@@ -122,14 +155,20 @@ describe('demo chat completions', () => {
         description: 'Current weather',
         parameters: {
           type: 'object',
-          properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer' } },
+          properties: {
+            location: { type: 'string' },
+            unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+            days: { type: 'integer' },
+          },
           required: ['location', 'unit'],
         },
       },
     };
 
     it('calls the tool when the user asks about the weather', async () => {
-      const body = (await (await chat({ messages: user('What is the weather in Paris?'), tools: [weatherTool] })).json()) as any;
+      const body = (await (
+        await chat({ messages: user('What is the weather in Paris?'), tools: [weatherTool] })
+      ).json()) as any;
       const choice = body.choices[0];
       expect(choice.finish_reason).toBe('tool_calls');
       expect(choice.message.content).toBeNull();
@@ -145,16 +184,30 @@ describe('demo chat completions', () => {
     it('answers in text without the keyword, and never calls with tool_choice none', async () => {
       const a = (await (await chat({ messages: user('Hello'), tools: [weatherTool] })).json()) as any;
       expect(a.choices[0].finish_reason).toBe('stop');
-      const b = (await (await chat({ messages: user('weather?'), tools: [weatherTool], tool_choice: 'none' })).json()) as any;
+      const b = (await (
+        await chat({ messages: user('weather?'), tools: [weatherTool], tool_choice: 'none' })
+      ).json()) as any;
       expect(b.choices[0].finish_reason).toBe('stop');
     });
 
     it('calls a tool for tool_choice required or a named function', async () => {
-      const other = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
-      const a = (await (await chat({ messages: user('Hello'), tools: [other, weatherTool], tool_choice: 'required' })).json()) as any;
+      const other = {
+        type: 'function',
+        function: {
+          name: 'lookup',
+          parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        },
+      };
+      const a = (await (
+        await chat({ messages: user('Hello'), tools: [other, weatherTool], tool_choice: 'required' })
+      ).json()) as any;
       expect(a.choices[0].message.tool_calls[0].function.name).toBe('get_weather');
       const b = (await (
-        await chat({ messages: user('Hello'), tools: [other, weatherTool], tool_choice: { type: 'function', function: { name: 'lookup' } } })
+        await chat({
+          messages: user('Hello'),
+          tools: [other, weatherTool],
+          tool_choice: { type: 'function', function: { name: 'lookup' } },
+        })
       ).json()) as any;
       expect(b.choices[0].message.tool_calls[0].function).toEqual({ name: 'lookup', arguments: '{"q":"demo-q"}' });
     });
@@ -165,7 +218,11 @@ describe('demo chat completions', () => {
           tools: [weatherTool],
           messages: [
             ...user('What is the weather in Paris?'),
-            { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+            },
             { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":21}' },
           ],
         })
@@ -175,7 +232,11 @@ describe('demo chat completions', () => {
     });
 
     it('rejects an unknown named function', async () => {
-      const response = await chat({ messages: user('x'), tools: [weatherTool], tool_choice: { type: 'function', function: { name: 'nope' } } });
+      const response = await chat({
+        messages: user('x'),
+        tools: [weatherTool],
+        tool_choice: { type: 'function', function: { name: 'nope' } },
+      });
       expect(response.status).toBe(400);
       expect(((await response.json()) as any).error.param).toBe('tool_choice');
     });
@@ -223,19 +284,34 @@ describe('demo chat completions', () => {
       expect(events[events.length - 1]).toBe('[DONE]');
       const chunks = events.slice(0, -1);
       for (const chunk of chunks) {
-        expect(chunk).toMatchObject({ object: 'chat.completion.chunk', model: 'demo-chat', created: NOW / 1000, system_fingerprint: 'switchyard-demo' });
+        expect(chunk).toMatchObject({
+          object: 'chat.completion.chunk',
+          model: 'demo-chat',
+          created: NOW / 1000,
+          system_fingerprint: 'switchyard-demo',
+        });
         expect(chunk).not.toHaveProperty('usage');
       }
       expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '', refusal: null });
-      expect(chunks[chunks.length - 1].choices[0]).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' });
-      const text = chunks.slice(1, -1).map((c) => c.choices[0].delta.content).join('');
+      expect(chunks[chunks.length - 1].choices[0]).toEqual({
+        index: 0,
+        delta: {},
+        logprobs: null,
+        finish_reason: 'stop',
+      });
+      const text = chunks
+        .slice(1, -1)
+        .map((c) => c.choices[0].delta.content)
+        .join('');
       const whole = (await (await chat({ messages: user('Hello') })).json()) as any;
       expect(text).toBe(whole.choices[0].message.content);
       expect(chunks.length - 2).toBe(Math.ceil(countTokens(text) / 3));
     });
 
     it('adds usage: null to every chunk and a final usage chunk with include_usage', async () => {
-      const events = await sseData(await chat({ messages: user('Hello'), stream: true, stream_options: { include_usage: true }, max_tokens: 7 }));
+      const events = await sseData(
+        await chat({ messages: user('Hello'), stream: true, stream_options: { include_usage: true }, max_tokens: 7 }),
+      );
       const chunks = events.slice(0, -1);
       const last = chunks[chunks.length - 1];
       expect(last.choices).toEqual([]);
@@ -245,13 +321,28 @@ describe('demo chat completions', () => {
     });
 
     it('streams tool calls as tool_calls deltas', async () => {
-      const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+      const tools = [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ];
       const events = await sseData(await chat({ messages: user('weather please'), tools, stream: true }));
       const chunks = events.slice(0, -1);
       const first = chunks[0].choices[0].delta;
-      expect(first.tool_calls[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } });
+      expect(first.tool_calls[0]).toMatchObject({
+        index: 0,
+        type: 'function',
+        function: { name: 'get_weather', arguments: '' },
+      });
       expect(first.tool_calls[0].id).toMatch(/^call_demo_/);
-      const args = chunks.slice(1, -1).map((c) => c.choices[0].delta.tool_calls[0].function.arguments).join('');
+      const args = chunks
+        .slice(1, -1)
+        .map((c) => c.choices[0].delta.tool_calls[0].function.arguments)
+        .join('');
       expect(JSON.parse(args)).toEqual({ city: 'demo-city' });
       expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe('tool_calls');
     });
@@ -265,7 +356,10 @@ describe('demo chat completions', () => {
     it('stops promptly when the signal aborts', async () => {
       const slow = new DemoProvider({ chunkDelayMs: 30 });
       const controller = new AbortController();
-      const response = await slow.handle({ method: 'chat_completions', publicModel: 'm', json: { messages: user('Hello'), stream: true } }, controller.signal);
+      const response = await slow.handle(
+        { method: 'chat_completions', publicModel: 'm', json: { messages: user('Hello'), stream: true } },
+        controller.signal,
+      );
       const reader = response.body!.getReader();
       await reader.read();
       await reader.read();
@@ -290,7 +384,10 @@ describe('demo chat completions', () => {
       const controller = new AbortController();
       controller.abort();
       await expect(
-        provider.handle({ method: 'chat_completions', publicModel: 'm', json: { messages: user('x') } }, controller.signal),
+        provider.handle(
+          { method: 'chat_completions', publicModel: 'm', json: { messages: user('x') } },
+          controller.signal,
+        ),
       ).rejects.toMatchObject({ name: 'AbortError' });
     });
   });
@@ -321,13 +418,18 @@ describe('demo legacy completions', () => {
   });
 
   it('streams text_completion chunks and [DONE]', async () => {
-    const events = await sseData(await complete({ prompt: 'Hi', stream: true, stream_options: { include_usage: true } }));
+    const events = await sseData(
+      await complete({ prompt: 'Hi', stream: true, stream_options: { include_usage: true } }),
+    );
     expect(events[events.length - 1]).toBe('[DONE]');
     const chunks = events.slice(0, -1);
     expect(chunks.every((c) => c.object === 'text_completion')).toBe(true);
     expect(chunks[chunks.length - 1]).toMatchObject({ choices: [], usage: { completion_tokens: 16 } });
     expect(chunks[chunks.length - 2].choices[0].finish_reason).toBe('length');
-    const text = chunks.slice(0, -2).map((c) => c.choices[0].text).join('');
+    const text = chunks
+      .slice(0, -2)
+      .map((c) => c.choices[0].text)
+      .join('');
     expect(countTokens(text)).toBe(16);
   });
 

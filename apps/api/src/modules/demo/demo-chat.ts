@@ -226,7 +226,11 @@ export function chatCompletions(json: unknown, model: string, ctx: HandlerContex
                 refusal: null,
                 annotations: [],
                 tool_calls: [
-                  { id: reply.call.id, type: 'function', function: { name: reply.call.name, arguments: reply.call.arguments } },
+                  {
+                    id: reply.call.id,
+                    type: 'function',
+                    function: { name: reply.call.name, arguments: reply.call.arguments },
+                  },
                 ],
               },
         logprobs: null,
@@ -240,7 +244,14 @@ export function chatCompletions(json: unknown, model: string, ctx: HandlerContex
 
   // Built lazily: each yield is one SSE event, produced only when the consumer reads it.
   function* events(): Generator<string> {
-    const base = { id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: SYSTEM_FINGERPRINT };
+    const base = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      service_tier: 'default',
+      system_fingerprint: SYSTEM_FINGERPRINT,
+    };
     // Like OpenAI: with include_usage every chunk carries `usage: null` except the last, usage-only one.
     const usageField = includeUsage ? { usage: null } : {};
     const chunk = (index: number, delta: unknown, finishReason: string | null) =>
@@ -261,7 +272,9 @@ export function chatCompletions(json: unknown, model: string, ctx: HandlerContex
           refusal: null,
           tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: '' } }],
         },
-        ...chunkTokens(args, TOKENS_PER_CHUNK).map((piece) => ({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+        ...chunkTokens(args, TOKENS_PER_CHUNK).map((piece) => ({
+          tool_calls: [{ index: 0, function: { arguments: piece } }],
+        })),
       ];
     });
     // With n > 1 the choices are interleaved round by round, as OpenAI does.
@@ -331,7 +344,11 @@ export function completions(json: unknown, model: string, ctx: HandlerContext): 
   );
   const promptTotal = prompts.reduce((sum, p) => sum + p.tokens, 0);
   const completionTotal = choices.reduce((sum, c) => sum + c.tokens, 0);
-  const usage = { prompt_tokens: promptTotal, completion_tokens: completionTotal, total_tokens: promptTotal + completionTotal };
+  const usage = {
+    prompt_tokens: promptTotal,
+    completion_tokens: completionTotal,
+    total_tokens: promptTotal + completionTotal,
+  };
   const id = `cmpl-demo-${key.slice(0, 24)}`;
   const created = unixSeconds(ctx);
 
@@ -370,7 +387,15 @@ export function completions(json: unknown, model: string, ctx: HandlerContext): 
       yield chunk(c.index, '', c.finishReason);
     }
     if (includeUsage) {
-      yield sseEvent({ id, object: 'text_completion', created, model, choices: [], system_fingerprint: SYSTEM_FINGERPRINT, usage });
+      yield sseEvent({
+        id,
+        object: 'text_completion',
+        created,
+        model,
+        choices: [],
+        system_fingerprint: SYSTEM_FINGERPRINT,
+        usage,
+      });
     }
     yield SSE_DONE;
   }

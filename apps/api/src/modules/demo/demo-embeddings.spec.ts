@@ -15,7 +15,10 @@ describe('demo embeddings', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as any;
     expect(body).toMatchObject({ object: 'list', model: 'demo-embed', usage: { prompt_tokens: 3, total_tokens: 3 } });
-    expect(body.data.map((d: any) => [d.object, d.index])).toEqual([['embedding', 0], ['embedding', 1]]);
+    expect(body.data.map((d: any) => [d.object, d.index])).toEqual([
+      ['embedding', 0],
+      ['embedding', 1],
+    ]);
     for (const d of body.data) {
       expect(d.embedding).toHaveLength(256);
       expect(norm(d.embedding)).toBeCloseTo(1, 5);
@@ -51,13 +54,22 @@ describe('demo embeddings', () => {
   });
 
   it('gives texts that share words a higher similarity', async () => {
-    const [cat, cats, car] = await vectors({ input: ['the cat sat on the mat', 'the cat sat on a mat', 'quantum chromodynamics lecture'] });
+    const [cat, cats, car] = await vectors({
+      input: ['the cat sat on the mat', 'the cat sat on a mat', 'quantum chromodynamics lecture'],
+    });
     expect(cosine(cat, cats)).toBeGreaterThan(0.6);
     expect(cosine(cat, car)).toBeLessThan(0.4);
   });
 
   it('accepts token arrays', async () => {
-    const body = (await (await embed({ input: [[1, 2, 3], [4, 5]] })).json()) as any;
+    const body = (await (
+      await embed({
+        input: [
+          [1, 2, 3],
+          [4, 5],
+        ],
+      })
+    ).json()) as any;
     expect(body.data).toHaveLength(2);
     expect(body.usage.prompt_tokens).toBe(5);
   });

@@ -26,8 +26,7 @@ type EmbeddingInput = { kind: 'text'; text: string } | { kind: 'ids'; ids: numbe
 
 function readInputs(value: unknown): EmbeddingInput[] {
   if (value === undefined || value === null) throw missing('input');
-  const empty = () =>
-    invalid("Invalid 'input': the input must not be empty.", 'input', 'empty_input');
+  const empty = () => invalid("Invalid 'input': the input must not be empty.", 'input', 'empty_input');
   const checkText = (text: string) => {
     if (text.length === 0) throw empty();
     return { kind: 'text' as const, text };
@@ -67,13 +66,18 @@ function addDirection(out: Float64Array, seed: number, weight: number): void {
 /** The unit vector for one input, as float32-exact numbers. */
 export function embedVector(input: EmbeddingInput, dimensions: number): number[] {
   const out = new Float64Array(dimensions);
-  const units = input.kind === 'text' ? (input.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) : input.ids.map(String);
+  const units =
+    input.kind === 'text' ? (input.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) : input.ids.map(String);
   // Repeated words cost one direction each (weighted by their count), which keeps long inputs cheap.
   const counts = new Map<string, number>();
   for (const unit of units) counts.set(unit, (counts.get(unit) ?? 0) + 1);
   for (const [unit, count] of counts) addDirection(out, fnv1a(unit), count);
   const whole = input.kind === 'text' ? input.text : JSON.stringify(input.ids);
-  addDirection(out, seedFromHex(sha256Hex('embedding', whole)), units.length === 0 ? 1 : TEXT_WEIGHT * Math.sqrt(units.length));
+  addDirection(
+    out,
+    seedFromHex(sha256Hex('embedding', whole)),
+    units.length === 0 ? 1 : TEXT_WEIGHT * Math.sqrt(units.length),
+  );
   let norm = 0;
   for (let i = 0; i < dimensions; i++) norm += out[i] * out[i];
   norm = Math.sqrt(norm) || 1;

@@ -105,16 +105,33 @@ describe('demo images', () => {
 
   describe('edits and variations', () => {
     const edit = (data: FormData) => provider.handle({ method: 'image_edit', publicModel: 'demo-image', form: data });
-    const vary = (data: FormData) => provider.handle({ method: 'image_variation', publicModel: 'demo-image', form: data });
+    const vary = (data: FormData) =>
+      provider.handle({ method: 'image_variation', publicModel: 'demo-image', form: data });
 
     it('edits one or several images (image and image[]) into PNGs seeded by the inputs', async () => {
-      const one = (await (await edit(form([['image', tinyPng(), 'a.png'], ['prompt', 'add a hat'], ['size', '256x256'], ['n', '2']]))).json()) as any;
+      const one = (await (
+        await edit(
+          form([
+            ['image', tinyPng(), 'a.png'],
+            ['prompt', 'add a hat'],
+            ['size', '256x256'],
+            ['n', '2'],
+          ]),
+        )
+      ).json()) as any;
       expect(one.data).toHaveLength(2);
       expect(pngSize(pngFrom(one.data[0].b64_json))).toEqual({ width: 256, height: 256 });
       expect(one.usage.input_tokens_details.image_tokens).toBe(85);
       const jpeg = new Blob([Uint8Array.of(0xff, 0xd8, 0xff, 0xe0, 1, 2, 3)], { type: 'image/jpeg' });
       const two = (await (
-        await edit(form([['image[]', tinyPng(), 'a.png'], ['image[]', jpeg, 'b.jpg'], ['prompt', 'add a hat'], ['size', '256x256']]))
+        await edit(
+          form([
+            ['image[]', tinyPng(), 'a.png'],
+            ['image[]', jpeg, 'b.jpg'],
+            ['prompt', 'add a hat'],
+            ['size', '256x256'],
+          ]),
+        )
       ).json()) as any;
       expect(two.usage.input_tokens_details.image_tokens).toBe(170);
       expect(two.data[0].b64_json).not.toBe(one.data[0].b64_json);
@@ -122,21 +139,45 @@ describe('demo images', () => {
 
     it('rejects non-images, missing images and a missing prompt', async () => {
       const text = new Blob(['hello'], { type: 'text/plain' });
-      const bad = await edit(form([['image', text, 'a.txt'], ['prompt', 'x']]));
+      const bad = await edit(
+        form([
+          ['image', text, 'a.txt'],
+          ['prompt', 'x'],
+        ]),
+      );
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as any).error).toMatchObject({ param: 'image', code: 'invalid_image_format' });
       expect((await edit(form([['prompt', 'x']]))).status).toBe(400);
       const noPrompt = await edit(form([['image', tinyPng(), 'a.png']]));
       expect(((await noPrompt.json()) as any).error.param).toBe('prompt');
-      const badMask = await edit(form([['image', tinyPng(), 'a.png'], ['mask', new Blob([Uint8Array.of(0xff, 0xd8, 0xff)]), 'm.jpg'], ['prompt', 'x']]));
+      const badMask = await edit(
+        form([
+          ['image', tinyPng(), 'a.png'],
+          ['mask', new Blob([Uint8Array.of(0xff, 0xd8, 0xff)]), 'm.jpg'],
+          ['prompt', 'x'],
+        ]),
+      );
       expect(((await badMask.json()) as any).error.param).toBe('mask');
     });
 
     it('makes variations of an uploaded image', async () => {
-      const body = (await (await vary(form([['image', tinyPng(), 'a.png'], ['n', '3'], ['size', '256x256']]))).json()) as any;
+      const body = (await (
+        await vary(
+          form([
+            ['image', tinyPng(), 'a.png'],
+            ['n', '3'],
+            ['size', '256x256'],
+          ]),
+        )
+      ).json()) as any;
       expect(body.data).toHaveLength(3);
       expect(body.usage.input_tokens_details).toEqual({ text_tokens: 0, image_tokens: 85 });
-      const wrongSize = await vary(form([['image', tinyPng(), 'a.png'], ['size', '1792x1024']]));
+      const wrongSize = await vary(
+        form([
+          ['image', tinyPng(), 'a.png'],
+          ['size', '1792x1024'],
+        ]),
+      );
       expect(wrongSize.status).toBe(400);
     });
   });

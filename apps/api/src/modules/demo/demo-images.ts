@@ -27,12 +27,30 @@ import { IMAGE_TOKENS } from './demo-text';
  * `output_format: 'png'`).
  */
 
-export const IMAGE_SIZES = ['256x256', '512x512', '1024x1024', '1024x1536', '1536x1024', '1792x1024', '1024x1792'] as const;
+export const IMAGE_SIZES = [
+  '256x256',
+  '512x512',
+  '1024x1024',
+  '1024x1536',
+  '1536x1024',
+  '1792x1024',
+  '1024x1792',
+] as const;
 const VARIATION_SIZES = ['256x256', '512x512', '1024x1024'] as const;
 const MAX_IMAGES = 4;
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 const MAX_EDIT_IMAGES = 16;
-const EDIT_FIELDS = ['prompt', 'n', 'size', 'response_format', 'model', 'quality', 'output_format', 'background', 'stream'];
+const EDIT_FIELDS = [
+  'prompt',
+  'n',
+  'size',
+  'response_format',
+  'model',
+  'quality',
+  'output_format',
+  'background',
+  'stream',
+];
 
 interface ImageRequest {
   prompt: string;
@@ -50,7 +68,10 @@ interface ImageRequest {
   textTokens: number;
 }
 
-function parseSize(value: string | undefined, allowed: readonly string[]): { width: number; height: number; size: string } {
+function parseSize(
+  value: string | undefined,
+  allowed: readonly string[],
+): { width: number; height: number; size: string } {
   const size = value === undefined || value === 'auto' ? '1024x1024' : checkEnum('size', value, [...allowed, 'auto']);
   const [width, height] = size.split('x').map(Number);
   return { width, height, size };
@@ -74,7 +95,9 @@ function render(request: ImageRequest, ctx: HandlerContext): Response {
   const created = unixSeconds(ctx);
   const images = Array.from({ length: request.n }, (_, index) => {
     const seed = seedFromHex(sha256Hex('image', request.prompt, request.inputHash, String(index)));
-    return encodePng(request.width, request.height, renderPattern(seed, request.width, request.height)).toString('base64');
+    return encodePng(request.width, request.height, renderPattern(seed, request.width, request.height)).toString(
+      'base64',
+    );
   });
   const textTokens = request.textTokens;
   const imageTokens = request.inputImages * IMAGE_TOKENS;

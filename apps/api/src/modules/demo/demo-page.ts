@@ -13,8 +13,17 @@ const REVISIONS_MARKER = '<!-- demo-revisions -->';
 const ACCENT = /--accent: #[0-9a-f]{6};/;
 
 const COLORS: Record<string, string> = {
-  red: '#dc2626', orange: '#ea580c', yellow: '#ca8a04', green: '#16a34a', teal: '#0d9488', blue: '#2563eb',
-  purple: '#9333ea', pink: '#db2777', black: '#111827', gray: '#4b5563', grey: '#4b5563',
+  red: '#dc2626',
+  orange: '#ea580c',
+  yellow: '#ca8a04',
+  green: '#16a34a',
+  teal: '#0d9488',
+  blue: '#2563eb',
+  purple: '#9333ea',
+  pink: '#db2777',
+  black: '#111827',
+  gray: '#4b5563',
+  grey: '#4b5563',
 };
 
 export function wantsHtmlPage(turns: Turn[]): boolean {
@@ -111,7 +120,9 @@ function revisePage(page: string, change: string): string {
   if (accent && ACCENT.test(revised)) revised = revised.replace(ACCENT, `--accent: ${accent};`);
   const item = `<li>${escapeHtml(truncateChars(change || 'A revision', 300))}</li>`;
   if (revised.includes(REVISIONS_MARKER)) {
-    return revised.replace('<section id="revisions-section" hidden>', '<section id="revisions-section">').replace(REVISIONS_MARKER, `${item}${REVISIONS_MARKER}`);
+    return revised
+      .replace('<section id="revisions-section" hidden>', '<section id="revisions-section">')
+      .replace(REVISIONS_MARKER, `${item}${REVISIONS_MARKER}`);
   }
   // Not a page the demo wrote: add the revision at the end of its body.
   const section = `<section><h2>Revisions</h2><ol>${item}${REVISIONS_MARKER}</ol></section>\n`;

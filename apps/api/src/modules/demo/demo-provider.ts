@@ -85,7 +85,12 @@ export class DemoProvider {
 
   private async dispatch(call: DemoCall, ctx: HandlerContext): Promise<Response> {
     const model = call.publicModel;
-    const video = (): VideoCallContext => ({ ...ctx, store: this.videos, owner: call.userKey ?? '', videoMs: this.videoMs });
+    const video = (): VideoCallContext => ({
+      ...ctx,
+      store: this.videos,
+      owner: call.userKey ?? '',
+      videoMs: this.videoMs,
+    });
     switch (call.method) {
       case 'chat_completions':
         return chatCompletions(call.json, model, ctx);
@@ -115,7 +120,12 @@ export class DemoProvider {
         return remixVideo(call.videoId, call.json, call.form, video());
       default: {
         const method: never = call.method;
-        throw new DemoError(400, `The demo provider does not support the method '${String(method)}'.`, null, 'unsupported_method');
+        throw new DemoError(
+          400,
+          `The demo provider does not support the method '${String(method)}'.`,
+          null,
+          'unsupported_method',
+        );
       }
     }
   }

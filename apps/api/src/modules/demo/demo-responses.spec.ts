@@ -44,7 +44,9 @@ describe('demo responses', () => {
     const item = body.output[0];
     expect(item).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
     expect(item.id).toMatch(/^msg_demo_/);
-    expect(item.content).toEqual([{ type: 'output_text', text: expect.stringContaining('You said: "Hi there"'), annotations: [], logprobs: [] }]);
+    expect(item.content).toEqual([
+      { type: 'output_text', text: expect.stringContaining('You said: "Hi there"'), annotations: [], logprobs: [] },
+    ]);
     expect(body.usage).toEqual({
       input_tokens: countTokens('Be kind.') + countTokens('Hi there'),
       input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
@@ -60,7 +62,14 @@ describe('demo responses', () => {
         input: [
           { role: 'user', content: 'first' },
           { role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] },
-          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second' }, { type: 'input_image', image_url: 'data:,' }] },
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'second' },
+              { type: 'input_image', image_url: 'data:,' },
+            ],
+          },
         ],
       })
     ).json()) as any;
@@ -78,10 +87,21 @@ describe('demo responses', () => {
   });
 
   it('calls a function tool and answers its output', async () => {
-    const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const tools = [
+      {
+        type: 'function',
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ];
     const first = (await (await respond({ input: 'What is the weather?', tools })).json()) as any;
     const call = first.output[0];
-    expect(call).toMatchObject({ type: 'function_call', status: 'completed', name: 'get_weather', arguments: '{"city":"demo-city"}' });
+    expect(call).toMatchObject({
+      type: 'function_call',
+      status: 'completed',
+      name: 'get_weather',
+      arguments: '{"city":"demo-city"}',
+    });
     expect(call.call_id).toMatch(/^call_demo_/);
     const second = (await (
       await respond({
@@ -114,8 +134,18 @@ describe('demo responses', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const list = await events(response);
     const types = list.map((e) => e.event);
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-    expect(types.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(types.slice(-4)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     const deltas = list.filter((e) => e.event === 'response.output_text.delta');
     expect(deltas.length).toBeGreaterThan(3);
     list.forEach((e, i) => {
@@ -134,8 +164,12 @@ describe('demo responses', () => {
   });
 
   it('streams function calls and ends with response.incomplete when cut', async () => {
-    const tools = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }];
-    const calls = (await events(await respond({ input: 'x', tools, tool_choice: 'required', stream: true }))).map((e) => e.event);
+    const tools = [
+      { type: 'function', name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } },
+    ];
+    const calls = (await events(await respond({ input: 'x', tools, tool_choice: 'required', stream: true }))).map(
+      (e) => e.event,
+    );
     expect(calls).toContain('response.function_call_arguments.delta');
     expect(calls).toContain('response.function_call_arguments.done');
     const cut = await events(await respond({ input: 'Hello', max_output_tokens: 16, stream: true }));

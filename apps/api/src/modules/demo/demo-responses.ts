@@ -92,7 +92,14 @@ export function readInput(input: unknown, instructions: string | undefined): Tur
     } else if (type === 'function_call_output') {
       if (typeof item.call_id !== 'string') throw missing(`${param}.call_id`);
       const { text, images } = readParts(item.output, `${param}.output`);
-      turns.push({ role: 'tool', text, images, toolCalls: [], toolCallId: item.call_id, toolName: toolNames.get(item.call_id) });
+      turns.push({
+        role: 'tool',
+        text,
+        images,
+        toolCalls: [],
+        toolCallId: item.call_id,
+        toolName: toolNames.get(item.call_id),
+      });
     }
     // Other item types (reasoning, item_reference, built-in tool calls) carry nothing the demo answers to.
   });
@@ -111,7 +118,15 @@ export function responses(json: unknown, model: string, ctx: HandlerContext): Re
   const format = readOutputFormat(textConfig.format, 'text.format');
   const key = requestKey(body, model);
 
-  const reply = planReply({ turns, tools, toolChoice, format, variant: 0, maxTokens: maxOutputTokens, requestKey: key });
+  const reply = planReply({
+    turns,
+    tools,
+    toolChoice,
+    format,
+    variant: 0,
+    maxTokens: maxOutputTokens,
+    requestKey: key,
+  });
   const inputTokens = promptTokens(turns, tools);
   const usage = {
     input_tokens: inputTokens,
@@ -197,7 +212,10 @@ export function responses(json: unknown, model: string, ctx: HandlerContext): Re
       yield emit('response.output_text.done', { ...where, text: reply.text, logprobs: [] });
       yield emit('response.content_part.done', { ...where, part: textPart(reply.text) });
     } else {
-      yield emit('response.output_item.added', { output_index: 0, item: { ...finalItem, status: 'in_progress', arguments: '' } });
+      yield emit('response.output_item.added', {
+        output_index: 0,
+        item: { ...finalItem, status: 'in_progress', arguments: '' },
+      });
       for (const delta of chunkTokens(reply.call.arguments, TOKENS_PER_DELTA)) {
         yield emit('response.function_call_arguments.delta', { item_id: itemId, output_index: 0, delta });
       }

@@ -55,7 +55,11 @@ async function startServer(provider: DemoProvider): Promise<TestServer> {
     let json: unknown;
     let form: FormData | undefined;
     if (contentType.startsWith('multipart/form-data')) {
-      form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body }).formData();
+      form = await new Request('http://localhost/', {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      }).formData();
     } else if (body.length > 0) {
       json = JSON.parse(body.toString('utf8'));
     }
@@ -124,7 +128,10 @@ describe('demo provider through the official openai SDK', () => {
   });
 
   it('chat.completions.create', async () => {
-    const completion = await client.chat.completions.create({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hello SDK' }] });
+    const completion = await client.chat.completions.create({
+      model: 'demo-chat',
+      messages: [{ role: 'user', content: 'Hello SDK' }],
+    });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('demo-chat');
     expect(completion.choices[0].message.content).toContain('You said: "Hello SDK"');
@@ -152,10 +159,15 @@ describe('demo provider through the official openai SDK', () => {
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
       {
         type: 'function',
-        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        function: {
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
       },
     ];
-    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Oslo?' }];
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'What is the weather in Oslo?' },
+    ];
     const final = await client.chat.completions.stream({ model: 'demo-chat', messages, tools }).finalChatCompletion();
     const call = final.choices[0].message.tool_calls![0];
     expect(final.choices[0].finish_reason).toBe('tool_calls');
@@ -174,7 +186,11 @@ describe('demo provider through the official openai SDK', () => {
     const slowServer = await startServer(slow);
     try {
       const slowClient = new OpenAI({ apiKey: 'x', baseURL: slowServer.baseURL, maxRetries: 0 });
-      const stream = await slowClient.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'a long question '.repeat(20) }], stream: true });
+      const stream = await slowClient.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'a long question '.repeat(20) }],
+        stream: true,
+      });
       let seen = 0;
       for await (const _chunk of stream) {
         if (++seen === 2) break; // breaking out aborts the HTTP request
@@ -196,19 +212,32 @@ describe('demo provider through the official openai SDK', () => {
   });
 
   it('completions.create', async () => {
-    const completion = await client.completions.create({ model: 'demo-instruct', prompt: 'Say this is a test', max_tokens: 50 });
+    const completion = await client.completions.create({
+      model: 'demo-instruct',
+      prompt: 'Say this is a test',
+      max_tokens: 50,
+    });
     expect(completion.object).toBe('text_completion');
     expect(completion.choices[0].text).toContain('Say this is a test');
     expect(completion.choices[0].finish_reason).toBe('stop');
   });
 
   it('responses.create, non-stream and stream', async () => {
-    const response = await client.responses.create({ model: 'demo-responses', input: 'Hello Responses', instructions: 'Be nice.' });
+    const response = await client.responses.create({
+      model: 'demo-responses',
+      input: 'Hello Responses',
+      instructions: 'Be nice.',
+    });
     expect(response.status).toBe('completed');
     expect(response.output_text).toContain('You said: "Hello Responses"');
     expect(response.usage!.input_tokens).toBeGreaterThan(0);
 
-    const stream = await client.responses.create({ model: 'demo-responses', input: 'Hello Responses', instructions: 'Be nice.', stream: true });
+    const stream = await client.responses.create({
+      model: 'demo-responses',
+      input: 'Hello Responses',
+      instructions: 'Be nice.',
+      stream: true,
+    });
     const types: string[] = [];
     let text = '';
     for await (const event of stream) {
@@ -219,7 +248,9 @@ describe('demo provider through the official openai SDK', () => {
     expect(types[types.length - 1]).toBe('response.completed');
     expect(text).toBe(response.output_text);
 
-    const final = await client.responses.stream({ model: 'demo-responses', input: 'Hello Responses', instructions: 'Be nice.' }).finalResponse();
+    const final = await client.responses
+      .stream({ model: 'demo-responses', input: 'Hello Responses', instructions: 'Be nice.' })
+      .finalResponse();
     expect(final.output_text).toBe(response.output_text);
   });
 
@@ -234,7 +265,12 @@ describe('demo provider through the official openai SDK', () => {
   });
 
   it('images.generate and images.edit', async () => {
-    const generated = await client.images.generate({ model: 'demo-image', prompt: 'a red kite', size: '256x256', n: 2 });
+    const generated = await client.images.generate({
+      model: 'demo-image',
+      prompt: 'a red kite',
+      size: '256x256',
+      n: 2,
+    });
     expect(generated.data).toHaveLength(2);
     const png = Buffer.from(generated.data![0].b64_json!, 'base64');
     expect(pngSize(png)).toEqual({ width: 256, height: 256 });
@@ -248,21 +284,44 @@ describe('demo provider through the official openai SDK', () => {
   });
 
   it('audio.speech.create and audio.transcriptions.create round trip', async () => {
-    const speech = await client.audio.speech.create({ model: 'demo-tts', input: 'Hello from the SDK test.', voice: 'alloy', response_format: 'wav' });
+    const speech = await client.audio.speech.create({
+      model: 'demo-tts',
+      input: 'Hello from the SDK test.',
+      voice: 'alloy',
+      response_format: 'wav',
+    });
     expect(speech.headers.get('content-type')).toBe('audio/wav');
     const wav = Buffer.from(await speech.arrayBuffer());
     const info = parseWav(wav)!;
     expect(info).toMatchObject({ format: 1, channels: 1, sampleRate: 24_000, bitsPerSample: 16 });
 
-    const transcription = await client.audio.transcriptions.create({ model: 'demo-stt', file: await toFile(wav, 'speech.wav') });
+    const transcription = await client.audio.transcriptions.create({
+      model: 'demo-stt',
+      file: await toFile(wav, 'speech.wav'),
+    });
     expect(transcription.text).toContain('Demo transcription of speech.wav');
-    const verbose = await client.audio.transcriptions.create({ model: 'demo-stt', file: await toFile(wav, 'speech.wav'), response_format: 'verbose_json' });
+    const verbose = await client.audio.transcriptions.create({
+      model: 'demo-stt',
+      file: await toFile(wav, 'speech.wav'),
+      response_format: 'verbose_json',
+    });
     expect(verbose.duration).toBeCloseTo(info.durationSeconds, 2);
   });
 
   it('videos.create, retrieve, downloadContent and remix', async () => {
-    const created = await client.videos.create({ model: 'demo-video', prompt: 'a sailing boat', seconds: '4', size: '1280x720' });
-    expect(created).toMatchObject({ object: 'video', status: 'queued', seconds: '4', size: '1280x720', model: 'demo-video' });
+    const created = await client.videos.create({
+      model: 'demo-video',
+      prompt: 'a sailing boat',
+      seconds: '4',
+      size: '1280x720',
+    });
+    expect(created).toMatchObject({
+      object: 'video',
+      status: 'queued',
+      seconds: '4',
+      size: '1280x720',
+      model: 'demo-video',
+    });
     now += 1_000;
     expect((await client.videos.retrieve(created.id)).status).toBe('in_progress');
     now += 2_000;

@@ -239,7 +239,8 @@ export function readFunctionTools(value: unknown, shape: 'chat' | 'responses'): 
   if (!Array.isArray(value)) throw invalid(`Invalid type for 'tools': expected an array.`, 'tools', 'invalid_type');
   const tools: FunctionTool[] = [];
   value.forEach((tool, index) => {
-    if (!isObject(tool)) throw invalid(`Invalid 'tools[${index}]': expected an object.`, `tools[${index}]`, 'invalid_type');
+    if (!isObject(tool))
+      throw invalid(`Invalid 'tools[${index}]': expected an object.`, `tools[${index}]`, 'invalid_type');
     if (tool.type !== 'function') return; // built-in tools (web_search, ...) are accepted and never called
     const fn = shape === 'chat' ? tool.function : tool;
     if (!isObject(fn) || typeof fn.name !== 'string' || fn.name === '') {
@@ -262,7 +263,10 @@ export function readFunctionTools(value: unknown, shape: 'chat' | 'responses'): 
 export function readToolChoice(value: unknown, hasTools: boolean): ToolChoice {
   const choice = parseToolChoice(value, hasTools);
   if (!hasTools && (choice.mode === 'required' || choice.mode === 'function')) {
-    throw invalid(`Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.`, 'tool_choice');
+    throw invalid(
+      `Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.`,
+      'tool_choice',
+    );
   }
   return choice;
 }

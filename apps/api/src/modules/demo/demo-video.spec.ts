@@ -50,7 +50,10 @@ class BitReader {
 describe('demo videos', () => {
   it('runs the lifecycle queued → in_progress → completed with a fake clock', async () => {
     const { call, advance } = setup(10);
-    const created = await call({ method: 'video_generation', json: { model: 'x', prompt: 'a paper boat', seconds: '8', size: '1280x720' } });
+    const created = await call({
+      method: 'video_generation',
+      json: { model: 'x', prompt: 'a paper boat', seconds: '8', size: '1280x720' },
+    });
     expect(created.status).toBe(200);
     const job = (await created.json()) as any;
     expect(job).toEqual({
@@ -74,7 +77,10 @@ describe('demo videos', () => {
     expect(await retrieve()).toMatchObject({ status: 'in_progress', progress: 50, completed_at: null });
     const early = await call({ method: 'video_content', videoId: job.id });
     expect(early.status).toBe(409);
-    expect(((await early.json()) as any).error).toMatchObject({ type: 'invalid_request_error', code: 'video_not_ready' });
+    expect(((await early.json()) as any).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'video_not_ready',
+    });
 
     advance(5_000);
     expect(await retrieve()).toMatchObject({ status: 'completed', progress: 100, completed_at: START / 1000 + 10 });
@@ -84,7 +90,9 @@ describe('demo videos', () => {
     const mp4 = Buffer.from(await content.arrayBuffer());
     expect(mp4.toString('latin1', 4, 8)).toBe('ftyp');
     // The content is the deterministic rendering of the prompt at that size and duration.
-    expect(mp4.equals(renderVideo({ seed: sha256Hex('video', 'a paper boat'), size: '1280x720', seconds: '8' }))).toBe(true);
+    expect(mp4.equals(renderVideo({ seed: sha256Hex('video', 'a paper boat'), size: '1280x720', seconds: '8' }))).toBe(
+      true,
+    );
   });
 
   it('hides other owners’ jobs and unknown ids behind 404 video_not_found', async () => {
@@ -100,18 +108,31 @@ describe('demo videos', () => {
     ]) {
       const response = await call(c);
       expect(response.status).toBe(404);
-      expect(((await response.json()) as any).error).toMatchObject({ type: 'invalid_request_error', code: 'video_not_found' });
+      expect(((await response.json()) as any).error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'video_not_found',
+      });
     }
     expect((await call({ method: 'video_retrieve', videoId: job.id })).status).toBe(200);
   });
 
   it('remixes a completed video into a new job', async () => {
     const { call, advance } = setup(1);
-    const source = (await (await call({ method: 'video_generation', json: { prompt: 'a cat', seconds: '4' } })).json()) as any;
+    const source = (await (
+      await call({ method: 'video_generation', json: { prompt: 'a cat', seconds: '4' } })
+    ).json()) as any;
     expect((await call({ method: 'video_remix', videoId: source.id, json: { prompt: 'a dog' } })).status).toBe(409);
     advance(1_000);
-    const remix = (await (await call({ method: 'video_remix', videoId: source.id, json: { prompt: 'a dog' } })).json()) as any;
-    expect(remix).toMatchObject({ status: 'queued', prompt: 'a dog', seconds: '4', size: '720x1280', remixed_from_video_id: source.id });
+    const remix = (await (
+      await call({ method: 'video_remix', videoId: source.id, json: { prompt: 'a dog' } })
+    ).json()) as any;
+    expect(remix).toMatchObject({
+      status: 'queued',
+      prompt: 'a dog',
+      seconds: '4',
+      size: '720x1280',
+      remixed_from_video_id: source.id,
+    });
     expect(remix.id).not.toBe(source.id);
   });
 
@@ -138,7 +159,17 @@ describe('demo videos', () => {
 
   it('evicts the oldest jobs beyond the bound', () => {
     const store = new VideoStore(2);
-    const job = (id: string): VideoJob => ({ id, owner: '', model: 'm', prompt: 'p', seconds: '4', size: '720x1280', createdMs: 0, remixedFrom: null, seed: 'ab' });
+    const job = (id: string): VideoJob => ({
+      id,
+      owner: '',
+      model: 'm',
+      prompt: 'p',
+      seconds: '4',
+      size: '720x1280',
+      createdMs: 0,
+      remixedFrom: null,
+      seed: 'ab',
+    });
     store.add(job('a'));
     store.add(job('b'));
     store.add(job('c'));

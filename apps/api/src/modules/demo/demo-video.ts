@@ -161,7 +161,12 @@ export function retrieveVideo(id: string | undefined, ctx: VideoCallContext): Re
   return jsonResponse(videoObject(visibleJob(id, ctx), ctx));
 }
 
-export function remixVideo(id: string | undefined, json: unknown, form: FormData | undefined, ctx: VideoCallContext): Response {
+export function remixVideo(
+  id: string | undefined,
+  json: unknown,
+  form: FormData | undefined,
+  ctx: VideoCallContext,
+): Response {
   const source = completedJob(id, ctx);
   const fields = form ? formFields(form, ['prompt']) : isObject(json) ? json : {};
   const prompt = requiredString(fields, 'prompt', { maxLength: 32000 });
@@ -178,7 +183,12 @@ export function remixVideo(id: string | undefined, json: unknown, form: FormData
 }
 
 /** Encoded (small) picture size for a requested size: long side LONG_SIDE, both even, aspect kept. */
-export function encodedSize(size: string): { width: number; height: number; displayWidth: number; displayHeight: number } {
+export function encodedSize(size: string): {
+  width: number;
+  height: number;
+  displayWidth: number;
+  displayHeight: number;
+} {
   const [displayWidth, displayHeight] = size.split('x').map(Number);
   const scale = LONG_SIDE / Math.max(displayWidth, displayHeight);
   const even = (value: number) => Math.max(2, Math.round((value * scale) / 2) * 2);

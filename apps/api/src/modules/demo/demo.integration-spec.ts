@@ -15,7 +15,9 @@ describe('the demo catalog on a fresh install', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('demo'), password: 'demo password' } })).body.data.token;
+    const session = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('demo'), password: 'demo password' } })
+    ).body.data.token;
     key = (await app.http('/api/v1/keys', { token: session, body: { name: 'demo' } })).body.data.key;
     client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 });
   });
@@ -28,11 +30,19 @@ describe('the demo catalog on a fresh install', () => {
   });
 
   it('chats, plain and streamed, with real token counts and a cost', async () => {
-    const completion = await client.chat.completions.create({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hello demo' }] });
+    const completion = await client.chat.completions.create({
+      model: 'demo-chat',
+      messages: [{ role: 'user', content: 'Hello demo' }],
+    });
     expect(completion.choices[0].message.content).toContain('Hello demo');
     expect(completion.usage!.completion_tokens).toBeGreaterThan(0);
     expect((completion.usage as unknown as { cost: number }).cost).toBeGreaterThan(0);
-    const stream = await client.chat.completions.create({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hello demo' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'demo-chat',
+      messages: [{ role: 'user', content: 'Hello demo' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let chunks = 0;
     for await (const chunk of stream) {
@@ -44,15 +54,24 @@ describe('the demo catalog on a fresh install', () => {
   });
 
   it('answers completions, responses, embeddings, images, speech and transcription', async () => {
-    expect((await client.completions.create({ model: 'demo-chat', prompt: 'Once upon' })).choices[0].text.length).toBeGreaterThan(0);
+    expect(
+      (await client.completions.create({ model: 'demo-chat', prompt: 'Once upon' })).choices[0].text.length,
+    ).toBeGreaterThan(0);
     expect((await client.responses.create({ model: 'demo-chat', input: 'Hi' })).output_text.length).toBeGreaterThan(0);
     const embedding = await client.embeddings.create({ model: 'demo-embedding', input: 'vector' });
     expect(embedding.data[0].embedding.length).toBeGreaterThan(0);
     const image = await client.images.generate({ model: 'demo-image', prompt: 'a red square', size: '256x256' });
     expect(Buffer.from(image.data![0].b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    const speech = Buffer.from(await (await client.audio.speech.create({ model: 'demo-tts', input: 'Hello', voice: 'alloy', response_format: 'wav' })).arrayBuffer());
+    const speech = Buffer.from(
+      await (
+        await client.audio.speech.create({ model: 'demo-tts', input: 'Hello', voice: 'alloy', response_format: 'wav' })
+      ).arrayBuffer(),
+    );
     expect(speech.subarray(0, 4).toString()).toBe('RIFF');
-    const transcript = await client.audio.transcriptions.create({ model: 'demo-transcribe', file: await toFile(speech, 'hello.wav') });
+    const transcript = await client.audio.transcriptions.create({
+      model: 'demo-transcribe',
+      file: await toFile(speech, 'hello.wav'),
+    });
     expect(transcript.text.length).toBeGreaterThan(0);
   });
 
@@ -71,10 +90,21 @@ describe('the demo catalog on a fresh install', () => {
   });
 
   it('works unchanged with the Vercel AI SDK (generateText, streamText, embed)', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [join(__dirname, '../../../test/support/vercel-ai-check.mjs')], {
-      env: { ...process.env, NODE_OPTIONS: '', BASE_URL: `${app.url}/v1`, API_KEY: key, CHAT_MODEL: 'demo-chat', EMBED_MODEL: 'demo-embedding' },
-      timeout: 30_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(__dirname, '../../../test/support/vercel-ai-check.mjs')],
+      {
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          BASE_URL: `${app.url}/v1`,
+          API_KEY: key,
+          CHAT_MODEL: 'demo-chat',
+          EMBED_MODEL: 'demo-embedding',
+        },
+        timeout: 30_000,
+      },
+    );
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(result.generatedText).toContain('Say hello to the Vercel AI SDK');
     expect(result.generatedUsage.outputTokens).toBeGreaterThan(0);

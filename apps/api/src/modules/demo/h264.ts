@@ -203,7 +203,10 @@ function idrSlice(yuv: Uint8Array, codedWidth: number, codedHeight: number, idrP
       w.ue(25); // mb_type: I_PCM
       w.alignWithZeros(); // pcm_alignment_zero_bit
       for (let y = 0; y < 16; y++) {
-        luma.set(yuv.subarray((mbY * 16 + y) * codedWidth + mbX * 16, (mbY * 16 + y) * codedWidth + mbX * 16 + 16), y * 16);
+        luma.set(
+          yuv.subarray((mbY * 16 + y) * codedWidth + mbX * 16, (mbY * 16 + y) * codedWidth + mbX * 16 + 16),
+          y * 16,
+        );
       }
       w.raw(luma);
       for (const plane of [lumaSize, lumaSize + chromaSize]) {
@@ -220,7 +223,13 @@ function idrSlice(yuv: Uint8Array, codedWidth: number, codedHeight: number, idrP
 }
 
 /** RGB (width × height) to I420 at the coded size, edges replicated into the padding, BT.601 limited range. */
-function rgbToI420(rgb: Uint8Array, width: number, height: number, codedWidth: number, codedHeight: number): Uint8Array {
+function rgbToI420(
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  codedWidth: number,
+  codedHeight: number,
+): Uint8Array {
   const out = new Uint8Array((codedWidth * codedHeight * 3) / 2);
   const clamp = (v: number) => max(1, min(254, round(v))); // 0 is avoided: old decoders reject PCM 0
   const pixel = (x: number, y: number) => (min(y, height - 1) * width + min(x, width - 1)) * 3;
@@ -257,7 +266,9 @@ export function encodeH264(frames: Iterable<Uint8Array>, width: number, height: 
   const encoded: Uint8Array[] = [];
   let index = 0;
   for (const rgb of frames) {
-    encoded.push(idrSlice(rgbToI420(rgb, width, height, codedWidth, codedHeight), codedWidth, codedHeight, index++ % 2));
+    encoded.push(
+      idrSlice(rgbToI420(rgb, width, height, codedWidth, codedHeight), codedWidth, codedHeight, index++ % 2),
+    );
   }
   return { sps: sequenceParameterSet(width, height, fps), pps: pictureParameterSet(), frames: encoded };
 }

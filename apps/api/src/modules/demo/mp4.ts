@@ -91,26 +91,52 @@ export function muxMp4(stream: H264Stream, options: Mp4Options): Buffer {
     box(
       'moov',
       fullBox(
-        'mvhd', 0, 0,
-        u32(0), u32(0), // creation / modification time
-        u32(timescale), u32(duration),
-        u32(0x00010000), u16(0x0100), Buffer.alloc(10), // rate 1.0, volume 1.0, reserved
-        MATRIX, Buffer.alloc(24), // matrix, pre_defined
+        'mvhd',
+        0,
+        0,
+        u32(0),
+        u32(0), // creation / modification time
+        u32(timescale),
+        u32(duration),
+        u32(0x00010000),
+        u16(0x0100),
+        Buffer.alloc(10), // rate 1.0, volume 1.0, reserved
+        MATRIX,
+        Buffer.alloc(24), // matrix, pre_defined
         u32(2), // next_track_ID
       ),
       box(
         'trak',
         fullBox(
-          'tkhd', 0, 0x000003, // enabled, in movie
-          u32(0), u32(0), u32(1), u32(0), u32(duration), // times, track_ID 1, reserved, duration
-          Buffer.alloc(8), u16(0), u16(0), u16(0), u16(0), // reserved, layer, alternate_group, volume, reserved
+          'tkhd',
+          0,
+          0x000003, // enabled, in movie
+          u32(0),
+          u32(0),
+          u32(1),
+          u32(0),
+          u32(duration), // times, track_ID 1, reserved, duration
+          Buffer.alloc(8),
+          u16(0),
+          u16(0),
+          u16(0),
+          u16(0), // reserved, layer, alternate_group, volume, reserved
           MATRIX,
-          u32(options.displayWidth * 0x10000), u32(options.displayHeight * 0x10000),
+          u32(options.displayWidth * 0x10000),
+          u32(options.displayHeight * 0x10000),
         ),
         box(
           'mdia',
           fullBox('mdhd', 0, 0, u32(0), u32(0), u32(timescale), u32(duration), u16(0x55c4), u16(0)), // language 'und'
-          fullBox('hdlr', 0, 0, u32(0), Buffer.from('vide', 'latin1'), Buffer.alloc(12), Buffer.from('VideoHandler\0', 'latin1')),
+          fullBox(
+            'hdlr',
+            0,
+            0,
+            u32(0),
+            Buffer.from('vide', 'latin1'),
+            Buffer.alloc(12),
+            Buffer.from('VideoHandler\0', 'latin1'),
+          ),
           box(
             'minf',
             fullBox('vmhd', 0, 1, Buffer.alloc(8)), // graphicsmode + opcolor

@@ -30,8 +30,13 @@ export function generateGiftCardCode(random: (size: number) => Buffer = randomBy
 
 /** The canonical form of what someone typed, or null when it cannot be a gift card code. */
 export function normaliseGiftCardCode(input: string): string | null {
-  let body = input.toUpperCase().replace(/[\s-]+/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
-  if (body.length === GIFT_CARD_PREFIX.length + LENGTH && body.startsWith(GIFT_CARD_PREFIX)) body = body.slice(GIFT_CARD_PREFIX.length);
+  let body = input
+    .toUpperCase()
+    .replace(/[\s-]+/g, '')
+    .replace(/O/g, '0')
+    .replace(/[IL]/g, '1');
+  if (body.length === GIFT_CARD_PREFIX.length + LENGTH && body.startsWith(GIFT_CARD_PREFIX))
+    body = body.slice(GIFT_CARD_PREFIX.length);
   if (body.length !== LENGTH || [...body].some((char) => !ALPHABET.includes(char))) return null;
   return format(body);
 }

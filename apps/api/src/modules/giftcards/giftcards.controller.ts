@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { GiftCardIssueResponse, GiftCardRedeemResponse } from '@switchyard/shared-dto';
 import { GiftCardIssueDto, GiftCardRedeemDto } from '@switchyard/shared-dto/validation';
@@ -16,8 +23,13 @@ export class GiftcardsController {
 
   @Post('admin/giftcards')
   @Access({ roles: ['admin'] })
-  @ApiOperation({ summary: 'Issue gift cards (amount, count, optional expiresAt); the codes are shown in this answer only' })
-  async issue(@CurrentUser() admin: SessionPrincipal, @Body() body: GiftCardIssueDto): Promise<Envelope<GiftCardIssueResponse>> {
+  @ApiOperation({
+    summary: 'Issue gift cards (amount, count, optional expiresAt); the codes are shown in this answer only',
+  })
+  async issue(
+    @CurrentUser() admin: SessionPrincipal,
+    @Body() body: GiftCardIssueDto,
+  ): Promise<Envelope<GiftCardIssueResponse>> {
     return envelope(await this.giftcards.issue(admin.userId, body), 'Copy the codes now: they are not shown again');
   }
 
@@ -29,7 +41,11 @@ export class GiftcardsController {
   @ApiConflictResponse({ description: 'GIFTCARD_ALREADY_REDEEMED' })
   @ApiUnprocessableEntityResponse({ description: 'GIFTCARD_EXPIRED' })
   @ApiTooManyRequestsResponse({ description: 'RATE_LIMITED, with Retry-After' })
-  async redeem(@CurrentUser() user: SessionPrincipal, @Body() body: GiftCardRedeemDto, @Req() req: Request): Promise<Envelope<GiftCardRedeemResponse>> {
+  async redeem(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: GiftCardRedeemDto,
+    @Req() req: Request,
+  ): Promise<Envelope<GiftCardRedeemResponse>> {
     const result = await this.giftcards.redeem(user.userId, clientAddress(req), body.code);
     return envelope(result, result.message);
   }

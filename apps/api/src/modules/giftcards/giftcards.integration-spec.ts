@@ -12,7 +12,9 @@ const ADMIN = { email: 'giftcard-admin@example.com', password: 'admin password 1
 const CODE = /^SYGC(-[0-9A-HJKMNP-TV-Z]{4}){4}$/;
 
 async function register(app: TestApp, tag: string) {
-  const res = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail(tag), password: `${tag} password` } });
+  const res = await app.http('/api/v1/auth/register', {
+    body: { email: uniqueEmail(tag), password: `${tag} password` },
+  });
   return { token: res.body.data.token as string, id: res.body.data.user.id as string };
 }
 
@@ -20,7 +22,11 @@ async function signInAdmin(app: TestApp): Promise<string> {
   return (await app.http('/api/v1/auth/login', { body: ADMIN })).body.data.token;
 }
 
-async function issue(app: TestApp, admin: string, body: Record<string, unknown>): Promise<{ id: string; code: string }[]> {
+async function issue(
+  app: TestApp,
+  admin: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; code: string }[]> {
   const res = await app.http('/api/v1/admin/giftcards', { token: admin, body });
   if (res.status !== 201) throw new Error(`issuing failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.cards;
@@ -34,7 +40,9 @@ const redeem = (app: TestApp, token: string, code: string, address: string) =>
   app.http('/api/v1/giftcard/redeem', { token, body: { code }, headers: { 'x-forwarded-for': address } });
 
 async function giftCardCredits(app: TestApp, cardId: string) {
-  return app.database.dataSource.query(`SELECT user_id, amount_micros FROM ledger_entries WHERE idempotency_key = $1`, [`giftcard:${cardId}`]);
+  return app.database.dataSource.query(`SELECT user_id, amount_micros FROM ledger_entries WHERE idempotency_key = $1`, [
+    `giftcard:${cardId}`,
+  ]);
 }
 
 describe('gift cards', () => {
@@ -49,7 +57,10 @@ describe('gift cards', () => {
   afterAll(() => app?.close());
 
   it('are issued by admins only, codes shown once (80 random bits, readable) and stored only as hashes', async () => {
-    const res = await app.http('/api/v1/admin/giftcards', { token: admin, body: { amount: 10, count: 5, expiresAt: '2099-01-31' } });
+    const res = await app.http('/api/v1/admin/giftcards', {
+      token: admin,
+      body: { amount: 10, count: 5, expiresAt: '2099-01-31' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.message).toMatch(/not shown again/);
     const { amount, expiresAt, cards } = res.body.data;
@@ -58,10 +69,11 @@ describe('gift cards', () => {
     expect(cards).toHaveLength(5);
     expect(new Set(cards.map((card: { code: string }) => card.code)).size).toBe(5);
     for (const card of cards) expect(card.code).toMatch(CODE);
-    const stored: { code_hash: string; amount_micros: string; redeemed_at: Date | null }[] = await app.database.dataSource.query(
-      'SELECT code_hash, amount_micros, redeemed_at FROM gift_cards WHERE id = ANY($1::uuid[])',
-      [cards.map((card: { id: string }) => card.id)],
-    );
+    const stored: { code_hash: string; amount_micros: string; redeemed_at: Date | null }[] =
+      await app.database.dataSource.query(
+        'SELECT code_hash, amount_micros, redeemed_at FROM gift_cards WHERE id = ANY($1::uuid[])',
+        [cards.map((card: { id: string }) => card.id)],
+      );
     expect(stored).toHaveLength(5);
     const dump = JSON.stringify(await app.database.dataSource.query('SELECT * FROM gift_cards'));
     for (const card of cards) {
@@ -78,7 +90,15 @@ describe('gift cards', () => {
   });
 
   it('validate what an admin asks for: amount, count and a future expiry', async () => {
-    for (const body of [{ amount: 0, count: 1 }, { amount: 10, count: 0 }, { amount: 10, count: 501 }, { amount: 10.001, count: 1 }, { amount: 10, count: 1, expiresAt: 'soon' }, { amount: 10, count: 1, expiresAt: '2001-01-01' }, { amount: 10, count: 1, extra: true }]) {
+    for (const body of [
+      { amount: 0, count: 1 },
+      { amount: 10, count: 0 },
+      { amount: 10, count: 501 },
+      { amount: 10.001, count: 1 },
+      { amount: 10, count: 1, expiresAt: 'soon' },
+      { amount: 10, count: 1, expiresAt: '2001-01-01' },
+      { amount: 10, count: 1, extra: true },
+    ]) {
       const res = await app.http('/api/v1/admin/giftcards', { token: admin, body });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -92,9 +112,17 @@ describe('gift cards', () => {
     const typed = ` ${card.code.toLowerCase().replace(/-/g, ' ')} `;
     const res = await redeem(app, user.token, typed, address);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ success: true, message: 'Gift card redeemed: 7.50 added to your balance', amountAdded: 7.5, newBalance: 7.5 });
+    expect(res.body.data).toEqual({
+      success: true,
+      message: 'Gift card redeemed: 7.50 added to your balance',
+      amountAdded: 7.5,
+      newBalance: 7.5,
+    });
     expect(await giftCardCredits(app, card.id)).toEqual([{ user_id: user.id, amount_micros: '7500000' }]);
-    expect((await app.http('/api/v1/usage/me/summary', { token: user.token })).body.data).toMatchObject({ maxBudget: 7.5, remainingBudget: 7.5 });
+    expect((await app.http('/api/v1/usage/me/summary', { token: user.token })).body.data).toMatchObject({
+      maxBudget: 7.5,
+      remainingBudget: 7.5,
+    });
     const history = (await app.http('/api/v1/usage/me/ledger', { token: user.token })).body.data.items;
     expect(history).toEqual([expect.objectContaining({ kind: 'gift_card', amount: 7.5, reference: card.id })]);
 
@@ -114,10 +142,21 @@ describe('gift cards', () => {
     const malformed = await redeem(app, user.token, 'not a code', address);
     expect([malformed.status, malformed.body.error.code]).toEqual([404, 'GIFTCARD_NOT_FOUND']);
 
-    const [expiring] = await issue(app, admin, { amount: 3, count: 1, expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
-    await app.database.dataSource.query(`UPDATE gift_cards SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.id]);
+    const [expiring] = await issue(app, admin, {
+      amount: 3,
+      count: 1,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await app.database.dataSource.query(
+      `UPDATE gift_cards SET expires_at = now() - interval '1 second' WHERE id = $1`,
+      [expiring.id],
+    );
     const expired = await redeem(app, user.token, expiring.code, address);
-    expect([expired.status, expired.body.error.code, expired.body.message]).toEqual([422, 'GIFTCARD_EXPIRED', 'This gift card has expired']);
+    expect([expired.status, expired.body.error.code, expired.body.message]).toEqual([
+      422,
+      'GIFTCARD_EXPIRED',
+      'This gift card has expired',
+    ]);
     expect(await giftCardCredits(app, expiring.id)).toEqual([]);
     expect((await app.http('/api/v1/giftcard/redeem', { token: user.token, body: { code: '' } })).status).toBe(400);
     expect((await app.http('/api/v1/giftcard/redeem', { body: { code: expiring.code } })).status).toBe(401);
@@ -135,14 +174,23 @@ describe('gift cards', () => {
     const address = nextAddress();
     expect((await redeem(app, other.token, retried.code, address)).status).toBe(409);
     const finished = await redeem(app, owner.token, retried.code, address);
-    expect(finished.body.data).toEqual({ success: true, message: 'Gift card redeemed: 4.00 added to your balance', amountAdded: 4, newBalance: 4 });
+    expect(finished.body.data).toEqual({
+      success: true,
+      message: 'Gift card redeemed: 4.00 added to your balance',
+      amountAdded: 4,
+      newBalance: 4,
+    });
     expect((await redeem(app, owner.token, retried.code, address)).status).toBe(409);
 
     const service = app.app.get(GiftcardsService);
     expect(await service.recoverUnfinished()).toBe(1);
     expect(await service.recoverUnfinished()).toBe(0);
-    for (const card of [retried, swept]) expect(await giftCardCredits(app, card.id)).toEqual([{ user_id: owner.id, amount_micros: '4000000' }]);
-    const notes: { credited_at: Date | null }[] = await app.database.dataSource.query('SELECT credited_at FROM gift_cards WHERE id = ANY($1::uuid[])', [[retried.id, swept.id]]);
+    for (const card of [retried, swept])
+      expect(await giftCardCredits(app, card.id)).toEqual([{ user_id: owner.id, amount_micros: '4000000' }]);
+    const notes: { credited_at: Date | null }[] = await app.database.dataSource.query(
+      'SELECT credited_at FROM gift_cards WHERE id = ANY($1::uuid[])',
+      [[retried.id, swept.id]],
+    );
     expect(notes.every((row) => row.credited_at !== null)).toBe(true);
     expect((await app.http('/api/v1/usage/me/summary', { token: owner.token })).body.data.remainingBudget).toBe(8);
   });
@@ -152,7 +200,9 @@ describe('gift cards', () => {
     const guesser = await register(app, 'guesser');
     const address = nextAddress();
     for (let i = 0; i < limits.giftcardAttemptsPerAccount; i += 1)
-      expect((await redeem(app, guesser.token, `SYGC-0000-0000-0000-${String(i).padStart(4, '0')}`, address)).status).toBe(404);
+      expect(
+        (await redeem(app, guesser.token, `SYGC-0000-0000-0000-${String(i).padStart(4, '0')}`, address)).status,
+      ).toBe(404);
     const limited = await redeem(app, guesser.token, card.code, address);
     expect(limited.status).toBe(429);
     expect(limited.body.error).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
@@ -162,7 +212,9 @@ describe('gift cards', () => {
     // Other accounts from the same address: allowed until the address has made its 12 attempts in all.
     const [first, second] = [await register(app, 'crowd'), await register(app, 'crowd')];
     for (let i = 0; i < limits.giftcardAttemptsPerIp - limits.giftcardAttemptsPerAccount - 1; i += 1)
-      expect((await redeem(app, i % 2 ? first.token : second.token, 'SYGC-1111-1111-1111-1111', address)).status).toBe(404);
+      expect((await redeem(app, i % 2 ? first.token : second.token, 'SYGC-1111-1111-1111-1111', address)).status).toBe(
+        404,
+      );
     const byAddress = await redeem(app, first.token, card.code, address);
     expect(byAddress.status).toBe(429);
     // From elsewhere, the card is still good.
@@ -176,11 +228,19 @@ describe('one gift card, 50 concurrent redemptions', () => {
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    const overrides = { signupCredit: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, trustProxy: true, giftcardAttemptsPerAccount: 25, giftcardAttemptsPerIp: 25 };
+    const overrides = {
+      signupCredit: 0,
+      adminEmail: ADMIN.email,
+      adminPassword: ADMIN.password,
+      trustProxy: true,
+      giftcardAttemptsPerAccount: 25,
+      giftcardAttemptsPerIp: 25,
+    };
     const first = await startTestApp(overrides);
     apps.push(first);
     // The same Redis prefix, so both instances count attempts in the same place.
-    if (twoInstances) apps.push(await startTestApp({ ...overrides, redisPrefix: first.config.redisPrefix }, first.testDatabase));
+    if (twoInstances)
+      apps.push(await startTestApp({ ...overrides, redisPrefix: first.config.redisPrefix }, first.testDatabase));
   });
   afterAll(async () => {
     for (const app of [...apps].reverse()) await app.close();
@@ -194,16 +254,24 @@ describe('one gift card, 50 concurrent redemptions', () => {
     for (let round = 1; round <= 5; round += 1) {
       const [card] = await issue(apps[0], admin, { amount: 25, count: 1 });
       // 10 accounts, 5 attempts each, from 10 addresses, spread over the instances.
-      const attempts = Array.from({ length: 50 }, (_, i) => ({ user: users[i % 10], app: apps[i % apps.length], address: `203.0.113.${i % 10}` }));
+      const attempts = Array.from({ length: 50 }, (_, i) => ({
+        user: users[i % 10],
+        app: apps[i % apps.length],
+        address: `203.0.113.${i % 10}`,
+      }));
       const started = Date.now();
-      const answers = await Promise.all(attempts.map(({ user, app, address }) => redeem(app, user.token, card.code, address)));
+      const answers = await Promise.all(
+        attempts.map(({ user, app, address }) => redeem(app, user.token, card.code, address)),
+      );
       const ms = Date.now() - started;
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
       expect(statuses.filter((status) => status === 409)).toHaveLength(49);
       const winner = attempts[statuses.indexOf(200)].user;
       expect(await giftCardCredits(apps[0], card.id)).toEqual([{ user_id: winner.id, amount_micros: '25000000' }]);
-      const [row] = await apps[0].database.dataSource.query('SELECT redeemed_by FROM gift_cards WHERE id = $1', [card.id]);
+      const [row] = await apps[0].database.dataSource.query('SELECT redeemed_by FROM gift_cards WHERE id = $1', [
+        card.id,
+      ]);
       expect(row.redeemed_by).toBe(winner.id);
       total += 25_000_000;
       figures.push(`round ${round}: 50 attempts in ${ms} ms, 1 credited, 49 refused with 409`);
@@ -213,7 +281,9 @@ describe('one gift card, 50 concurrent redemptions', () => {
       [users.map((user) => user.id)],
     );
     expect(Number(credits)).toBe(total);
-    console.log(`gift card race (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`);
+    console.log(
+      `gift card race (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`,
+    );
   });
 });
 

@@ -9,7 +9,13 @@ export interface ClaimedCard {
   userId: string;
 }
 
-export type CardState = { id: string; amountMicros: number; redeemedAt: Date | null; redeemedBy: string | null; creditedAt: Date | null };
+export type CardState = {
+  id: string;
+  amountMicros: number;
+  redeemedAt: Date | null;
+  redeemedBy: string | null;
+  creditedAt: Date | null;
+};
 
 const claimed = (row: { id: string; amount_micros: string; redeemed_by: string }): ClaimedCard => ({
   id: row.id,
@@ -26,7 +32,12 @@ export class GiftcardsRepository {
   constructor(@InjectRepository(GiftCardEntity) private readonly cards: Repository<GiftCardEntity>) {}
 
   /** Inserts the cards in one statement; answers their ids in the order of `codeHashes`. */
-  async insertMany(codeHashes: string[], amountMicros: number, expiresAt: Date | null, createdBy: string | null): Promise<string[]> {
+  async insertMany(
+    codeHashes: string[],
+    amountMicros: number,
+    expiresAt: Date | null,
+    createdBy: string | null,
+  ): Promise<string[]> {
     const rows: { id: string; code_hash: string }[] = await this.cards.query(
       `INSERT INTO gift_cards (code_hash, amount_micros, expires_at, created_by)
        SELECT hash, $2, $3, $4 FROM unnest($1::text[]) AS hash RETURNING id, code_hash`,
@@ -57,7 +68,13 @@ export class GiftcardsRepository {
   async findByHash(codeHash: string): Promise<CardState | null> {
     const card = await this.cards.findOneBy({ codeHash });
     return card
-      ? { id: card.id, amountMicros: Number(card.amountMicros), redeemedAt: card.redeemedAt, redeemedBy: card.redeemedBy, creditedAt: card.creditedAt }
+      ? {
+          id: card.id,
+          amountMicros: Number(card.amountMicros),
+          redeemedAt: card.redeemedAt,
+          redeemedBy: card.redeemedBy,
+          creditedAt: card.creditedAt,
+        }
       : null;
   }
 

@@ -39,7 +39,10 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
 
   onModuleInit(): void {
     this.timer = setInterval(
-      () => void this.recoverUnfinished().catch((error: Error) => this.logger.error(`gift card recovery failed: ${error.message}`)),
+      () =>
+        void this.recoverUnfinished().catch((error: Error) =>
+          this.logger.error(`gift card recovery failed: ${error.message}`),
+        ),
       RECOVERY_SWEEP_MS,
     );
     this.timer.unref();
@@ -59,8 +62,14 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     const amountMicros = Math.round(request.amount * 1e6);
     const codes = Array.from({ length: request.count }, () => generateGiftCardCode());
     const ids = await this.repository.insertMany(codes.map(hashGiftCardCode), amountMicros, expiresAt, issuedBy);
-    this.logger.log(`${request.count} gift cards of ${money(request.amount)} issued${issuedBy ? ` by ${issuedBy}` : ' from the command line'}`);
-    return { amount: toUnits(amountMicros), expiresAt: expiresAt?.toISOString() ?? null, cards: codes.map((code, i) => ({ id: ids[i], code })) };
+    this.logger.log(
+      `${request.count} gift cards of ${money(request.amount)} issued${issuedBy ? ` by ${issuedBy}` : ' from the command line'}`,
+    );
+    return {
+      amount: toUnits(amountMicros),
+      expiresAt: expiresAt?.toISOString() ?? null,
+      cards: codes.map((code, i) => ({ id: ids[i], code })),
+    };
   }
 
   /**
@@ -73,15 +82,30 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
    */
   async redeem(userId: string, clientAddress: string, typed: string): Promise<GiftCardRedeemResponse> {
     const windowSeconds = this.config.rateLimitWindowSeconds;
-    await this.rateLimiter.consume({ bucket: 'giftcard-ip', subject: clientAddress, max: this.config.giftcardAttemptsPerIp, windowSeconds });
-    await this.rateLimiter.consume({ bucket: 'giftcard-account', subject: userId, max: this.config.giftcardAttemptsPerAccount, windowSeconds });
+    await this.rateLimiter.consume({
+      bucket: 'giftcard-ip',
+      subject: clientAddress,
+      max: this.config.giftcardAttemptsPerIp,
+      windowSeconds,
+    });
+    await this.rateLimiter.consume({
+      bucket: 'giftcard-account',
+      subject: userId,
+      max: this.config.giftcardAttemptsPerAccount,
+      windowSeconds,
+    });
     const code = normaliseGiftCardCode(typed);
     const codeHash = code ? hashGiftCardCode(code) : null;
     let card = codeHash ? await this.repository.claim(codeHash, userId) : null;
     if (!card) {
       const state = codeHash ? await this.repository.findByHash(codeHash) : null;
-      if (!state) throw new GiftcardsException(GiftcardsErrorCode.GIFTCARD_NOT_FOUND, 'No gift card has this code; check it and try again');
-      if (!state.redeemedAt) throw new GiftcardsException(GiftcardsErrorCode.GIFTCARD_EXPIRED, 'This gift card has expired');
+      if (!state)
+        throw new GiftcardsException(
+          GiftcardsErrorCode.GIFTCARD_NOT_FOUND,
+          'No gift card has this code; check it and try again',
+        );
+      if (!state.redeemedAt)
+        throw new GiftcardsException(GiftcardsErrorCode.GIFTCARD_EXPIRED, 'This gift card has expired');
       // The caller's own earlier attempt claimed it but did not get to credit it: finish that attempt now.
       if (state.redeemedBy !== userId || state.creditedAt) throw this.alreadyRedeemed();
       card = { id: state.id, amountMicros: state.amountMicros, userId };
@@ -90,7 +114,12 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     if (!credited) throw this.alreadyRedeemed();
     const amountAdded = toUnits(card.amountMicros);
     const { remainingBudget } = await this.ledger.summary(userId);
-    return { success: true, message: `Gift card redeemed: ${money(amountAdded)} added to your balance`, amountAdded, newBalance: remainingBudget };
+    return {
+      success: true,
+      message: `Gift card redeemed: ${money(amountAdded)} added to your balance`,
+      amountAdded,
+      newBalance: remainingBudget,
+    };
   }
 
   /** Credits cards whose redemption was interrupted between claim and credit; returns how many it credited. */
@@ -107,12 +136,21 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
 
   /** The one credit path of a card: idempotent by the card id, then noted on the card. */
   private async creditCard(card: ClaimedCard): Promise<boolean> {
-    const credited = await this.ledger.credit(card.userId, card.amountMicros, 'gift_card', card.id, giftCardCreditKey(card.id));
+    const credited = await this.ledger.credit(
+      card.userId,
+      card.amountMicros,
+      'gift_card',
+      card.id,
+      giftCardCreditKey(card.id),
+    );
     await this.repository.markCredited(card.id);
     return credited;
   }
 
   private alreadyRedeemed(): GiftcardsException {
-    return new GiftcardsException(GiftcardsErrorCode.GIFTCARD_ALREADY_REDEEMED, 'This gift card has already been redeemed');
+    return new GiftcardsException(
+      GiftcardsErrorCode.GIFTCARD_ALREADY_REDEEMED,
+      'This gift card has already been redeemed',
+    );
   }
 }

@@ -26,8 +26,13 @@ export class HealthController {
 
   @Get('readyz')
   @Access({ public: true })
-  @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer and the instance is not shutting down; 503 otherwise' })
-  async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessResponse & { redis?: 'ok' | 'unavailable' }> {
+  @ApiOperation({
+    summary:
+      'Readiness: the database (and Redis, when configured) answer and the instance is not shutting down; 503 otherwise',
+  })
+  async ready(
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ReadinessResponse & { redis?: 'ok' | 'unavailable' }> {
     const [database, redis] = await Promise.all([this.database.ping(), this.redis.ping()]);
     const draining = this.lifecycle.draining;
     const ok = database && redis && !draining;

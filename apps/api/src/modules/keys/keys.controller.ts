@@ -15,7 +15,10 @@ export class KeysController {
   @Post()
   @Access()
   @ApiOperation({ summary: 'Create an API key; the key is shown in this answer only' })
-  async create(@CurrentUser() user: SessionPrincipal, @Body() body: KeyCreateDto): Promise<Envelope<ApiKeyCreatedResponse>> {
+  async create(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: KeyCreateDto,
+  ): Promise<Envelope<ApiKeyCreatedResponse>> {
     return envelope(await this.keys.create(user.userId, body.name), 'Copy the key now: it is not shown again');
   }
 
@@ -28,9 +31,16 @@ export class KeysController {
 
   @Put(':id/limits')
   @Access()
-  @ApiOperation({ summary: "Set or clear a key's spend limits (total, daily, weekly, monthly, per request; currency units, null clears)" })
+  @ApiOperation({
+    summary:
+      "Set or clear a key's spend limits (total, daily, weekly, monthly, per request; currency units, null clears)",
+  })
   @ApiNotFoundResponse({ description: 'KEY_NOT_FOUND (also for another user’s key)' })
-  async setLimits(@CurrentUser() user: SessionPrincipal, @Param('id') id: string, @Body() body: KeyLimitsUpdateDto): Promise<Envelope<ApiKeyResponse>> {
+  async setLimits(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('id') id: string,
+    @Body() body: KeyLimitsUpdateDto,
+  ): Promise<Envelope<ApiKeyResponse>> {
     return envelope(await this.keys.setLimits(user.userId, id, body), 'Limits saved');
   }
 

@@ -9,8 +9,11 @@ describe('API keys over HTTP', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    alice = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('alice'), password: 'alice password' } })).body.data.token;
-    bob = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('bob'), password: 'bob password 1' } })).body.data.token;
+    alice = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('alice'), password: 'alice password' } })
+    ).body.data.token;
+    bob = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('bob'), password: 'bob password 1' } }))
+      .body.data.token;
   });
   afterAll(() => app?.close());
 
@@ -24,7 +27,16 @@ describe('API keys over HTTP', () => {
     const entry = listed.find((k: { id: string }) => k.id === id);
     expect(entry.token).toBe(`${key.slice(0, 12)}…${key.slice(-4)}`);
     expect(JSON.stringify(listed)).not.toContain(key);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'limits', 'name', 'requestsPerMinute', 'status', 'token']);
+    expect(Object.keys(entry).sort()).toEqual([
+      'createdAt',
+      'id',
+      'lastUsedAt',
+      'limits',
+      'name',
+      'requestsPerMinute',
+      'status',
+      'token',
+    ]);
     expect(entry.limits).toEqual({ total: null, daily: null, weekly: null, monthly: null, perRequest: null });
     const stored = await app.database.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
     expect(stored[0].key_hash).not.toContain(key.slice(3));
@@ -44,7 +56,10 @@ describe('API keys over HTTP', () => {
     const theirs = await app.http(`/api/v1/keys/${mine.id}`, { method: 'DELETE', token: bob });
     expect(theirs.status).toBe(404);
     expect(theirs.body.error.code).toBe('KEY_NOT_FOUND');
-    const missing = await app.http('/api/v1/keys/00000000-0000-0000-0000-000000000000', { method: 'DELETE', token: bob });
+    const missing = await app.http('/api/v1/keys/00000000-0000-0000-0000-000000000000', {
+      method: 'DELETE',
+      token: bob,
+    });
     expect(missing.body).toMatchObject({ error: { code: 'KEY_NOT_FOUND' }, message: theirs.body.message });
     expect((await app.http('/api/v1/keys/not-a-uuid', { method: 'DELETE', token: bob })).status).toBe(404);
     expect((await app.http('/v1/models', { token: mine.key })).status).toBe(200);
@@ -54,10 +69,14 @@ describe('API keys over HTTP', () => {
     const key = (await app.http('/api/v1/keys', { token: alice, body: { name: 'short-lived' } })).body.data;
     expect((await app.http('/v1/models', { token: key.key })).status).toBe(200);
     await app.app.get(KeysService).flushTouches();
-    const used = (await app.http('/api/v1/keys', { token: alice })).body.data.find((k: { id: string }) => k.id === key.id);
+    const used = (await app.http('/api/v1/keys', { token: alice })).body.data.find(
+      (k: { id: string }) => k.id === key.id,
+    );
     expect(used.lastUsedAt).not.toBeNull();
     expect((await app.http(`/api/v1/keys/${key.id}`, { method: 'DELETE', token: alice })).status).toBe(200);
-    expect((await app.http(`/api/v1/keys/${key.id}`, { method: 'DELETE', token: alice })).body.data.status).toBe('Revoked');
+    expect((await app.http(`/api/v1/keys/${key.id}`, { method: 'DELETE', token: alice })).body.data.status).toBe(
+      'Revoked',
+    );
     expect((await app.http('/v1/models', { token: key.key })).status).toBe(403);
   });
 
@@ -81,20 +100,31 @@ describe('requests per minute per key', () => {
 
   it(`answers 429 with Retry-After past the key's rate, counted across instances (${twoInstances ? 'two' : 'one'}), and other keys go on`, async () => {
     const [first] = apps;
-    const session = (await first.http('/api/v1/auth/register', { body: { email: uniqueEmail('rpm'), password: 'rpm password' } })).body.data.token;
+    const session = (
+      await first.http('/api/v1/auth/register', { body: { email: uniqueEmail('rpm'), password: 'rpm password' } })
+    ).body.data.token;
     const limited = (await first.http('/api/v1/keys', { token: session, body: { name: 'limited' } })).body.data;
     const other = (await first.http('/api/v1/keys', { token: session, body: { name: 'other' } })).body.data.key;
-    const set = await first.http(`/api/v1/keys/${limited.id}/limits`, { method: 'PUT', token: session, body: { requestsPerMinute: 4 } });
+    const set = await first.http(`/api/v1/keys/${limited.id}/limits`, {
+      method: 'PUT',
+      token: session,
+      body: { requestsPerMinute: 4 },
+    });
     expect(set.body.data.requestsPerMinute).toBe(4);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i += 1) statuses.push((await apps[i % apps.length].http('/v1/models', { token: limited.key })).status);
+    for (let i = 0; i < 6; i += 1)
+      statuses.push((await apps[i % apps.length].http('/v1/models', { token: limited.key })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     const refused = await apps[apps.length - 1].http('/v1/models', { token: limited.key });
     expect(refused.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await first.http('/v1/models', { token: other })).status).toBe(200);
     // Back to the server's default (no limit here): the change reaches every instance's cached key.
-    await first.http(`/api/v1/keys/${limited.id}/limits`, { method: 'PUT', token: session, body: { requestsPerMinute: null } });
+    await first.http(`/api/v1/keys/${limited.id}/limits`, {
+      method: 'PUT',
+      token: session,
+      body: { requestsPerMinute: null },
+    });
     expect((await apps[apps.length - 1].http('/v1/models', { token: limited.key })).status).toBe(200);
   });
 });
@@ -102,11 +132,15 @@ describe('requests per minute per key', () => {
 describe('a graceful shutdown', () => {
   it('writes every queued usage record before it stops', async () => {
     const app = await startTestApp();
-    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('flush'), password: 'flush password' } })).body.data.token;
+    const session = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('flush'), password: 'flush password' } })
+    ).body.data.token;
     const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
     const calls = 25;
     await Promise.all(
-      Array.from({ length: calls }, () => app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: 'x' } })),
+      Array.from({ length: calls }, () =>
+        app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: 'x' } }),
+      ),
     );
     expect(app.app.get(UsageRecorder).pending).toBeGreaterThan(0);
     // Close Nest (which flushes the recorder, then closes TypeORM's pool), then reconnect to count.
@@ -123,12 +157,19 @@ describe('a graceful shutdown', () => {
     ['cuts a stream still running when the grace period is over, and still records and settles it', 0, 'client_closed'],
   ])('%s', async (_name, shutdownGraceSeconds, status) => {
     const app = await startTestApp({ signupCredit: 5, shutdownGraceSeconds });
-    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('drain'), password: 'drain password' } })).body.data.token;
+    const session = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('drain'), password: 'drain password' } })
+    ).body.data.token;
     const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
     const response = await fetch(`${app.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'demo-chat', stream: true, max_tokens: 120, messages: [{ role: 'user', content: 'Tell me a long story about draining' }] }),
+      body: JSON.stringify({
+        model: 'demo-chat',
+        stream: true,
+        max_tokens: 120,
+        messages: [{ role: 'user', content: 'Tell me a long story about draining' }],
+      }),
     });
     const reader = response.body!.getReader();
     let text = new TextDecoder().decode((await reader.read()).value);
@@ -147,9 +188,13 @@ describe('a graceful shutdown', () => {
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(status === 'success');
     await closed;
     await app.database.dataSource.initialize();
-    const records = await app.database.dataSource.query(`SELECT status FROM usage_records WHERE method = 'chat_completions'`);
+    const records = await app.database.dataSource.query(
+      `SELECT status FROM usage_records WHERE method = 'chat_completions'`,
+    );
     expect(records).toEqual([{ status }]);
-    const [open] = await app.database.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
+    const [open] = await app.database.dataSource.query(
+      `SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`,
+    );
     expect(open.n).toBe(0);
     await app.database.close();
     await app.testDatabase.drop();

@@ -47,10 +47,16 @@ export class KeysRepository {
       'SELECT id, user_id, name, rate_limit_rpm FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       [keyHash],
     );
-    return rows[0] ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name, rateLimitRpm: rows[0].rate_limit_rpm } : null;
+    return rows[0]
+      ? { id: rows[0].id, userId: rows[0].user_id, name: rows[0].name, rateLimitRpm: rows[0].rate_limit_rpm }
+      : null;
   }
 
-  async setLimits(userId: string, id: string, limits: Partial<LimitColumns> & { rateLimitRpm?: number | null }): Promise<void> {
+  async setLimits(
+    userId: string,
+    id: string,
+    limits: Partial<LimitColumns> & { rateLimitRpm?: number | null },
+  ): Promise<void> {
     if (Object.keys(limits).length) await this.keys.update({ id, userId }, limits);
   }
 

@@ -70,10 +70,20 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   async create(userId: string, name: string): Promise<ApiKeyCreatedResponse> {
     if ((await this.repository.countActive(userId)) >= MAX_ACTIVE_KEYS)
-      throw new KeysException(KeysErrorCode.KEY_LIMIT_REACHED, `At most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
-    const key = this.config.apiKeyPrefix + Array.from({ length: KEY_RANDOM_LENGTH }, () => BASE62[randomInt(62)]).join('');
+      throw new KeysException(
+        KeysErrorCode.KEY_LIMIT_REACHED,
+        `At most ${MAX_ACTIVE_KEYS} active keys; revoke one first`,
+      );
+    const key =
+      this.config.apiKeyPrefix + Array.from({ length: KEY_RANDOM_LENGTH }, () => BASE62[randomInt(62)]).join('');
     const keyHash = sha256(key);
-    const row = await this.repository.insert({ userId, name, keyHash, keyStart: key.slice(0, 12), keyEnd: key.slice(-4) });
+    const row = await this.repository.insert({
+      userId,
+      name,
+      keyHash,
+      keyStart: key.slice(0, 12),
+      keyEnd: key.slice(-4),
+    });
     // A lookup of this key may have been cached as unknown a moment ago (vanishingly unlikely, but cheap to rule out).
     await this.bus.publish(API_KEYS_TOPIC, keyHash);
     return { id: row.id, name: row.name, key, createdAt: row.createdAt.toISOString(), status: 'Active' };
@@ -95,7 +105,10 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   async setLimits(userId: string, id: string, limits: KeyLimitsUpdateDto): Promise<ApiKeyResponse> {
     const key = await this.owned(userId, id);
     const { requestsPerMinute, ...money } = limits;
-    const changes = { ...limitChanges(money), ...(requestsPerMinute !== undefined ? { rateLimitRpm: requestsPerMinute } : {}) };
+    const changes = {
+      ...limitChanges(money),
+      ...(requestsPerMinute !== undefined ? { rateLimitRpm: requestsPerMinute } : {}),
+    };
     await this.repository.setLimits(userId, id, changes);
     // Every instance reads the key again (the hot path caches it with its rate limit) and gives back the budget
     // it leased for calls of it, so the new limits hold from the next call.

@@ -5,7 +5,12 @@ import { AuthorizationDecisionDto, AuthorizationParamsDto } from '@switchyard/sh
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
-import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService, CheckedAuthorization } from './authorize.service';
+import {
+  AuthorizationPageError,
+  AuthorizationRedirectError,
+  AuthorizeService,
+  CheckedAuthorization,
+} from './authorize.service';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
 
 /**
@@ -19,16 +24,26 @@ export class AuthorizeController {
 
   @Get('request')
   @Access()
-  @ApiOperation({ summary: 'What the consent page shows for an authorization request (its query, as /oauth2/authorize got it)' })
-  async request(@CurrentUser() user: SessionPrincipal, @Query() query: AuthorizationParamsDto): Promise<Envelope<AuthorizationRequestInfo>> {
+  @ApiOperation({
+    summary: 'What the consent page shows for an authorization request (its query, as /oauth2/authorize got it)',
+  })
+  async request(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: AuthorizationParamsDto,
+  ): Promise<Envelope<AuthorizationRequestInfo>> {
     return envelope(await this.authorization.describe(user.userId, await this.checked(query)));
   }
 
   @Post('decision')
   @HttpCode(200)
   @Access()
-  @ApiOperation({ summary: "The user's Allow or Deny (with optional spending caps): answers where the browser goes next" })
-  async decide(@CurrentUser() user: SessionPrincipal, @Body() body: AuthorizationDecisionDto): Promise<Envelope<AuthorizationDecisionResponse>> {
+  @ApiOperation({
+    summary: "The user's Allow or Deny (with optional spending caps): answers where the browser goes next",
+  })
+  async decide(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: AuthorizationDecisionDto,
+  ): Promise<Envelope<AuthorizationDecisionResponse>> {
     const { approve, limits, ...params } = body;
     try {
       const checked = await this.authorization.check(params);

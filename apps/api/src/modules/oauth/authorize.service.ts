@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type AuthorizationRequestInfo, OAUTH_SCOPES, type OAuthScope, redirectHost, SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
+import {
+  type AuthorizationRequestInfo,
+  OAUTH_SCOPES,
+  type OAuthScope,
+  redirectHost,
+  SCOPE_DESCRIPTIONS,
+} from '@switchyard/shared-dto';
 import type { AuthorizationParamsDto, ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { limitsOf } from '../../common/spend-limits';
 import { APP_CONFIG } from '../../config/config.module';
@@ -15,7 +21,8 @@ export class AuthorizationPageError extends Error {}
 /** An error that goes back to the app on its redirect URI (RFC 6749 section 4.1.2.1). */
 export class AuthorizationRedirectError extends Error {
   constructor(
-    readonly error: 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'unauthorized_client',
+    readonly error:
+      'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'unauthorized_client',
     message: string,
     readonly redirectTo: string,
     /** The app the error would go back to (already checked: known, active, redirect URI registered). */
@@ -56,25 +63,50 @@ export class AuthorizeService {
   /** Checks a request as the authorize endpoint receives it; throws a page error or a redirect error. */
   async check(params: Partial<AuthorizationParamsDto>): Promise<CheckedAuthorization> {
     const client = typeof params.client_id === 'string' ? await this.clients.findActive(params.client_id) : null;
-    if (!client) throw new AuthorizationPageError('This app is unknown or no longer active (client_id). Nothing was sent to it.');
+    if (!client)
+      throw new AuthorizationPageError('This app is unknown or no longer active (client_id). Nothing was sent to it.');
     let redirectUri = params.redirect_uri;
     if (redirectUri === undefined || redirectUri === '') {
       // OAuth 2.1 allows leaving it out only when the client registered exactly one.
-      if (client.redirectUris.length !== 1) throw new AuthorizationPageError('redirect_uri is required: this app registered several.');
+      if (client.redirectUris.length !== 1)
+        throw new AuthorizationPageError('redirect_uri is required: this app registered several.');
       redirectUri = client.redirectUris[0];
     } else if (!client.redirectUris.includes(redirectUri)) {
-      throw new AuthorizationPageError('redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.');
+      throw new AuthorizationPageError(
+        'redirect_uri is not one this app registered (they must match exactly). Nothing was sent to it.',
+      );
     }
     const fail = (error: AuthorizationRedirectError['error'], message: string) =>
-      new AuthorizationRedirectError(error, message, this.errorRedirect(redirectUri, error, message, params.state), client);
+      new AuthorizationRedirectError(
+        error,
+        message,
+        this.errorRedirect(redirectUri, error, message, params.state),
+        client,
+      );
     if (params.response_type !== 'code') throw fail('unsupported_response_type', 'response_type must be code');
     if (!params.code_challenge) throw fail('invalid_request', 'code_challenge is required (PKCE with S256)');
-    if (params.code_challenge_method !== 'S256') throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
-    if (!isS256Challenge(params.code_challenge)) throw fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
-    const asked = params.scope === undefined || params.scope.trim() === '' ? client.scopes : [...new Set(params.scope.trim().split(/ +/))];
-    const unknown = asked.filter((scope) => !(OAUTH_SCOPES as readonly string[]).includes(scope) || !client.scopes.includes(scope as OAuthScope));
+    if (params.code_challenge_method !== 'S256')
+      throw fail('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
+    if (!isS256Challenge(params.code_challenge))
+      throw fail(
+        'invalid_request',
+        'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)',
+      );
+    const asked =
+      params.scope === undefined || params.scope.trim() === ''
+        ? client.scopes
+        : [...new Set(params.scope.trim().split(/ +/))];
+    const unknown = asked.filter(
+      (scope) => !(OAUTH_SCOPES as readonly string[]).includes(scope) || !client.scopes.includes(scope as OAuthScope),
+    );
     if (unknown.length) throw fail('invalid_scope', `This app may not ask for: ${unknown.join(' ')}`);
-    return { client, redirectUri, scopes: (asked as OAuthScope[]).sort(), state: params.state, codeChallenge: params.code_challenge };
+    return {
+      client,
+      redirectUri,
+      scopes: (asked as OAuthScope[]).sort(),
+      state: params.state,
+      codeChallenge: params.code_challenge,
+    };
   }
 
   /**
@@ -108,8 +140,14 @@ export class AuthorizeService {
   }
 
   /** The user's answer on the consent page: where the browser goes next. */
-  async decide(userId: string, request: CheckedAuthorization, approve: boolean, limits?: ConsentLimitsDto): Promise<string> {
-    if (!approve) return this.errorRedirect(request.redirectUri, 'access_denied', 'The user denied access', request.state);
+  async decide(
+    userId: string,
+    request: CheckedAuthorization,
+    approve: boolean,
+    limits?: ConsentLimitsDto,
+  ): Promise<string> {
+    if (!approve)
+      return this.errorRedirect(request.redirectUri, 'access_denied', 'The user denied access', request.state);
     return this.approve(userId, request, limits);
   }
 

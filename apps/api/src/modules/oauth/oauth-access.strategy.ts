@@ -4,7 +4,14 @@ import type { IncomingMessage } from 'node:http';
 import { checkClientIdHeader } from '../../common/auth/client-id-header.guard';
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../common/auth/principal';
 import { CommonErrorCode } from '../../common/errors/app.exception';
-import { type Caller, type CredentialStrategy, CredentialRegistry, GatewayErrorCode, GatewayException, type PrefixKind } from '../proxy';
+import {
+  type Caller,
+  type CredentialStrategy,
+  CredentialRegistry,
+  GatewayErrorCode,
+  GatewayException,
+  type PrefixKind,
+} from '../proxy';
 import { OAuthTokensService } from './oauth-tokens.service';
 
 /**
@@ -31,7 +38,11 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
 
   async resolve(token: string, req: IncomingMessage, prefix: PrefixKind): Promise<Caller> {
     const access = await this.tokens.authenticate(token);
-    if (!access) throw new GatewayException(GatewayErrorCode.INVALID_TOKEN, 'The access token is invalid, expired or revoked: refresh it once, then sign in again');
+    if (!access)
+      throw new GatewayException(
+        GatewayErrorCode.INVALID_TOKEN,
+        'The access token is invalid, expired or revoked: refresh it once, then sign in again',
+      );
     checkClientIdHeader(req.headers[OAUTH_CLIENT_ID_HEADER], access.clientId, prefix === 'oauth', (code, message) =>
       code === CommonErrorCode.INVALID_REQUEST
         ? new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param: OAUTH_CLIENT_ID_HEADER })

@@ -21,6 +21,13 @@ export class OAuthBearerVerifier implements AppTokenVerifier, OnModuleInit {
   async verify(token: string): Promise<OAuthPrincipal | null> {
     const access = await this.tokens.authenticate(token);
     if (!access) return null;
-    return { kind: 'oauth', userId: access.userId, clientId: access.clientId, clientName: access.clientName, scopes: access.scopes, grantId: access.grantId };
+    return {
+      kind: 'oauth',
+      userId: access.userId,
+      clientId: access.clientId,
+      clientName: access.clientName,
+      scopes: access.scopes,
+      grantId: access.grantId,
+    };
   }
 }

@@ -56,7 +56,11 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.bus.on(OAUTH_TOKENS_TOPIC, () => this.cache.clear());
-    this.purgeTimer = setInterval(() => void this.repository.purgeExpired().catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`)), PURGE_MS);
+    this.purgeTimer = setInterval(
+      () =>
+        void this.repository.purgeExpired().catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`)),
+      PURGE_MS,
+    );
     this.purgeTimer.unref();
   }
 
@@ -71,7 +75,12 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The authorization_code grant (RFC 6749 section 4.1.3 with RFC 7636 section 4.6). */
-  async exchangeCode(client: OAuthClient, code: string, verifier: unknown, redirectUri: string | undefined): Promise<TokenResponse> {
+  async exchangeCode(
+    client: OAuthClient,
+    code: string,
+    verifier: unknown,
+    redirectUri: string | undefined,
+  ): Promise<TokenResponse> {
     if (!code) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code is required');
     const codeHash = sha256(code);
     const used = await this.repository.consumeCode(codeHash);
@@ -82,7 +91,8 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
       // attacker's hands. Only the client the code was issued to, authenticated (a confidential client's secret
       // was checked before this) and holding the code's PKCE verifier, ends the grant: anyone else who merely
       // saw the code must not be able to end the user's authorization.
-      const genuine = bound.clientPk === client.id && isValidVerifier(verifier) && verifierMatches(verifier, bound.codeChallenge);
+      const genuine =
+        bound.clientPk === client.id && isValidVerifier(verifier) && verifierMatches(verifier, bound.codeChallenge);
       if (genuine && bound.grantId) {
         await this.repository.revokeGrant(bound.grantId, 'code_reuse');
         await this.invalidate(`grant:${bound.grantId}`);
@@ -92,10 +102,13 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     }
     if (bound.clientPk !== client.id) throw invalidGrant('The authorization code was issued to another client');
     if (bound.expired) throw invalidGrant('The authorization code has expired');
-    if (redirectUri === undefined || redirectUri !== bound.redirectUri) throw invalidGrant('redirect_uri differs from the one of the authorization request');
-    if (verifier === undefined || verifier === '') throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code_verifier is required (PKCE)');
+    if (redirectUri === undefined || redirectUri !== bound.redirectUri)
+      throw invalidGrant('redirect_uri differs from the one of the authorization request');
+    if (verifier === undefined || verifier === '')
+      throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'code_verifier is required (PKCE)');
     if (!isValidVerifier(verifier)) throw invalidGrant('code_verifier must be 43-128 unreserved characters');
-    if (!verifierMatches(verifier, bound.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+    if (!verifierMatches(verifier, bound.codeChallenge))
+      throw invalidGrant('code_verifier does not match the code_challenge');
     const { access, refresh, hashes } = this.newPair(client);
     const grantId = await this.repository.startGrant(codeHash, bound, hashes);
     if (!grantId) throw invalidGrant('The user revoked this app’s access');
@@ -109,7 +122,13 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     const asked = [...new Set((scope ?? '').split(' ').filter(Boolean))] as OAuthScope[];
     const requested = asked.length ? asked : null;
     const { access, refresh, hashes } = this.newPair(client);
-    const outcome = await this.repository.rotateRefresh(sha256(refreshToken), client.id, requested, hashes, REFRESH_RETRY_GRACE_SECONDS);
+    const outcome = await this.repository.rotateRefresh(
+      sha256(refreshToken),
+      client.id,
+      requested,
+      hashes,
+      REFRESH_RETRY_GRACE_SECONDS,
+    );
     if (outcome.status === 'scope_exceeded') {
       // Refused before anything changed: the refresh token stays usable.
       const beyond = requested!.filter((item) => !outcome.granted.includes(item));
@@ -156,7 +175,11 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
   /** RFC 7662 for the client the token was issued to; anything else is simply inactive. */
   async introspect(client: OAuthClient, token: string): Promise<Record<string, unknown>> {
     if (!token || token.length !== TOKEN_LENGTH) return { active: false };
-    const kind = token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) ? 'access' : token.startsWith(OAUTH_REFRESH_TOKEN_PREFIX) ? 'refresh' : null;
+    const kind = token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX)
+      ? 'access'
+      : token.startsWith(OAUTH_REFRESH_TOKEN_PREFIX)
+        ? 'refresh'
+        : null;
     const row = kind ? await this.repository.findLiveToken(sha256(token), kind) : null;
     if (!row || row.clientPk !== client.id) return { active: false };
     return {
@@ -191,5 +214,11 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
 }
 
 function tokenResponse(access: string, refresh: string, ttl: number, scopes: OAuthScope[]): TokenResponse {
-  return { access_token: access, refresh_token: refresh, expires_in: ttl, token_type: 'Bearer', scope: scopes.join(' ') };
+  return {
+    access_token: access,
+    refresh_token: refresh,
+    expires_in: ttl,
+    token_type: 'Bearer',
+    scope: scopes.join(' '),
+  };
 }

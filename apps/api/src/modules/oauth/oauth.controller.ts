@@ -13,7 +13,15 @@ import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } 
 import { OAuthService, RegisteredClient } from './oauth.service';
 
 const REGISTRATIONS_PER_IP_PER_HOUR = 20;
-const AUTHORIZATION_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
+const AUTHORIZATION_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+];
 
 /** The OAuth protocol (docs/oauth.md#endpoints, docs/decisions.md#oauth-standards). Errors use RFC 6749's shape. */
 @ApiTags('oauth2')
@@ -28,10 +36,14 @@ export class OAuthController {
 
   @Get('oauth2/authorize')
   @Access({ public: true })
-  @ApiOperation({ summary: 'Start an authorization (code + PKCE S256): sign-in and consent in the dashboard, then back to the app' })
+  @ApiOperation({
+    summary: 'Start an authorization (code + PKCE S256): sign-in and consent in the dashboard, then back to the app',
+  })
   async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
-    const query = Object.fromEntries(Object.entries(req.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const query = Object.fromEntries(
+      Object.entries(req.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
     const principal = req.principal?.kind === 'session' ? req.principal : null;
     try {
       const checked = await this.authorization.check(query);
@@ -41,7 +53,9 @@ export class OAuthController {
       if (outcome.kind === 'redirect') return res.redirect(302, outcome.to);
       // The consent page gets the parameters it understands; others (nonce, resource…) are ignored, as RFC 6749
       // section 3.1 says unknown request parameters must be.
-      const known = Object.fromEntries(AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
+      const known = Object.fromEntries(
+        AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]),
+      );
       res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) {
@@ -60,8 +74,13 @@ export class OAuthController {
   @Access({ public: true })
   @Header('Cache-Control', 'no-store')
   @Header('Pragma', 'no-cache')
-  @ApiOperation({ summary: 'Exchange a code (with its PKCE verifier) or a refresh token for tokens; JSON or form body' })
-  token(@Body() body: Record<string, unknown> | undefined, @Headers('authorization') authorization?: string): Promise<TokenResponse> {
+  @ApiOperation({
+    summary: 'Exchange a code (with its PKCE verifier) or a refresh token for tokens; JSON or form body',
+  })
+  token(
+    @Body() body: Record<string, unknown> | undefined,
+    @Headers('authorization') authorization?: string,
+  ): Promise<TokenResponse> {
     return this.oauth.token(body, authorization);
   }
 
@@ -69,8 +88,14 @@ export class OAuthController {
   @HttpCode(200)
   @Access({ public: true })
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Revoke a token (RFC 7009; `token` in the query or the form body). A refresh token ends its whole grant.' })
-  async revoke(@Body() body: Record<string, unknown> | undefined, @Query() query: Record<string, unknown>, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {
+  @ApiOperation({
+    summary: 'Revoke a token (RFC 7009; `token` in the query or the form body). A refresh token ends its whole grant.',
+  })
+  async revoke(
+    @Body() body: Record<string, unknown> | undefined,
+    @Query() query: Record<string, unknown>,
+    @Headers('authorization') authorization?: string,
+  ): Promise<Record<string, never>> {
     await this.oauth.revoke(body, query, authorization);
     return {};
   }
@@ -80,7 +105,10 @@ export class OAuthController {
   @Access({ public: true })
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Introspect a token of your confidential client (RFC 7662)' })
-  introspect(@Body() body: Record<string, unknown> | undefined, @Headers('authorization') authorization?: string): Promise<Record<string, unknown>> {
+  introspect(
+    @Body() body: Record<string, unknown> | undefined,
+    @Headers('authorization') authorization?: string,
+  ): Promise<Record<string, unknown>> {
     return this.oauth.introspect(body, authorization);
   }
 
@@ -88,9 +116,16 @@ export class OAuthController {
   @HttpCode(201)
   @Access({ public: true })
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Dynamic client registration of a public PKCE client (RFC 7591), for agent hosts such as MCP clients' })
+  @ApiOperation({
+    summary: 'Dynamic client registration of a public PKCE client (RFC 7591), for agent hosts such as MCP clients',
+  })
   async register(@Req() req: Request, @Body() body: Record<string, unknown> | undefined): Promise<RegisteredClient> {
-    await this.limiter.consume({ bucket: 'oauth-register-ip', subject: req.ip ?? 'unknown', max: REGISTRATIONS_PER_IP_PER_HOUR, windowSeconds: 3600 });
+    await this.limiter.consume({
+      bucket: 'oauth-register-ip',
+      subject: req.ip ?? 'unknown',
+      max: REGISTRATIONS_PER_IP_PER_HOUR,
+      windowSeconds: 3600,
+    });
     return this.oauth.register(body);
   }
 
@@ -98,7 +133,7 @@ export class OAuthController {
   @Access({ oauth: true })
   @RequireScopes('profile:read')
   @RequireClientIdHeader({ optional: true })
-  @ApiOperation({ summary: "The user an access token acts for (scope profile:read)" })
+  @ApiOperation({ summary: 'The user an access token acts for (scope profile:read)' })
   async userinfo(@CurrentUser() principal: Principal): Promise<UserInfoResponse> {
     const user = await this.accounts.me(principal.userId);
     return { sub: user.id, email: user.email, name: user.name, handle: user.handle };

@@ -21,7 +21,14 @@ import { OAuthService } from './oauth.service';
 @Module({
   imports: [TypeOrmModule.forFeature(oauthEntities), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
   controllers: [OAuthController, AuthorizeController],
-  providers: [OAuthRepository, OAuthTokensService, AuthorizeService, OAuthService, OAuthAccessStrategy, OAuthBearerVerifier],
+  providers: [
+    OAuthRepository,
+    OAuthTokensService,
+    AuthorizeService,
+    OAuthService,
+    OAuthAccessStrategy,
+    OAuthBearerVerifier,
+  ],
   exports: [OAuthTokensService],
 })
 export class OAuthModule {}

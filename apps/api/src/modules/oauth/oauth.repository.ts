@@ -91,7 +91,16 @@ export class OAuthRepository {
                     SELECT $5, g.id, 'access', now() + make_interval(secs => $6) FROM g
                     UNION ALL SELECT $7, g.id, 'refresh', now() + make_interval(secs => $8) FROM g)
          SELECT id FROM g`,
-        [code.userId, code.clientPk, code.scopes, codeHash, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds],
+        [
+          code.userId,
+          code.clientPk,
+          code.scopes,
+          codeHash,
+          tokens.accessHash,
+          tokens.accessTtlSeconds,
+          tokens.refreshHash,
+          tokens.refreshTtlSeconds,
+        ],
       );
       return rows[0]?.id ?? null;
     } catch (error) {
@@ -111,7 +120,13 @@ export class OAuthRepository {
    * pair too, beside the first (`retried`). Rotating a token revokes its unused siblings (the other tokens
    * rotated from the same parent), so the chain does not stay forked. Any other use of a used token is `reused`.
    */
-  async rotateRefresh(refreshHash: string, clientPk: number, requested: OAuthScope[] | null, tokens: IssuedTokenHashes, graceSeconds: number): Promise<RefreshOutcome> {
+  async rotateRefresh(
+    refreshHash: string,
+    clientPk: number,
+    requested: OAuthScope[] | null,
+    tokens: IssuedTokenHashes,
+    graceSeconds: number,
+  ): Promise<RefreshOutcome> {
     const rows: Record<string, unknown>[] = await this.dataSource.query(
       `WITH cur AS (
          SELECT t.grant_id, t.parent_hash, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
@@ -138,14 +153,30 @@ export class OAuthRepository {
          SELECT $4, grant_id, 'access', now() + make_interval(secs => $5), $3::text[], NULL FROM src
          UNION ALL SELECT $6, grant_id, 'refresh', now() + make_interval(secs => $7), NULL, $1 FROM src)
        SELECT cur.*, (SELECT count(*) FROM rot) AS rotated, (SELECT count(*) FROM retry) AS retried FROM cur`,
-      [refreshHash, clientPk, requested, tokens.accessHash, tokens.accessTtlSeconds, tokens.refreshHash, tokens.refreshTtlSeconds, graceSeconds],
+      [
+        refreshHash,
+        clientPk,
+        requested,
+        tokens.accessHash,
+        tokens.accessTtlSeconds,
+        tokens.refreshHash,
+        tokens.refreshTtlSeconds,
+        graceSeconds,
+      ],
     );
     const row = rows[0];
     if (!row || Number(row.client_pk) !== clientPk || row.grant_dead || !row.is_active) return { status: 'invalid' };
     const grantId = String(row.grant_id);
     const retried = Number(row.retried) > 0;
     if (Number(row.rotated) > 0 || retried)
-      return { status: 'rotated', grantId, clientPk, userId: String(row.user_id), scopes: requested ?? parseArray(row.scopes), retried };
+      return {
+        status: 'rotated',
+        grantId,
+        clientPk,
+        userId: String(row.user_id),
+        scopes: requested ?? parseArray(row.scopes),
+        retried,
+      };
     const retryable = row.in_grace && !row.superseded && !row.dead;
     if (row.used && !retryable) return { status: 'reused', grantId, clientPk };
     if (row.dead) return { status: 'invalid' };
@@ -207,7 +238,10 @@ export class OAuthRepository {
 /** Arrays come back parsed from the pg driver, except through paths that return the text form. */
 function parseArray(value: unknown): OAuthScope[] {
   if (Array.isArray(value)) return value as OAuthScope[];
-  return String(value ?? '').replace(/^\{|\}$/g, '').split(',').filter(Boolean) as OAuthScope[];
+  return String(value ?? '')
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .filter(Boolean) as OAuthScope[];
 }
 
 function toCode(row: Record<string, unknown>): CodeRow {

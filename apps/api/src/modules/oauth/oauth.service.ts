@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLIENT_NAME_RANGE, MAX_REDIRECT_URIS, OAUTH_SCOPES, type OAuthScope, redirectUriProblem, reservedNameProblem, type TokenResponse } from '@switchyard/shared-dto';
+import {
+  CLIENT_NAME_RANGE,
+  MAX_REDIRECT_URIS,
+  OAUTH_SCOPES,
+  type OAuthScope,
+  redirectUriProblem,
+  reservedNameProblem,
+  type TokenResponse,
+} from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { ClientsService, type OAuthClient } from '../clients';
@@ -34,26 +42,41 @@ export class OAuthService {
   async token(body: Record<string, unknown> | undefined, authorization: string | undefined): Promise<TokenResponse> {
     const grantType = param(body, 'grant_type');
     if (!grantType) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'grant_type is required');
-    if (!GRANT_TYPES.includes(grantType)) throw new OAuthException(OAuthErrorCode.UNSUPPORTED_GRANT_TYPE, `grant_type must be ${GRANT_TYPES.join(' or ')}`);
+    if (!GRANT_TYPES.includes(grantType))
+      throw new OAuthException(OAuthErrorCode.UNSUPPORTED_GRANT_TYPE, `grant_type must be ${GRANT_TYPES.join(' or ')}`);
     const client = await this.authenticateClient(body, authorization);
     if (grantType === 'authorization_code')
-      return this.tokens.exchangeCode(client, param(body, 'code') ?? '', param(body, 'code_verifier'), param(body, 'redirect_uri'));
+      return this.tokens.exchangeCode(
+        client,
+        param(body, 'code') ?? '',
+        param(body, 'code_verifier'),
+        param(body, 'redirect_uri'),
+      );
     return this.tokens.refresh(client, param(body, 'refresh_token') ?? '', param(body, 'scope'));
   }
 
   /** RFC 7009. A client that authenticates must be itself; a token is revoked by whoever holds it. */
-  async revoke(body: Record<string, unknown> | undefined, query: Record<string, unknown>, authorization: string | undefined): Promise<void> {
+  async revoke(
+    body: Record<string, unknown> | undefined,
+    query: Record<string, unknown>,
+    authorization: string | undefined,
+  ): Promise<void> {
     const presented = presentedClient(body, authorization);
-    if (presented.clientId !== undefined || presented.secret !== undefined) await this.authenticateClient(body, authorization);
+    if (presented.clientId !== undefined || presented.secret !== undefined)
+      await this.authenticateClient(body, authorization);
     const token = param(body, 'token') ?? param(query, 'token');
     if (!token) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'token is required');
     await this.tokens.revoke(token);
   }
 
   /** RFC 7662, for confidential clients (resource servers of the app maker). */
-  async introspect(body: Record<string, unknown> | undefined, authorization: string | undefined): Promise<Record<string, unknown>> {
+  async introspect(
+    body: Record<string, unknown> | undefined,
+    authorization: string | undefined,
+  ): Promise<Record<string, unknown>> {
     const client = await this.authenticateClient(body, authorization);
-    if (client.clientType !== 'CONFIDENTIAL') throw new OAuthException(OAuthErrorCode.INVALID_CLIENT, 'Only confidential clients may introspect tokens');
+    if (client.clientType !== 'CONFIDENTIAL')
+      throw new OAuthException(OAuthErrorCode.INVALID_CLIENT, 'Only confidential clients may introspect tokens');
     const token = param(body, 'token');
     if (!token) throw new OAuthException(OAuthErrorCode.INVALID_REQUEST, 'token is required');
     return this.tokens.introspect(client, token);
@@ -62,34 +85,64 @@ export class OAuthService {
   /** RFC 7591 for agent hosts (MCP clients): public PKCE clients only. */
   async register(body: Record<string, unknown> | undefined): Promise<RegisteredClient> {
     if (!this.config.oauthDynamicRegistration)
-      throw new OAuthException(OAuthErrorCode.ACCESS_DENIED, 'Dynamic client registration is turned off here; register the app in the dashboard');
+      throw new OAuthException(
+        OAuthErrorCode.ACCESS_DENIED,
+        'Dynamic client registration is turned off here; register the app in the dashboard',
+      );
     const metadata = body ?? {};
     const redirectUris = metadata.redirect_uris;
     if (!Array.isArray(redirectUris) || !redirectUris.length || redirectUris.length > MAX_REDIRECT_URIS)
-      throw new OAuthException(OAuthErrorCode.INVALID_REDIRECT_URI, `redirect_uris must be an array of 1-${MAX_REDIRECT_URIS} URIs`);
+      throw new OAuthException(
+        OAuthErrorCode.INVALID_REDIRECT_URI,
+        `redirect_uris must be an array of 1-${MAX_REDIRECT_URIS} URIs`,
+      );
     for (const uri of redirectUris) {
       const problem = redirectUriProblem(uri as string);
-      if (problem) throw new OAuthException(OAuthErrorCode.INVALID_REDIRECT_URI, `redirect_uris: "${String(uri).slice(0, 100)}" ${problem}`);
+      if (problem)
+        throw new OAuthException(
+          OAuthErrorCode.INVALID_REDIRECT_URI,
+          `redirect_uris: "${String(uri).slice(0, 100)}" ${problem}`,
+        );
     }
     const method = metadata.token_endpoint_auth_method ?? 'none';
     if (method !== 'none')
-      throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, 'Only public clients (token_endpoint_auth_method "none", with PKCE) may register themselves');
+      throw new OAuthException(
+        OAuthErrorCode.INVALID_CLIENT_METADATA,
+        'Only public clients (token_endpoint_auth_method "none", with PKCE) may register themselves',
+      );
     const grantTypes = metadata.grant_types ?? GRANT_TYPES;
     if (!Array.isArray(grantTypes) || grantTypes.some((grant) => !GRANT_TYPES.includes(grant as string)))
-      throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `grant_types may hold ${GRANT_TYPES.join(', ')}`);
+      throw new OAuthException(
+        OAuthErrorCode.INVALID_CLIENT_METADATA,
+        `grant_types may hold ${GRANT_TYPES.join(', ')}`,
+      );
     const responseTypes = metadata.response_types ?? ['code'];
     if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code'))
       throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, 'response_types may hold only code');
     const scope = metadata.scope ?? 'api:access';
     const scopes = typeof scope === 'string' ? [...new Set(scope.split(' ').filter(Boolean))] : null;
     if (!scopes?.length || scopes.some((item) => !(OAUTH_SCOPES as readonly string[]).includes(item)))
-      throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `scope is a space-separated list of ${OAUTH_SCOPES.join(', ')}`);
+      throw new OAuthException(
+        OAuthErrorCode.INVALID_CLIENT_METADATA,
+        `scope is a space-separated list of ${OAUTH_SCOPES.join(', ')}`,
+      );
     const name = metadata.client_name ?? 'Unnamed agent';
-    if (typeof name !== 'string' || name.trim().length < CLIENT_NAME_RANGE[0] || name.trim().length > CLIENT_NAME_RANGE[1])
-      throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `client_name must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters`);
+    if (
+      typeof name !== 'string' ||
+      name.trim().length < CLIENT_NAME_RANGE[0] ||
+      name.trim().length > CLIENT_NAME_RANGE[1]
+    )
+      throw new OAuthException(
+        OAuthErrorCode.INVALID_CLIENT_METADATA,
+        `client_name must be ${CLIENT_NAME_RANGE[0]}-${CLIENT_NAME_RANGE[1]} characters`,
+      );
     const reserved = reservedNameProblem(name);
     if (reserved) throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `client_name ${reserved}`);
-    const client = await this.clients.registerDynamic({ clientName: name.trim(), redirectUris: redirectUris as string[], scopes: scopes as OAuthScope[] });
+    const client = await this.clients.registerDynamic({
+      clientName: name.trim(),
+      redirectUris: redirectUris as string[],
+      scopes: scopes as OAuthScope[],
+    });
     return {
       client_id: client.clientId,
       client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
@@ -127,7 +180,10 @@ export class OAuthService {
   }
 
   /** RFC 6749 section 2.3: public clients name themselves; confidential ones prove it. */
-  private async authenticateClient(body: Record<string, unknown> | undefined, authorization: string | undefined): Promise<OAuthClient> {
+  private async authenticateClient(
+    body: Record<string, unknown> | undefined,
+    authorization: string | undefined,
+  ): Promise<OAuthClient> {
     const presented = presentedClient(body, authorization);
     const challenge = presented.basic ? { 'WWW-Authenticate': 'Basic realm="oauth2"' } : undefined;
     const fail = (message: string) => new OAuthException(OAuthErrorCode.INVALID_CLIENT, message, challenge);
@@ -135,7 +191,8 @@ export class OAuthService {
     const client = await this.clients.findActive(presented.clientId);
     if (!client) throw fail('Unknown or deactivated client');
     if (client.clientType === 'CONFIDENTIAL') {
-      if (!presented.secret) throw fail('This client must authenticate with its secret (client_secret_basic or client_secret_post)');
+      if (!presented.secret)
+        throw fail('This client must authenticate with its secret (client_secret_basic or client_secret_post)');
       if (!this.clients.secretMatches(client, presented.secret)) throw fail('Wrong client secret');
     } else if (presented.secret) {
       throw fail('A public client has no secret; send client_id only, with PKCE');

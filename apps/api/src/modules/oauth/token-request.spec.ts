@@ -1,7 +1,8 @@
 import { OAuthException } from './oauth.exception';
 import { param, presentedClient } from './token-request';
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 describe('token request parameters', () => {
   it('reads the form name or the interface’s JSON name', () => {
@@ -17,11 +18,19 @@ describe('token request parameters', () => {
   });
 
   it('takes client_secret_basic with form-encoded parts', () => {
-    expect(presentedClient({}, basic('syc_a b', 's:e/c'))).toEqual({ clientId: 'syc_a b', secret: 's:e/c', basic: true });
+    expect(presentedClient({}, basic('syc_a b', 's:e/c'))).toEqual({
+      clientId: 'syc_a b',
+      secret: 's:e/c',
+      basic: true,
+    });
   });
 
   it('takes client_secret_post', () => {
-    expect(presentedClient({ client_id: 'c', client_secret: 's' }, undefined)).toEqual({ clientId: 'c', secret: 's', basic: false });
+    expect(presentedClient({ client_id: 'c', client_secret: 's' }, undefined)).toEqual({
+      clientId: 'c',
+      secret: 's',
+      basic: false,
+    });
   });
 
   it('refuses two authentication methods at once and a client_id that contradicts Basic', () => {

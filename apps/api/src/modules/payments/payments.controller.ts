@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiExcludeEndpoint, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiExcludeEndpoint,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { CheckoutSessionResponse, PaymentVerifyResponse } from '@switchyard/shared-dto';
 import { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from '@switchyard/shared-dto/validation';
@@ -19,8 +27,14 @@ export class PaymentsController {
 
   @Post('create-checkout-session')
   @Access()
-  @ApiOperation({ summary: 'Start a card top-up: a Checkout Session (amount 0.50 to 10,000); go to checkoutUrl to pay' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key (per user) answers the same session' })
+  @ApiOperation({
+    summary: 'Start a card top-up: a Checkout Session (amount 0.50 to 10,000); go to checkoutUrl to pay',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'The same key (per user) answers the same session',
+  })
   async create(
     @CurrentUser() user: SessionPrincipal,
     @Body() body: PaymentCheckoutCreateDto,
@@ -35,16 +49,25 @@ export class PaymentsController {
   @ApiOperation({ summary: 'After the checkout redirect: credits a paid session once; status paid, unpaid or expired' })
   @ApiQuery({ name: 'session_id', required: true, description: 'The Checkout Session id from the success URL (cs_…)' })
   @ApiNotFoundResponse({ description: 'PAYMENT_NOT_FOUND (also for another user’s session)' })
-  async verify(@CurrentUser() user: SessionPrincipal, @Query() query: PaymentVerifyQueryDto): Promise<Envelope<PaymentVerifyResponse>> {
+  async verify(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: PaymentVerifyQueryDto,
+  ): Promise<Envelope<PaymentVerifyResponse>> {
     return envelope(await this.payments.verifyAndCapture(user.userId, query.session_id));
   }
 
   @Post('webhook')
   @HttpCode(200)
   @Access({ public: true })
-  @ApiOperation({ summary: 'Stripe webhook (Stripe-Signature checked on the raw body): checkout.session.completed and async_payment_succeeded credit once' })
+  @ApiOperation({
+    summary:
+      'Stripe webhook (Stripe-Signature checked on the raw body): checkout.session.completed and async_payment_succeeded credit once',
+  })
   @ApiBadRequestResponse({ description: 'PAYMENT_WEBHOOK_SIGNATURE_INVALID' })
-  async webhook(@Req() req: Request, @Headers('stripe-signature') signature?: string): Promise<Envelope<{ received: true }>> {
+  async webhook(
+    @Req() req: Request,
+    @Headers('stripe-signature') signature?: string,
+  ): Promise<Envelope<{ received: true }>> {
     return envelope(await this.payments.handleWebhook(req.body, signature));
   }
 

@@ -3,18 +3,26 @@ import { FakeStripe } from '../../../test/support/fake-stripe';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
 async function register(app: TestApp, tag: string) {
-  const res = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail(tag), password: `${tag} password` } });
+  const res = await app.http('/api/v1/auth/register', {
+    body: { email: uniqueEmail(tag), password: `${tag} password` },
+  });
   return { token: res.body.data.token as string, id: res.body.data.user.id as string };
 }
 
 /** The user's ledger credits by kind, and the balance row, straight from the database. */
 async function money(app: TestApp, userId: string) {
-  const entries: { kind: string; amount_micros: string; idempotency_key: string }[] = await app.database.dataSource.query(
-    `SELECT kind, amount_micros, idempotency_key FROM ledger_entries WHERE user_id = $1 AND amount_micros > 0 ORDER BY id`,
-    [userId],
-  );
-  const [balance] = await app.database.dataSource.query('SELECT credits_micros FROM balances WHERE user_id = $1', [userId]);
-  return { entries: entries.map((e) => ({ kind: e.kind, micros: Number(e.amount_micros), key: e.idempotency_key })), creditsMicros: Number(balance?.credits_micros ?? 0) };
+  const entries: { kind: string; amount_micros: string; idempotency_key: string }[] =
+    await app.database.dataSource.query(
+      `SELECT kind, amount_micros, idempotency_key FROM ledger_entries WHERE user_id = $1 AND amount_micros > 0 ORDER BY id`,
+      [userId],
+    );
+  const [balance] = await app.database.dataSource.query('SELECT credits_micros FROM balances WHERE user_id = $1', [
+    userId,
+  ]);
+  return {
+    entries: entries.map((e) => ({ kind: e.kind, micros: Number(e.amount_micros), key: e.idempotency_key })),
+    creditsMicros: Number(balance?.credits_micros ?? 0),
+  };
 }
 
 describe('card top-ups through Stripe (a local server speaking its wire format)', () => {
@@ -26,9 +34,15 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
   const checkout = (user: { token: string }, amount: unknown, headers?: Record<string, string>) =>
     app.http('/api/v1/payment/create-checkout-session', { token: user.token, body: { amount }, headers });
   const verify = (user: { token: string }, sessionId: string) =>
-    app.http(`/api/v1/payment/verify-and-capture?session_id=${encodeURIComponent(sessionId)}`, { method: 'POST', token: user.token });
+    app.http(`/api/v1/payment/verify-and-capture?session_id=${encodeURIComponent(sessionId)}`, {
+      method: 'POST',
+      token: user.token,
+    });
   const deliver = (delivery: { payload: string; signature: string }) =>
-    app.http('/api/v1/payment/webhook', { rawBody: delivery.payload, headers: { 'stripe-signature': delivery.signature } });
+    app.http('/api/v1/payment/webhook', {
+      rawBody: delivery.payload,
+      headers: { 'stripe-signature': delivery.signature },
+    });
 
   beforeAll(async () => {
     stripe = await FakeStripe.start();
@@ -74,7 +88,10 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
       metadata: { userId: alice.id, amountMicros: '15000000' },
     });
     expect(checkoutUrl).toBe(stripe.sessions.get(sessionId)!.url);
-    const [row] = await app.database.dataSource.query('SELECT user_id, amount_micros, status, provider FROM payments WHERE id = $1', [sessionId]);
+    const [row] = await app.database.dataSource.query(
+      'SELECT user_id, amount_micros, status, provider FROM payments WHERE id = $1',
+      [sessionId],
+    );
     expect(row).toEqual({ user_id: alice.id, amount_micros: '15000000', status: 'open', provider: 'stripe' });
   });
 
@@ -84,7 +101,10 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
     expect(again.body.data.sessionId).toBe(first.body.data.sessionId);
     const bobs = await checkout(bob, 3, { 'idempotency-key': 'topup-42' });
     expect(bobs.body.data.sessionId).not.toBe(first.body.data.sessionId);
-    const [{ count }] = await app.database.dataSource.query('SELECT count(*)::int AS count FROM payments WHERE id = $1', [first.body.data.sessionId]);
+    const [{ count }] = await app.database.dataSource.query(
+      'SELECT count(*)::int AS count FROM payments WHERE id = $1',
+      [first.body.data.sessionId],
+    );
     expect(count).toBe(1);
     expect((await checkout(alice, 3, { 'idempotency-key': 'no spaces allowed' })).status).toBe(400);
   });
@@ -102,7 +122,13 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
     const asyncSucceeded = stripe.event('checkout.session.async_payment_succeeded', sessionId);
     // The async event first (out of order), then everything together: redirect, retry, two deliveries, a replay.
     expect((await deliver(asyncSucceeded)).status).toBe(200);
-    const answers = await Promise.all([verify(user, sessionId), deliver(completed), verify(user, sessionId), deliver(completed), deliver(asyncSucceeded)]);
+    const answers = await Promise.all([
+      verify(user, sessionId),
+      deliver(completed),
+      verify(user, sessionId),
+      deliver(completed),
+      deliver(asyncSucceeded),
+    ]);
     for (const answer of answers) expect(answer.status).toBe(200);
     for (const answer of [answers[0], answers[2], await verify(user, sessionId)])
       expect(answer.body.data).toEqual({ status: 'paid', amountAdded: 15, newBalance: 15 });
@@ -111,8 +137,14 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
       entries: [{ kind: 'payment', micros: 15_000_000, key: `payment:${sessionId}` }],
       creditsMicros: 15_000_000,
     });
-    expect((await app.http('/api/v1/usage/me/summary', { token: user.token })).body.data).toMatchObject({ maxBudget: 15, remainingBudget: 15 });
-    const [row] = await app.database.dataSource.query('SELECT status, paid_at, credited_at FROM payments WHERE id = $1', [sessionId]);
+    expect((await app.http('/api/v1/usage/me/summary', { token: user.token })).body.data).toMatchObject({
+      maxBudget: 15,
+      remainingBudget: 15,
+    });
+    const [row] = await app.database.dataSource.query(
+      'SELECT status, paid_at, credited_at FROM payments WHERE id = $1',
+      [sessionId],
+    );
     expect(row.status).toBe('paid');
     expect(row.credited_at).not.toBeNull();
   });
@@ -145,7 +177,11 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
       { payload: genuine.payload, signature: '' },
       {
         payload: genuine.payload,
-        signature: Stripe.webhooks.generateTestHeaderString({ payload: genuine.payload, secret: FakeStripe.webhookSecret, timestamp: Math.floor(Date.now() / 1000) - 3600 }),
+        signature: Stripe.webhooks.generateTestHeaderString({
+          payload: genuine.payload,
+          secret: FakeStripe.webhookSecret,
+          timestamp: Math.floor(Date.now() / 1000) - 3600,
+        }),
       },
     ];
     for (const delivery of forged) {
@@ -172,7 +208,9 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
     expect(await money(app, bob.id)).toEqual(before);
     expect((await money(app, alice.id)).entries.filter((e) => e.key === `payment:${sessionId}`)).toEqual([]);
     expect((await verify(bob, 'not-a-session')).status).toBe(400);
-    expect((await app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST' })).status).toBe(401);
+    expect(
+      (await app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST' })).status,
+    ).toBe(401);
   });
 
   it('reports an expired session, and a session Stripe no longer knows as a provider error (502)', async () => {
@@ -206,7 +244,12 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
   });
 
   it('acknowledges events for sessions it did not make, and events it does not handle, crediting nothing', async () => {
-    stripe.sessions.set('cs_test_foreign', { ...stripe.sessions.values().next().value!, id: 'cs_test_foreign', client_reference_id: alice.id, payment_status: 'paid' });
+    stripe.sessions.set('cs_test_foreign', {
+      ...stripe.sessions.values().next().value!,
+      id: 'cs_test_foreign',
+      client_reference_id: alice.id,
+      payment_status: 'paid',
+    });
     const before = await money(app, alice.id);
     expect((await deliver(stripe.event('checkout.session.completed', 'cs_test_foreign'))).status).toBe(200);
     expect((await deliver(stripe.event('customer.created', 'cs_test_foreign'))).status).toBe(200);
@@ -223,13 +266,19 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
       sessions.push(sessionId);
     }
     const first = (await app.http('/api/v1/usage/me/ledger?limit=2', { token: user.token })).body.data;
-    expect(first.items.map((item: { amount: number; kind: string }) => [item.kind, item.amount])).toEqual([['payment', 3], ['payment', 2]]);
+    expect(first.items.map((item: { amount: number; kind: string }) => [item.kind, item.amount])).toEqual([
+      ['payment', 3],
+      ['payment', 2],
+    ]);
     expect(first.items[0].reference).toMatch(/^cs_test_/);
-    const second = (await app.http(`/api/v1/usage/me/ledger?limit=2&cursor=${first.nextCursor}`, { token: user.token })).body.data;
+    const second = (await app.http(`/api/v1/usage/me/ledger?limit=2&cursor=${first.nextCursor}`, { token: user.token }))
+      .body.data;
     expect(second.items.map((item: { amount: number }) => item.amount)).toEqual([1]);
     expect(second.nextCursor).toBeNull();
     expect((await app.http('/api/v1/usage/me/ledger?cursor=abc', { token: user.token })).status).toBe(400);
-    const others = (await app.http('/api/v1/usage/me/ledger', { token: alice.token })).body.data.items.map((item: { reference: string }) => item.reference);
+    const others = (await app.http('/api/v1/usage/me/ledger', { token: alice.token })).body.data.items.map(
+      (item: { reference: string }) => item.reference,
+    );
     for (const sessionId of sessions) expect(others).not.toContain(sessionId);
   });
 });
@@ -239,7 +288,12 @@ describe('the sandbox checkout (no Stripe key)', () => {
   let user: { token: string; id: string };
 
   const pay = (app: TestApp, sessionId: string) =>
-    fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
 
   beforeAll(async () => {
     app = await startTestApp({ signupCredit: 0 });
@@ -248,7 +302,10 @@ describe('the sandbox checkout (no Stripe key)', () => {
   afterAll(() => app?.close());
 
   it('serves a page labelled as a sandbox, whose Pay completes the session, credits once and returns to billing', async () => {
-    const created = await app.http('/api/v1/payment/create-checkout-session', { token: user.token, body: { amount: 12.5 } });
+    const created = await app.http('/api/v1/payment/create-checkout-session', {
+      token: user.token,
+      body: { amount: 12.5 },
+    });
     expect(created.status).toBe(201);
     const { sessionId, checkoutUrl } = created.body.data;
     expect(sessionId).toMatch(/^cs_sandbox_[0-9a-f]{32}$/);
@@ -263,7 +320,8 @@ describe('the sandbox checkout (no Stripe key)', () => {
     expect(html).toContain('$12.50');
     expect(html).toContain(`action="/api/v1/payment/sandbox/${sessionId}/pay"`);
 
-    const verify = () => app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST', token: user.token });
+    const verify = () =>
+      app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST', token: user.token });
     expect((await verify()).body.data).toEqual({ status: 'unpaid', amountAdded: 0, newBalance: 0 });
 
     const [paid, again] = [await pay(app, sessionId), await pay(app, sessionId)];
@@ -271,26 +329,40 @@ describe('the sandbox checkout (no Stripe key)', () => {
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).toBe(`${app.config.publicUrl}/billing?session_id=${sessionId}`);
     }
-    for (let i = 0; i < 2; i += 1) expect((await verify()).body.data).toEqual({ status: 'paid', amountAdded: 12.5, newBalance: 12.5 });
-    expect(await money(app, user.id)).toEqual({ entries: [{ kind: 'payment', micros: 12_500_000, key: `payment:${sessionId}` }], creditsMicros: 12_500_000 });
+    for (let i = 0; i < 2; i += 1)
+      expect((await verify()).body.data).toEqual({ status: 'paid', amountAdded: 12.5, newBalance: 12.5 });
+    expect(await money(app, user.id)).toEqual({
+      entries: [{ kind: 'payment', micros: 12_500_000, key: `payment:${sessionId}` }],
+      creditsMicros: 12_500_000,
+    });
     expect(await (await fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}`)).text()).toContain('already paid');
   });
 
   it('expires a sandbox session after 24 hours: the page says so, Pay is refused, verify reports expired', async () => {
-    const { sessionId } = (await app.http('/api/v1/payment/create-checkout-session', { token: user.token, body: { amount: 1 } })).body.data;
-    await app.database.dataSource.query(`UPDATE payments SET created_at = now() - interval '25 hours' WHERE id = $1`, [sessionId]);
+    const { sessionId } = (
+      await app.http('/api/v1/payment/create-checkout-session', { token: user.token, body: { amount: 1 } })
+    ).body.data;
+    await app.database.dataSource.query(`UPDATE payments SET created_at = now() - interval '25 hours' WHERE id = $1`, [
+      sessionId,
+    ]);
     expect(await (await fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}`)).text()).toContain('expired');
     const refused = await pay(app, sessionId);
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('PAYMENT_SESSION_EXPIRED');
-    const res = await app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, { method: 'POST', token: user.token });
+    const res = await app.http(`/api/v1/payment/verify-and-capture?session_id=${sessionId}`, {
+      method: 'POST',
+      token: user.token,
+    });
     expect(res.body.data.status).toBe('expired');
   });
 
   it('has no page for unknown sessions, and no webhook without STRIPE_WEBHOOK_SECRET', async () => {
     expect((await fetch(`${app.url}/api/v1/payment/sandbox/cs_sandbox_${'0'.repeat(32)}`)).status).toBe(404);
     expect((await pay(app, 'cs_test_not_a_sandbox_one')).status).toBe(404);
-    const webhook = await app.http('/api/v1/payment/webhook', { rawBody: '{}', headers: { 'stripe-signature': 't=1,v1=00' } });
+    const webhook = await app.http('/api/v1/payment/webhook', {
+      rawBody: '{}',
+      headers: { 'stripe-signature': 't=1,v1=00' },
+    });
     expect(webhook.status).toBe(503);
     expect(webhook.body.error.code).toBe('PAYMENT_WEBHOOK_NOT_CONFIGURED');
   });

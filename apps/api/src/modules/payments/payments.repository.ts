@@ -12,7 +12,13 @@ export class PaymentsRepository {
   constructor(@InjectRepository(PaymentEntity) private readonly payments: Repository<PaymentEntity>) {}
 
   /** Records a new session; a repeat of the same id (an idempotent retry at Stripe) changes nothing. */
-  async insert(row: { id: string; userId: string; provider: PaymentProvider; amountMicros: number; currency: string }): Promise<void> {
+  async insert(row: {
+    id: string;
+    userId: string;
+    provider: PaymentProvider;
+    amountMicros: number;
+    currency: string;
+  }): Promise<void> {
     await this.payments
       .createQueryBuilder()
       .insert()

@@ -39,14 +39,20 @@ export class PaymentsService implements OnModuleInit {
 
   onModuleInit(): void {
     if (!this.stripe)
-      this.logger.warn('STRIPE_SECRET_KEY is unset: card top-ups use the sandbox checkout, where anyone signed in adds funds without paying');
+      this.logger.warn(
+        'STRIPE_SECRET_KEY is unset: card top-ups use the sandbox checkout, where anyone signed in adds funds without paying',
+      );
   }
 
   get sandbox(): boolean {
     return this.stripe === null;
   }
 
-  async createCheckoutSession(userId: string, amount: number, idempotencyKey?: string): Promise<CheckoutSessionResponse> {
+  async createCheckoutSession(
+    userId: string,
+    amount: number,
+    idempotencyKey?: string,
+  ): Promise<CheckoutSessionResponse> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
       throw new CommonException(CommonErrorCode.VALIDATION_FAILED, 'Invalid request: check Idempotency-Key', {
         details: [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1-100 letters, digits or . _ : -'] }],
@@ -62,7 +68,16 @@ export class PaymentsService implements OnModuleInit {
       this.stripe!.checkout.sessions.create(
         {
           mode: 'payment',
-          line_items: [{ quantity: 1, price_data: { currency: PAYMENT_CURRENCY, unit_amount: cents, product_data: { name: 'Switchyard credit' } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: PAYMENT_CURRENCY,
+                unit_amount: cents,
+                product_data: { name: 'Switchyard credit' },
+              },
+            },
+          ],
           success_url: `${this.successUrl()}{CHECKOUT_SESSION_ID}`,
           cancel_url: this.cancelUrl(),
           client_reference_id: userId,
@@ -75,7 +90,13 @@ export class PaymentsService implements OnModuleInit {
     );
     if (!session.url) throw this.providerError('Stripe answered a Checkout Session without a URL');
     // Recorded before the URL is handed out: a session nobody holds a URL for can never be paid.
-    await this.repository.insert({ id: session.id, userId, provider: 'stripe', amountMicros, currency: PAYMENT_CURRENCY });
+    await this.repository.insert({
+      id: session.id,
+      userId,
+      provider: 'stripe',
+      amountMicros,
+      currency: PAYMENT_CURRENCY,
+    });
     return { sessionId: session.id, checkoutUrl: session.url };
   }
 
@@ -87,7 +108,11 @@ export class PaymentsService implements OnModuleInit {
     if (state === 'paid') await this.fulfil(payment);
     if (state === 'expired') await this.repository.markExpired(payment.id);
     const summary = await this.ledger.summary(userId);
-    return { status: state, amountAdded: state === 'paid' ? toUnits(Number(payment.amountMicros)) : 0, newBalance: summary.remainingBudget };
+    return {
+      status: state,
+      amountAdded: state === 'paid' ? toUnits(Number(payment.amountMicros)) : 0,
+      newBalance: summary.remainingBudget,
+    };
   }
 
   /**
@@ -96,13 +121,20 @@ export class PaymentsService implements OnModuleInit {
    */
   async handleWebhook(rawBody: unknown, signature: string | undefined): Promise<{ received: true }> {
     const secret = this.config.stripeWebhookSecret;
-    if (!secret) throw new PaymentsException(PaymentsErrorCode.PAYMENT_WEBHOOK_NOT_CONFIGURED, 'STRIPE_WEBHOOK_SECRET is not configured');
+    if (!secret)
+      throw new PaymentsException(
+        PaymentsErrorCode.PAYMENT_WEBHOOK_NOT_CONFIGURED,
+        'STRIPE_WEBHOOK_SECRET is not configured',
+      );
     let event: Stripe.Event;
     try {
       if (!Buffer.isBuffer(rawBody) || !signature) throw new Error('no body or no signature');
       event = Stripe.webhooks.constructEvent(rawBody, signature, secret);
     } catch {
-      throw new PaymentsException(PaymentsErrorCode.PAYMENT_WEBHOOK_SIGNATURE_INVALID, 'The Stripe-Signature header does not match the body');
+      throw new PaymentsException(
+        PaymentsErrorCode.PAYMENT_WEBHOOK_SIGNATURE_INVALID,
+        'The Stripe-Signature header does not match the body',
+      );
     }
     switch (event.type) {
       case 'checkout.session.completed':
@@ -141,15 +173,18 @@ export class PaymentsService implements OnModuleInit {
     const payment = await this.sandboxPayment(sessionId);
     if (!(await this.repository.markSandboxPaid(payment.id))) {
       const current = await this.repository.findById(payment.id);
-      if (current?.status !== 'paid') throw new PaymentsException(PaymentsErrorCode.PAYMENT_SESSION_EXPIRED, 'This checkout session has expired');
+      if (current?.status !== 'paid')
+        throw new PaymentsException(PaymentsErrorCode.PAYMENT_SESSION_EXPIRED, 'This checkout session has expired');
     }
     await this.fulfil(payment);
     return `${this.successUrl()}${payment.id}`;
   }
 
   private async sandboxPayment(sessionId: string): Promise<PaymentEntity> {
-    const payment = this.sandbox && sessionId.startsWith('cs_sandbox_') ? await this.repository.findById(sessionId) : null;
-    if (!payment || payment.provider !== 'sandbox') throw new PaymentsException(PaymentsErrorCode.PAYMENT_NOT_FOUND, 'No such sandbox checkout session');
+    const payment =
+      this.sandbox && sessionId.startsWith('cs_sandbox_') ? await this.repository.findById(sessionId) : null;
+    if (!payment || payment.provider !== 'sandbox')
+      throw new PaymentsException(PaymentsErrorCode.PAYMENT_NOT_FOUND, 'No such sandbox checkout session');
     return payment;
   }
 
@@ -159,8 +194,11 @@ export class PaymentsService implements OnModuleInit {
       return payment.status === 'expired' || this.isStale(payment) ? 'expired' : 'unpaid';
     }
     if (!this.stripe) throw this.providerError('This session was made with Stripe, which is no longer configured');
-    const session = await this.callStripe('retrieving a Checkout Session', () => this.stripe!.checkout.sessions.retrieve(payment.id));
-    if (!this.matches(payment, session)) throw this.providerError('The payment provider’s record of this session does not match ours');
+    const session = await this.callStripe('retrieving a Checkout Session', () =>
+      this.stripe!.checkout.sessions.retrieve(payment.id),
+    );
+    if (!this.matches(payment, session))
+      throw this.providerError('The payment provider’s record of this session does not match ours');
     if (session.payment_status === 'paid') return 'paid';
     return session.status === 'expired' ? 'expired' : 'unpaid';
   }
@@ -178,7 +216,13 @@ export class PaymentsService implements OnModuleInit {
 
   /** Credits the session's amount once, ever (the ledger's idempotency key), then notes it on the row. */
   private async fulfil(payment: PaymentEntity): Promise<void> {
-    const credited = await this.ledger.credit(payment.userId, Number(payment.amountMicros), 'payment', payment.id, paymentCreditKey(payment.id));
+    const credited = await this.ledger.credit(
+      payment.userId,
+      Number(payment.amountMicros),
+      'payment',
+      payment.id,
+      paymentCreditKey(payment.id),
+    );
     if (credited) this.logger.log(`credited ${toUnits(Number(payment.amountMicros))} for ${payment.id}`);
     if (credited || !payment.creditedAt) await this.repository.markCredited(payment.id);
   }
@@ -186,8 +230,15 @@ export class PaymentsService implements OnModuleInit {
   /** What Stripe says must agree with what we recorded: the owner and the amount come from our row. */
   private matches(payment: PaymentEntity, session: Stripe.Checkout.Session): boolean {
     const cents = Number(payment.amountMicros) / MICROS_PER_CENT;
-    const same = session.id === payment.id && session.client_reference_id === payment.userId && session.amount_total === cents && session.currency === payment.currency;
-    if (!same) this.logger.error(`Checkout Session ${payment.id} at Stripe does not match its record (owner, amount or currency); nothing credited`);
+    const same =
+      session.id === payment.id &&
+      session.client_reference_id === payment.userId &&
+      session.amount_total === cents &&
+      session.currency === payment.currency;
+    if (!same)
+      this.logger.error(
+        `Checkout Session ${payment.id} at Stripe does not match its record (owner, amount or currency); nothing credited`,
+      );
     return same;
   }
 
@@ -209,7 +260,9 @@ export class PaymentsService implements OnModuleInit {
     } catch (error) {
       // Type, code and status only: Stripe's messages may quote request parameters.
       const stripeError = error as { type?: string; code?: string; statusCode?: number };
-      this.logger.error(`${what} failed: ${stripeError.type ?? 'error'} ${stripeError.code ?? ''} ${stripeError.statusCode ?? ''}`.trim());
+      this.logger.error(
+        `${what} failed: ${stripeError.type ?? 'error'} ${stripeError.code ?? ''} ${stripeError.statusCode ?? ''}`.trim(),
+      );
       throw this.providerError('The payment provider could not be reached or refused the request; try again');
     }
   }

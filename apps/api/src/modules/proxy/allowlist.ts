@@ -1,7 +1,8 @@
 import type { ModelMethod } from '@switchyard/shared-dto';
 
 /** What a route does; the model's catalog `methods` must list it (docs/decisions.md#model-catalog). */
-export type RouteMethod = ModelMethod | 'list_models' | 'get_model' | 'video_retrieve' | 'video_content' | 'video_remix';
+export type RouteMethod =
+  ModelMethod | 'list_models' | 'get_model' | 'video_retrieve' | 'video_content' | 'video_remix';
 
 export type BodyKind = 'none' | 'json' | 'multipart';
 
@@ -20,20 +21,74 @@ export interface GatewayRoute {
  * `DELETE /models/{id}` are deliberately absent: the provider key is shared by every tenant.
  */
 export const GATEWAY_ROUTES: GatewayRoute[] = [
-  { method: 'GET', template: '/models', action: 'list_models', body: 'none', summary: 'List models (filters: type, capability, method, detailed)' },
+  {
+    method: 'GET',
+    template: '/models',
+    action: 'list_models',
+    body: 'none',
+    summary: 'List models (filters: type, capability, method, detailed)',
+  },
   { method: 'GET', template: '/models/{id}', action: 'get_model', body: 'none', summary: 'One model' },
-  { method: 'POST', template: '/chat/completions', action: 'chat_completions', body: 'json', summary: 'Chat completion (SSE with stream: true)' },
+  {
+    method: 'POST',
+    template: '/chat/completions',
+    action: 'chat_completions',
+    body: 'json',
+    summary: 'Chat completion (SSE with stream: true)',
+  },
   { method: 'POST', template: '/completions', action: 'completions', body: 'json', summary: 'Legacy text completion' },
   { method: 'POST', template: '/responses', action: 'responses', body: 'json', summary: 'Responses API' },
   { method: 'POST', template: '/embeddings', action: 'embeddings', body: 'json', summary: 'Embeddings' },
-  { method: 'POST', template: '/images/generations', action: 'image_generation', body: 'json', summary: 'Image generation' },
-  { method: 'POST', template: '/images/edits', action: 'image_edit', body: 'multipart', summary: 'Image edit (multipart; repeated image fields, optional mask)' },
-  { method: 'POST', template: '/images/variations', action: 'image_variation', body: 'multipart', summary: 'Image variation (multipart)' },
-  { method: 'POST', template: '/audio/speech', action: 'audio_speech', body: 'json', summary: 'Text to speech (binary audio)' },
-  { method: 'POST', template: '/audio/transcriptions', action: 'audio_transcription', body: 'multipart', summary: 'Transcription (multipart)' },
-  { method: 'POST', template: '/videos', action: 'video_generation', body: 'json', summary: 'Start a video generation job' },
+  {
+    method: 'POST',
+    template: '/images/generations',
+    action: 'image_generation',
+    body: 'json',
+    summary: 'Image generation',
+  },
+  {
+    method: 'POST',
+    template: '/images/edits',
+    action: 'image_edit',
+    body: 'multipart',
+    summary: 'Image edit (multipart; repeated image fields, optional mask)',
+  },
+  {
+    method: 'POST',
+    template: '/images/variations',
+    action: 'image_variation',
+    body: 'multipart',
+    summary: 'Image variation (multipart)',
+  },
+  {
+    method: 'POST',
+    template: '/audio/speech',
+    action: 'audio_speech',
+    body: 'json',
+    summary: 'Text to speech (binary audio)',
+  },
+  {
+    method: 'POST',
+    template: '/audio/transcriptions',
+    action: 'audio_transcription',
+    body: 'multipart',
+    summary: 'Transcription (multipart)',
+  },
+  {
+    method: 'POST',
+    template: '/videos',
+    action: 'video_generation',
+    body: 'json',
+    summary: 'Start a video generation job',
+  },
   { method: 'GET', template: '/videos/{id}', action: 'video_retrieve', body: 'none', summary: 'Video job status' },
-  { method: 'GET', template: '/videos/{id}/content', action: 'video_content', body: 'none', summary: 'Video content (binary)' },
+  {
+    method: 'GET',
+    template: '/videos/{id}/content',
+    action: 'video_content',
+    body: 'none',
+    summary: 'Video content (binary)',
+  },
   { method: 'POST', template: '/videos/{id}/remix', action: 'video_remix', body: 'json', summary: 'Remix a video' },
 ];
 
@@ -98,7 +153,8 @@ function matchUncached(httpMethod: string, rawPath: string): MatchedRoute | null
     } catch {
       return null;
     }
-    if (segment === '' || segment === '.' || segment === '..' || segment.includes('%') || segment.includes('/')) return null;
+    if (segment === '' || segment === '.' || segment === '..' || segment.includes('%') || segment.includes('/'))
+      return null;
     segments.push(segment);
   }
   for (const { route, segments: template } of compiled) {

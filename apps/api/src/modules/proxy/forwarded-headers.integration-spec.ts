@@ -54,14 +54,22 @@ function catalogYaml(upstream: string): string {
 }
 
 /** A raw request with exactly the given headers (fetch would refuse some of them, such as host). */
-function send(url: string, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -78,7 +86,9 @@ describe('headers sent upstream', () => {
     dir = mkdtempSync(join(tmpdir(), 'sy-headers-'));
     writeFileSync(join(dir, 'models.yaml'), catalogYaml(fake.url));
     app = await startTestApp({ modelsConfig: join(dir, 'models.yaml') });
-    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('hdr'), password: 'forwarding password' } })).body.data.token;
+    const session = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('hdr'), password: 'forwarding password' } })
+    ).body.data.token;
     key = (await app.http('/api/v1/keys', { token: session, body: { name: 'headers' } })).body.data.key;
   });
   afterAll(async () => {
@@ -87,7 +97,11 @@ describe('headers sent upstream', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const callerHeaders = (extra: Record<string, string> = {}) => ({ ...DANGEROUS, authorization: `Bearer ${key}`, ...extra });
+  const callerHeaders = (extra: Record<string, string> = {}) => ({
+    ...DANGEROUS,
+    authorization: `Bearer ${key}`,
+    ...extra,
+  });
 
   /** Only the gateway's own headers reached the provider: its key, its host, nothing of the caller's list. */
   const expectClean = (received: Received | undefined) => {
@@ -96,13 +110,19 @@ describe('headers sent upstream', () => {
     expect(headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(headers.host).toBe(new URL(fake.url).host);
     expect(JSON.stringify(headers)).not.toMatch(/evil|203\.0\.113|sy-/);
-    for (const name of Object.keys(DANGEROUS).filter((name) => !['host', 'connection', 'user-agent'].includes(name))) expect([name, headers[name]]).toEqual([name, undefined]);
+    for (const name of Object.keys(DANGEROUS).filter((name) => !['host', 'connection', 'user-agent'].includes(name)))
+      expect([name, headers[name]]).toEqual([name, undefined]);
     expect(JSON.stringify(headers)).not.toContain(key);
   };
 
   it('the JSON path (chat completions) forwards none of the caller’s headers', async () => {
     const body = Buffer.from(JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }));
-    const res = await send(`${app.url}/v1/chat/completions`, 'POST', callerHeaders({ 'content-type': 'application/json', range: 'bytes=0-1' }), body);
+    const res = await send(
+      `${app.url}/v1/chat/completions`,
+      'POST',
+      callerHeaders({ 'content-type': 'application/json', range: 'bytes=0-1' }),
+      body,
+    );
     expect(res.status).toBe(200);
     const received = fake.last('/chat/completions');
     expectClean(received);
@@ -116,7 +136,12 @@ describe('headers sent upstream', () => {
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF....WAVE\r\n` +
         `--${boundary}--\r\n`,
     );
-    const res = await send(`${app.url}/v1/audio/transcriptions`, 'POST', callerHeaders({ 'content-type': `multipart/form-data; boundary=${boundary}` }), body);
+    const res = await send(
+      `${app.url}/v1/audio/transcriptions`,
+      'POST',
+      callerHeaders({ 'content-type': `multipart/form-data; boundary=${boundary}` }),
+      body,
+    );
     expect(res.status).toBe(200);
     const received = fake.last('/audio/transcriptions');
     expectClean(received);
@@ -124,13 +149,21 @@ describe('headers sent upstream', () => {
   });
 
   it('the binary path (video content) forwards only range and conditional headers, and no body', async () => {
-    const created = await app.http('/v1/videos', { token: key, body: { model: 'up-video', prompt: 'a wave', seconds: '4' } });
+    const created = await app.http('/v1/videos', {
+      token: key,
+      body: { model: 'up-video', prompt: 'a wave', seconds: '4' },
+    });
     expect(created.status).toBe(200);
     const id = created.body.id as string;
     const res = await send(
       `${app.url}/v1/videos/${id}/content`,
       'GET',
-      callerHeaders({ range: 'bytes=0-3', 'if-none-match': '"v1"', accept: 'video/mp4', 'content-type': 'application/x-evil' }),
+      callerHeaders({
+        range: 'bytes=0-3',
+        'if-none-match': '"v1"',
+        accept: 'video/mp4',
+        'content-type': 'application/x-evil',
+      }),
     );
     expect(res.status).toBe(200);
     expect(res.body.toString()).toBe('fake-mp4-bytes');
@@ -142,12 +175,21 @@ describe('headers sent upstream', () => {
   });
 
   it('the binary path sends the provider’s key even when the caller sends Expect: 100-continue, and drops a GET body', async () => {
-    const id = (await app.http('/v1/videos', { token: key, body: { model: 'up-video', prompt: 'again', seconds: '4' } })).body.id as string;
+    const id = (
+      await app.http('/v1/videos', { token: key, body: { model: 'up-video', prompt: 'again', seconds: '4' } })
+    ).body.id as string;
     // A body on the GET, with its own framing: it must not be piped to the provider (a smuggled second request).
     const smuggled = Buffer.from('GET /v1/videos/other/content HTTP/1.1\r\nHost: evil\r\n\r\n');
-    const res = await send(`${app.url}/v1/videos/${id}/content`, 'GET', callerHeaders({ expect: '100-continue', 'content-length': String(smuggled.length) }), smuggled);
+    const res = await send(
+      `${app.url}/v1/videos/${id}/content`,
+      'GET',
+      callerHeaders({ expect: '100-continue', 'content-length': String(smuggled.length) }),
+      smuggled,
+    );
     expect(res.status).toBe(200);
-    const received = fake.received.filter((entry) => entry.path.startsWith('/videos/') && entry.path.endsWith('/content'));
+    const received = fake.received.filter(
+      (entry) => entry.path.startsWith('/videos/') && entry.path.endsWith('/content'),
+    );
     expectClean(received.at(-1));
     expect(received.at(-1)!.headers.expect).toBeUndefined();
     expect(received.at(-1)!.body.length).toBe(0);

@@ -23,6 +23,8 @@ export function installFrontDoor(server: Server, gateway: GatewayService, logReq
     if (!gatewayPrefixOf(path)) return express(req, res);
     const call = req as GatewayRequest;
     call.path = path;
-    context(call, res, () => securityHeaders(call, res, () => refuseBadUrls(call, res, () => gateway.serve(call, res))));
+    context(call, res, () =>
+      securityHeaders(call, res, () => refuseBadUrls(call, res, () => gateway.serve(call, res))),
+    );
   });
 }

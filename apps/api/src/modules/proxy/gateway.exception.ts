@@ -42,7 +42,11 @@ const STATUS: Record<GatewayErrorCode, number> = {
 };
 
 export class GatewayException extends AppException {
-  constructor(code: GatewayErrorCode, message: string, options: { param?: string; status?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: GatewayErrorCode,
+    message: string,
+    options: { param?: string; status?: number; headers?: Record<string, string> } = {},
+  ) {
     const auth = code === GatewayErrorCode.MISSING_CREDENTIALS || code === GatewayErrorCode.INVALID_TOKEN;
     super(code, options.status ?? STATUS[code], message, {
       details: options.param ? [{ field: options.param, messages: [message] }] : undefined,

@@ -10,7 +10,13 @@ import { CatalogService } from './catalog/catalog.service';
 const UPSTREAM_KEY = 'sk-upstream-secret-value';
 
 function catalogYaml(upstream: string, extra = ''): string {
-  const model = (id: string, type: string, methods: string, upstreamModel = id, pricing = '{ inputPerMTok: 1, outputPerMTok: 2 }') =>
+  const model = (
+    id: string,
+    type: string,
+    methods: string,
+    upstreamModel = id,
+    pricing = '{ inputPerMTok: 1, outputPerMTok: 2 }',
+  ) =>
     `  - { id: ${id}, provider: fake, upstreamModel: ${upstreamModel}, type: ${type}, methods: [${methods}], capabilities: [streaming], pricing: ${pricing} }\n`;
   return (
     `providers:\n  - { id: fake, type: openai, baseUrl: "${upstream}", apiKey: "\${FAKE_KEY}" }\n` +
@@ -59,7 +65,9 @@ describe('the gateway, through the official openai SDK', () => {
     process.env.FAKE_KEY = UPSTREAM_KEY;
     writeFileSync(catalogPath, catalogYaml(fake.url));
     app = await startTestApp({ modelsConfig: catalogPath });
-    const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('gw'), password: 'gateway password' } });
+    const registered = await app.http('/api/v1/auth/register', {
+      body: { email: uniqueEmail('gw'), password: 'gateway password' },
+    });
     session = registered.body.data.token;
     key = (await app.http('/api/v1/keys', { token: session, body: { name: 'integration key' } })).body.data.key;
     client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 });
@@ -113,17 +121,34 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('asks the upstream for usage even when the caller did not, and does not pass the usage chunk on', async () => {
-      const stream = await client.chat.completions.create({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'up-chat',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
       const chunks = [];
       for await (const chunk of stream) chunks.push(chunk);
       expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
-      expect(JSON.parse(fake.last('/chat/completions')!.body.toString()).stream_options).toEqual({ include_usage: true });
+      expect(JSON.parse(fake.last('/chat/completions')!.body.toString()).stream_options).toEqual({
+        include_usage: true,
+      });
       const rows = await usageRows();
-      expect(rows.at(-1)).toMatchObject({ method: 'chat_completions', status: 'success', stream: true, prompt_tokens: 11, completion_tokens: 4, cost: 19 });
+      expect(rows.at(-1)).toMatchObject({
+        method: 'chat_completions',
+        status: 'success',
+        stream: true,
+        prompt_tokens: 11,
+        completion_tokens: 4,
+        cost: 19,
+      });
     });
 
     it('relays each chunk as it arrives, not when the stream ends', async () => {
-      const stream = await client.chat.completions.create({ model: 'paced', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'paced',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
       const arrivals: number[] = [];
       for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) arrivals.push(Date.now());
       expect(arrivals).toHaveLength(2);
@@ -132,7 +157,13 @@ describe('the gateway, through the official openai SDK', () => {
       // for (the default 4,096: the caller gave none) put in front of them.
       const sent = fake.last('/chat/completions')!.body.toString();
       expect(sent.startsWith('{"stream_options":{"include_usage":true},"max_tokens":4096,')).toBe(true);
-      expect(JSON.parse(sent)).toEqual({ model: 'paced', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true }, max_tokens: 4096 });
+      expect(JSON.parse(sent)).toEqual({
+        model: 'paced',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: 4096,
+      });
     });
   });
 
@@ -150,7 +181,9 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('image generation, priced per image', async () => {
-      const { data, response } = await client.images.generate({ model: 'up-image', prompt: 'a lighthouse', n: 3 }).withResponse();
+      const { data, response } = await client.images
+        .generate({ model: 'up-image', prompt: 'a lighthouse', n: 3 })
+        .withResponse();
       expect(data.data).toHaveLength(3);
       expect(response.headers.get('x-switchyard-cost')).toBe('0.12');
     });
@@ -175,7 +208,9 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('speech comes back as binary, streamed, priced by characters', async () => {
-      const { data, response } = await client.audio.speech.create({ model: 'up-tts', input: 'Hello world', voice: 'alloy' }).withResponse();
+      const { data, response } = await client.audio.speech
+        .create({ model: 'up-tts', input: 'Hello world', voice: 'alloy' })
+        .withResponse();
       const bytes = Buffer.from(await data.arrayBuffer());
       expect(bytes.length).toBe(2000);
       expect(bytes[0]).toBe(1);
@@ -185,7 +220,10 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('transcriptions', async () => {
-      const result = await client.audio.transcriptions.create({ model: 'up-stt', file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav') });
+      const result = await client.audio.transcriptions.create({
+        model: 'up-stt',
+        file: await toFile(Buffer.from('RIFF....WAVE'), 'a.wav'),
+      });
       expect(result.text).toBe('hello from the fake');
     });
 
@@ -198,9 +236,15 @@ describe('the gateway, through the official openai SDK', () => {
       let completedCost: number | undefined;
       for await (const event of stream) {
         types.push(event.type);
-        if (event.type === 'response.completed') completedCost = (event.response.usage as unknown as { cost: number }).cost;
+        if (event.type === 'response.completed')
+          completedCost = (event.response.usage as unknown as { cost: number }).cost;
       }
-      expect(types).toEqual(['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.completed']);
+      expect(types).toEqual([
+        'response.created',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.completed',
+      ]);
       expect(completedCost).toBe(0.000013);
     });
 
@@ -214,8 +258,11 @@ describe('the gateway, through the official openai SDK', () => {
       expect(fake.last(`/videos/${video.id}/content`)!.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
       expect((await client.videos.remix(video.id, { prompt: 'calmer' })).remixed_from_video_id).toBe(video.id);
 
-      const other = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('other'), password: 'another password' } });
-      const otherKey = (await app.http('/api/v1/keys', { token: other.body.data.token, body: { name: 'k' } })).body.data.key;
+      const other = await app.http('/api/v1/auth/register', {
+        body: { email: uniqueEmail('other'), password: 'another password' },
+      });
+      const otherKey = (await app.http('/api/v1/keys', { token: other.body.data.token, body: { name: 'k' } })).body.data
+        .key;
       const stranger = await app.http(`/v1/videos/${video.id}`, { token: otherKey });
       expect(stranger.status).toBe(404);
       expect(stranger.body.error.code).toBe('video_not_found');
@@ -228,7 +275,12 @@ describe('the gateway, through the official openai SDK', () => {
       expect(all.data.map((m) => m.id)).toContain('up-chat');
       const images = await app.http('/v1/models?type=image&method=image_edit', { token: key });
       expect(images.body.data.map((m: { id: string }) => m.id)).toEqual(['up-image']);
-      expect(images.body.data[0]).toMatchObject({ object: 'model', owned_by: 'fake', type: 'image', pricing: { perImage: 0.04 } });
+      expect(images.body.data[0]).toMatchObject({
+        object: 'model',
+        owned_by: 'fake',
+        type: 'image',
+        pricing: { perImage: 0.04 },
+      });
       const ids = await app.http('/v1/models?detailed=false&capability=streaming&type=audio', { token: key });
       expect(ids.body).toEqual(['up-tts', 'up-stt']);
       expect((await client.models.retrieve('up-embed')).id).toBe('up-embed');
@@ -266,14 +318,21 @@ describe('the gateway, through the official openai SDK', () => {
         ['POST', '/V1/Chat/Completions'],
         ['POST', '/v1//chat/completions'],
       ]) {
-        const res = await app.http(path, { method, token: key, ...(method === 'POST' ? { body: { model: 'up-chat' } } : {}) });
+        const res = await app.http(path, {
+          method,
+          token: key,
+          ...(method === 'POST' ? { body: { model: 'up-chat' } } : {}),
+        });
         expect([path, res.status, res.body.error?.message]).toEqual([path, 403, 'Endpoint not allowed']);
       }
       expect(fake.received.length).toBe(before);
     });
 
     it('answers CORS preflights and sets the open CORS header', async () => {
-      const res = await app.http('/v1/chat/completions', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-headers': 'authorization,content-type' } });
+      const res = await app.http('/v1/chat/completions', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-headers': 'authorization,content-type' },
+      });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       // A browser's call carries its Origin and gets the header; a server-side SDK's (no Origin) gets no CORS headers.
@@ -317,7 +376,10 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('answers a body over 20 MB with 413', async () => {
-      const res = await app.http('/v1/chat/completions', { token: key, body: { model: 'up-chat', messages: [{ role: 'user', content: 'x'.repeat(21 * 1024 * 1024) }] } });
+      const res = await app.http('/v1/chat/completions', {
+        token: key,
+        body: { model: 'up-chat', messages: [{ role: 'user', content: 'x'.repeat(21 * 1024 * 1024) }] },
+      });
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe('payload_too_large');
     });
@@ -327,7 +389,17 @@ describe('the gateway, through the official openai SDK', () => {
       const url = new URL(`${app.url}/v1/audio/transcriptions`);
       const status = await new Promise<number>((resolve, reject) => {
         const req = request(
-          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(200 * 1024 * 1024) } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'multipart/form-data; boundary=x',
+              'content-length': String(200 * 1024 * 1024),
+            },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode!);
@@ -358,7 +430,9 @@ describe('the gateway, through the official openai SDK', () => {
       const timeout = await chat('hang');
       expect(timeout.status).toBe(504);
       expect(timeout.body.error.code).toBe('upstream_timeout');
-      const rows = (await usageRows()).filter((row) => ['fail-500', 'fail-401', 'unreachable', 'hang'].includes(row.model));
+      const rows = (await usageRows()).filter((row) =>
+        ['fail-500', 'fail-401', 'unreachable', 'hang'].includes(row.model),
+      );
       expect(rows.map((row) => [row.model, row.status, row.cost])).toEqual([
         ['fail-500', 'upstream_error', 0],
         ['fail-401', 'upstream_error', 0],
@@ -368,10 +442,15 @@ describe('the gateway, through the official openai SDK', () => {
     });
 
     it('falls back to the next model when a provider fails before answering, and bills the model that served', async () => {
-      const served = await client.chat.completions.create({ model: 'fb-unreachable', messages: [{ role: 'user', content: 'Hi' }] });
+      const served = await client.chat.completions.create({
+        model: 'fb-unreachable',
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       expect(served.model).toBe('up-chat');
       expect(served.choices[0].message.content).toBeTruthy();
-      const { data: stream, response } = await client.chat.completions.create({ model: 'fb-unreachable', stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'fb-unreachable', stream: true, messages: [{ role: 'user', content: 'Hi' }] })
+        .withResponse();
       expect(response.headers.get('x-switchyard-model')).toBe('up-chat');
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
@@ -398,16 +477,26 @@ describe('the gateway, through the official openai SDK', () => {
       const controller = new AbortController();
       const response = await fetch(`${app.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'gone-mid-stream' },
-        body: JSON.stringify({ model: 'slow-stream', stream: true, messages: [{ role: 'user', content: 'count slowly please' }] }),
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'x-request-id': 'gone-mid-stream',
+        },
+        body: JSON.stringify({
+          model: 'slow-stream',
+          stream: true,
+          messages: [{ role: 'user', content: 'count slowly please' }],
+        }),
         signal: controller.signal,
       });
       const reader = response.body!.getReader();
       let received = '';
-      while ((received.match(/word/g) ?? []).length < 3) received += new TextDecoder().decode((await reader.read()).value);
+      while ((received.match(/word/g) ?? []).length < 3)
+        received += new TextDecoder().decode((await reader.read()).value);
       controller.abort();
       const deadline = Date.now() + 5000;
-      while (!fake.last('/chat/completions')?.closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!fake.last('/chat/completions')?.closedEarly && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       expect(fake.last('/chat/completions')!.closedEarly).toBe(true);
       await new Promise((r) => setTimeout(r, 100));
       const row = (await usageRows()).find((r) => r.request_id === 'gone-mid-stream');

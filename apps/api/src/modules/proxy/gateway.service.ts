@@ -30,7 +30,10 @@ export type GatewayRequest = ContextRequest;
 const EXPOSED_HEADERS = `x-request-id, ${CALL_ID_HEADER}, ${COST_HEADER}, ${MODEL_HEADER}, ${CAPPED_HEADER}, retry-after`;
 
 /** 503 while this instance drains: a load balancer retries the call on another one. */
-const shuttingDown = () => new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', { headers: { 'Retry-After': '1' } });
+const shuttingDown = () =>
+  new GatewayException(GatewayErrorCode.SHUTTING_DOWN, 'This instance is shutting down; retry', {
+    headers: { 'Retry-After': '1' },
+  });
 
 /** The answer of a call made in-process (callInProcess). */
 export interface InProcessAnswer {
@@ -96,7 +99,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    * and the drain at shutdown — with the answer collected in memory. JSON routes only. Throws the call's error (an
    * AppException, with its status and OpenAI-format code) when it failed before an answer began.
    */
-  async callInProcess(caller: Caller, action: RouteMethod, body: Record<string, unknown>, requestId: string | null, signal: AbortSignal): Promise<InProcessAnswer> {
+  async callInProcess(
+    caller: Caller,
+    action: RouteMethod,
+    body: Record<string, unknown>,
+    requestId: string | null,
+    signal: AbortSignal,
+  ): Promise<InProcessAnswer> {
     if (this.lifecycle.draining) throw shuttingDown();
     const route = inProcessRoute(action);
     const abort = new Cancel();
@@ -108,7 +117,18 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       await this.limitRate(caller);
       const raw = Buffer.from(JSON.stringify(body));
       await this.pipeline.run(
-        { route, params: {}, caller, requestId: requestId ?? newRequestId(), requestHeaders: { 'content-type': 'application/json' }, json: body, raw, form: null, signal: abort, path: `/v1${route.template}` },
+        {
+          route,
+          params: {},
+          caller,
+          requestId: requestId ?? newRequestId(),
+          requestHeaders: { 'content-type': 'application/json' },
+          json: body,
+          raw,
+          form: null,
+          signal: abort,
+          path: `/v1${route.template}`,
+        },
         answer,
         null,
       );
@@ -133,7 +153,9 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     this.logger.log(`draining ${this.inFlight.size} calls in flight`);
     const all = () => Promise.allSettled([...this.inFlight.keys()]);
     let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), this.config.shutdownGraceSeconds * 1000)));
+    const graceOver = new Promise<'cut'>(
+      (resolve) => (timer = setTimeout(() => resolve('cut'), this.config.shutdownGraceSeconds * 1000)),
+    );
     if ((await Promise.race([all(), graceOver])) === 'cut') {
       this.logger.warn(`cutting ${this.inFlight.size} calls still running after ${this.config.shutdownGraceSeconds}s`);
       for (const cut of this.inFlight.values()) cut();
@@ -149,7 +171,13 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
 
   private async limitRate(caller: Caller): Promise<void> {
     const rpm = caller.rateLimitRpm ?? this.config.gatewayRpm;
-    if (rpm > 0) await this.limiter.consume({ bucket: 'gateway-rpm', subject: caller.rateLimitSubject, max: rpm, windowSeconds: 60 });
+    if (rpm > 0)
+      await this.limiter.consume({
+        bucket: 'gateway-rpm',
+        subject: caller.rateLimitSubject,
+        max: rpm,
+        windowSeconds: 60,
+      });
   }
 
   private async handle(req: GatewayRequest, res: ServerResponse, abort: Cancel): Promise<void> {
@@ -169,10 +197,26 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     try {
       // The SDK sends POST /videos as multipart (it may carry an input_reference file); any JSON route may.
       const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
-      if (match.route.body === 'multipart' || (match.route.body === 'json' && multipart)) form = await readMultipart(req);
+      if (match.route.body === 'multipart' || (match.route.body === 'json' && multipart))
+        form = await readMultipart(req);
       else if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
       const requestId = req.requestId ?? newRequestId();
-      await this.pipeline.run({ route: match.route, params: match.params, caller, requestId, requestHeaders: req.headers, json, raw, form, signal: abort, path: req.path }, res, req);
+      await this.pipeline.run(
+        {
+          route: match.route,
+          params: match.params,
+          caller,
+          requestId,
+          requestHeaders: req.headers,
+          json,
+          raw,
+          form,
+          signal: abort,
+          path: req.path,
+        },
+        res,
+        req,
+      );
     } finally {
       if (form) await form.cleanup();
     }
@@ -186,26 +230,43 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       const values = query.getAll(name);
       if (!values.length) return undefined;
       const value = values[0];
-      if (values.length > 1) throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
+      if (values.length > 1)
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
       return value;
     };
     const type = single('type');
     const method = single('method');
     const detailed = single('detailed');
     if (type && !(MODEL_TYPES as readonly string[]).includes(type))
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `type must be one of ${MODEL_TYPES.join(', ')}`, { param: 'type' });
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `type must be one of ${MODEL_TYPES.join(', ')}`, {
+        param: 'type',
+      });
     if (method && !(MODEL_METHODS as readonly string[]).includes(method))
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `method must be one of ${MODEL_METHODS.join(', ')}`, { param: 'method' });
+      throw new GatewayException(
+        GatewayErrorCode.INVALID_REQUEST,
+        `method must be one of ${MODEL_METHODS.join(', ')}`,
+        { param: 'method' },
+      );
     if (detailed !== undefined && detailed !== 'true' && detailed !== 'false')
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'detailed must be true or false', { param: 'detailed' });
+      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'detailed must be true or false', {
+        param: 'detailed',
+      });
     const models = this.catalog.list({ type, method, capability: single('capability') });
-    if (detailed === 'false') writeJson(res, 200, models.map((model) => model.id));
+    if (detailed === 'false')
+      writeJson(
+        res,
+        200,
+        models.map((model) => model.id),
+      );
     else writeJson(res, 200, { object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
   }
 
   private getModel(id: string, res: ServerResponse): void {
     const model = this.catalog.find(id);
-    if (!model) throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, { param: 'model' });
+    if (!model)
+      throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, {
+        param: 'model',
+      });
     writeJson(res, 200, this.catalog.toEntry(model));
   }
 }

@@ -14,7 +14,10 @@ export const MULTIPART_LIMIT_BYTES = 100 * 1024 * 1024;
 export const FILE_LIMIT_BYTES = 50 * 1024 * 1024;
 
 function tooLarge(limit: number): GatewayException {
-  return new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+  return new GatewayException(
+    GatewayErrorCode.PAYLOAD_TOO_LARGE,
+    `Request body is larger than ${Math.round(limit / 1024 / 1024)} MB`,
+  );
 }
 
 function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
@@ -23,7 +26,10 @@ function declaredTooLarge(req: IncomingMessage, limit: number): boolean {
 }
 
 /** Reads a JSON body once, keeping the raw bytes so an unchanged body can be forwarded without re-serialising. */
-export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTES): Promise<{ raw: Buffer; json: Record<string, unknown> }> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit = JSON_LIMIT_BYTES,
+): Promise<{ raw: Buffer; json: Record<string, unknown> }> {
   if (declaredTooLarge(req, limit)) {
     req.resume();
     throw tooLarge(limit);
@@ -36,7 +42,11 @@ export async function readJsonBody(req: IncomingMessage, limit = JSON_LIMIT_BYTE
   }
   // Depth, NUL, lone surrogates and UTF-8, in one scan of the bytes before anything parses or walks them.
   const problem = jsonBodyProblem(raw);
-  if (problem) throw new GatewayException(problem === 'depth' ? GatewayErrorCode.INVALID_JSON : GatewayErrorCode.INVALID_REQUEST, INPUT_PROBLEM_MESSAGES[problem]);
+  if (problem)
+    throw new GatewayException(
+      problem === 'depth' ? GatewayErrorCode.INVALID_JSON : GatewayErrorCode.INVALID_REQUEST,
+      INPUT_PROBLEM_MESSAGES[problem],
+    );
   let json: unknown;
   try {
     json = JSON.parse(raw.toString('utf8'));
@@ -121,7 +131,10 @@ export async function readMultipart(req: IncomingMessage): Promise<ParsedMultipa
       const nul = () => new GatewayException(GatewayErrorCode.INVALID_REQUEST, INPUT_PROBLEM_MESSAGES.nul);
       parser.on('field', (name, value, info) => {
         if (name.includes('\0') || value.includes('\0')) return fail(nul());
-        if (info.valueTruncated) return fail(new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Field ${name.slice(0, 100)} is too large`));
+        if (info.valueTruncated)
+          return fail(
+            new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `Field ${name.slice(0, 100)} is too large`),
+          );
         fields.set(name, [...(fields.get(name) ?? []), value]);
       });
       parser.on('file', (name, stream, info) => {
@@ -130,20 +143,35 @@ export async function readMultipart(req: IncomingMessage): Promise<ParsedMultipa
           return fail(nul());
         }
         const path = join(dir, `${files.length}`);
-        const file: UploadedFile = { field: name, filename: info.filename || 'upload', mimeType: info.mimeType, path, size: 0 };
+        const file: UploadedFile = {
+          field: name,
+          filename: info.filename || 'upload',
+          mimeType: info.mimeType,
+          path,
+          size: 0,
+        };
         files.push(file);
         stream.on('data', (chunk: Buffer) => {
           file.size += chunk.length;
           total += chunk.length;
           if (total > MULTIPART_LIMIT_BYTES) fail(tooLarge(MULTIPART_LIMIT_BYTES));
         });
-        stream.on('limit', () => fail(new GatewayException(GatewayErrorCode.PAYLOAD_TOO_LARGE, `File ${file.filename} is larger than ${FILE_LIMIT_BYTES / 1024 / 1024} MB`)));
+        stream.on('limit', () =>
+          fail(
+            new GatewayException(
+              GatewayErrorCode.PAYLOAD_TOO_LARGE,
+              `File ${file.filename} is larger than ${FILE_LIMIT_BYTES / 1024 / 1024} MB`,
+            ),
+          ),
+        );
         writes.push(pipeline(stream, createWriteStream(path)).catch((error: Error) => fail(error)));
       });
       parser.on('partsLimit', () => fail(new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Too many parts')));
       parser.on('filesLimit', () => fail(new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Too many files')));
       parser.on('fieldsLimit', () => fail(new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Too many fields')));
-      parser.on('error', () => fail(new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Malformed multipart body')));
+      parser.on('error', () =>
+        fail(new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Malformed multipart body')),
+      );
       parser.on('close', () => {
         Promise.all(writes).then(() => (failed ? undefined : resolve()), reject);
       });
@@ -165,7 +193,8 @@ export async function readMultipart(req: IncomingMessage): Promise<ParsedMultipa
         for (const value of values) form.append(name, value);
       }
       for (const [name, value] of Object.entries(overrides)) form.append(name, value);
-      for (const file of files) form.append(file.field, await openAsBlob(file.path, { type: file.mimeType }), file.filename);
+      for (const file of files)
+        form.append(file.field, await openAsBlob(file.path, { type: file.mimeType }), file.filename);
       return form;
     },
     cleanup,

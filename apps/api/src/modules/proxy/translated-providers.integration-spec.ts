@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
-const fixture = (provider: string, name: string) => readFileSync(join(__dirname, 'providers', provider, 'fixtures', name), 'utf8');
+const fixture = (provider: string, name: string) =>
+  readFileSync(join(__dirname, 'providers', provider, 'fixtures', name), 'utf8');
 
 /** A fake Anthropic and Gemini in one server, answering with the providers' documented wire-format fixtures. */
 function fakeProviders() {
@@ -21,10 +22,16 @@ function fakeProviders() {
       res.end(text);
     };
     if (req.url === '/anthropic/v1/messages') {
-      if (body.model === 'claude-broken') return send(400, 'application/json', fixture('anthropic', 'error-invalid-request.json'));
+      if (body.model === 'claude-broken')
+        return send(400, 'application/json', fixture('anthropic', 'error-invalid-request.json'));
       const tools = Array.isArray(body.tools) && body.tools.length > 0;
-      if (body.stream) return send(200, 'text/event-stream', fixture('anthropic', tools ? 'stream-tool-use.sse' : 'stream-text.sse'));
-      return send(200, 'application/json', fixture('anthropic', tools ? 'tool-use-response.json' : 'text-response.json'));
+      if (body.stream)
+        return send(200, 'text/event-stream', fixture('anthropic', tools ? 'stream-tool-use.sse' : 'stream-text.sse'));
+      return send(
+        200,
+        'application/json',
+        fixture('anthropic', tools ? 'tool-use-response.json' : 'text-response.json'),
+      );
     }
     if (req.url!.startsWith('/gemini/v1beta/models/gemini-test:streamGenerateContent'))
       return send(200, 'text/event-stream', fixture('gemini', 'stream-text.sse'));
@@ -55,14 +62,30 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
           { id: 'google', type: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gemini-upstream-key' },
         ],
         models: [
-          { id: 'claude', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-20250514', type: 'text', methods: ['chat_completions'], pricing: { inputPerMTok: 3, outputPerMTok: 15 } },
+          {
+            id: 'claude',
+            provider: 'anthropic',
+            upstreamModel: 'claude-sonnet-4-20250514',
+            type: 'text',
+            methods: ['chat_completions'],
+            pricing: { inputPerMTok: 3, outputPerMTok: 15 },
+          },
           { id: 'claude-broken', provider: 'anthropic', type: 'text', methods: ['chat_completions'], free: true },
-          { id: 'gemini', provider: 'google', upstreamModel: 'gemini-test', type: 'text', methods: ['chat_completions'], pricing: { inputPerMTok: 1, outputPerMTok: 1 } },
+          {
+            id: 'gemini',
+            provider: 'google',
+            upstreamModel: 'gemini-test',
+            type: 'text',
+            methods: ['chat_completions'],
+            pricing: { inputPerMTok: 1, outputPerMTok: 1 },
+          },
         ],
       }),
     );
     app = await startTestApp({ modelsConfig: catalog });
-    const session = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('tr'), password: 'translate me' } })).body.data.token;
+    const session = (
+      await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('tr'), password: 'translate me' } })
+    ).body.data.token;
     const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
     client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0 });
   });
@@ -89,11 +112,20 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
     const sent = fake.seen.at(-1)!;
     expect(sent.headers['x-api-key']).toBe('anthropic-upstream-key');
     expect(sent.headers.authorization).toBeUndefined();
-    expect(sent.body).toMatchObject({ model: 'claude-sonnet-4-20250514', system: 'Be brief.', max_tokens: expect.any(Number) });
+    expect(sent.body).toMatchObject({
+      model: 'claude-sonnet-4-20250514',
+      system: 'Be brief.',
+      max_tokens: expect.any(Number),
+    });
   });
 
   it('streams Anthropic events as OpenAI chunks, ending with usage and [DONE]', async () => {
-    const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Hello' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'claude',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
@@ -108,7 +140,15 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
     const completion = await client.chat.completions.create({
       model: 'claude',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            parameters: { type: 'object', properties: { location: { type: 'string' } } },
+          },
+        },
+      ],
     });
     const call = completion.choices[0].message.tool_calls?.[0];
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
@@ -117,16 +157,25 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
   });
 
   it('passes a provider’s invalid-request error on in OpenAI’s shape', async () => {
-    const res = await client.chat.completions.create({ model: 'claude-broken', messages: [{ role: 'user', content: 'x' }] }).catch((e: APIError) => e);
+    const res = await client.chat.completions
+      .create({ model: 'claude-broken', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: APIError) => e);
     expect(res).toBeInstanceOf(APIError);
     expect((res as APIError).status).toBe(400);
   });
 
   it('translates to Gemini generateContent, plain and streamed', async () => {
-    const completion = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }] });
+    const completion = await client.chat.completions.create({
+      model: 'gemini',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(completion.choices[0].message.content!.length).toBeGreaterThan(0);
     expect(fake.seen.at(-1)!.headers['x-goog-api-key']).toBe('gemini-upstream-key');
-    const stream = await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gemini',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text.length).toBeGreaterThan(0);
@@ -137,7 +186,15 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
     const res = await client.chat.completions
       .create({
         model: 'gemini',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'http://127.0.0.1:1/secret.png' } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: 'http://127.0.0.1:1/secret.png' } },
+            ],
+          },
+        ],
       })
       .catch((e: APIError) => e);
     expect((res as APIError).status).toBe(400);
@@ -164,12 +221,20 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
         fetch(`${app.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gemini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }),
-        }).then(async (response) => `${response.status} ${JSON.stringify(((await response.json()) as { error: unknown }).error)}`),
+          body: JSON.stringify({
+            model: 'gemini',
+            messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }],
+          }),
+        }).then(
+          async (response) =>
+            `${response.status} ${JSON.stringify(((await response.json()) as { error: unknown }).error)}`,
+        ),
       ),
     );
     expect(new Set(answers)).toEqual(
-      new Set([`400 ${JSON.stringify({ message: 'An image URL in messages could not be fetched', type: 'invalid_request_error', code: 'invalid_request', param: 'messages' })}`]),
+      new Set([
+        `400 ${JSON.stringify({ message: 'An image URL in messages could not be fetched', type: 'invalid_request_error', code: 'invalid_request', param: 'messages' })}`,
+      ]),
     );
     expect(fake.seen.length).toBe(before);
   });

@@ -8,19 +8,37 @@ describe('checking a model’s page before it is hosted', () => {
   });
 
   it('takes the page out of a markdown fence and drops the talk around it', () => {
-    expect(checkPage(`Sure! Here it is:\n\n\`\`\`html\n${PAGE}\n\`\`\`\n\nLet me know.`)).toMatchObject({ ok: true, html: PAGE });
+    expect(checkPage(`Sure! Here it is:\n\n\`\`\`html\n${PAGE}\n\`\`\`\n\nLet me know.`)).toMatchObject({
+      ok: true,
+      html: PAGE,
+    });
     expect(checkPage(`\`\`\`\n${PAGE}\n\`\`\``)).toMatchObject({ ok: true, html: PAGE });
-    expect(checkPage(`Notes first:\n\`\`\`css\nbody{}\n\`\`\`\n\`\`\`html\n${PAGE}\n\`\`\``)).toMatchObject({ ok: true, html: PAGE });
+    expect(checkPage(`Notes first:\n\`\`\`css\nbody{}\n\`\`\`\n\`\`\`html\n${PAGE}\n\`\`\``)).toMatchObject({
+      ok: true,
+      html: PAGE,
+    });
   });
 
   it('adds a missing doctype and trims what comes before and after', () => {
-    expect(checkPage('Here: <html><body>x</body></html> done')).toMatchObject({ ok: true, html: '<!DOCTYPE html>\n<html><body>x</body></html>' });
+    expect(checkPage('Here: <html><body>x</body></html> done')).toMatchObject({
+      ok: true,
+      html: '<!DOCTYPE html>\n<html><body>x</body></html>',
+    });
   });
 
   it('refuses prose, a page without a body, a page cut off, and one over 512 KB', () => {
-    expect(checkPage('Hello from the model')).toEqual({ ok: false, reason: expect.stringContaining('did not write an HTML page') });
-    expect(checkPage('<html><head></head></html>')).toEqual({ ok: false, reason: expect.stringContaining('did not write an HTML page') });
-    expect(checkPage('<!DOCTYPE html><html><body><p>unfinished')).toEqual({ ok: false, reason: expect.stringContaining('cut off') });
+    expect(checkPage('Hello from the model')).toEqual({
+      ok: false,
+      reason: expect.stringContaining('did not write an HTML page'),
+    });
+    expect(checkPage('<html><head></head></html>')).toEqual({
+      ok: false,
+      reason: expect.stringContaining('did not write an HTML page'),
+    });
+    expect(checkPage('<!DOCTYPE html><html><body><p>unfinished')).toEqual({
+      ok: false,
+      reason: expect.stringContaining('cut off'),
+    });
     const big = `<!DOCTYPE html><html><body>${'x'.repeat(512 * 1024)}</body></html>`;
     expect(checkPage(big)).toEqual({ ok: false, reason: expect.stringContaining('limited to 512 KB') });
   });
@@ -39,7 +57,9 @@ describe('naming an app', () => {
     expect(slugFromPrompt('Help')).toBe('help-app');
     expect(slugFromPrompt('日本語のアプリ')).toBe('untitled');
     expect(slugFromPrompt('a'.repeat(60))).toBe('untitled');
-    expect(slugFromPrompt('supercalifragilistic expialidocious wonderful words')).toBe('supercalifragilistic-expialidocious');
+    expect(slugFromPrompt('supercalifragilistic expialidocious wonderful words')).toBe(
+      'supercalifragilistic-expialidocious',
+    );
   });
 
   it('numbers a slug that is taken, within 40 characters', () => {

@@ -13,18 +13,27 @@ export function checkPage(answer: string): PageCheck {
   let text = answer;
   const fenced = [...answer.matchAll(FENCE)].map((match) => ({ lang: match[1].toLowerCase(), body: match[2] }));
   if (fenced.length) {
-    const page = fenced.find((block) => /<html[\s>]/i.test(block.body)) ?? fenced.find((block) => block.lang === 'html');
+    const page =
+      fenced.find((block) => /<html[\s>]/i.test(block.body)) ?? fenced.find((block) => block.lang === 'html');
     if (page) text = page.body;
   }
   const start = text.search(/<!doctype\s+html|<html[\s>]/i);
-  if (start < 0 || !/<body[\s>]/i.test(text)) return { ok: false, reason: 'The model did not write an HTML page (no <html> with a <body>)' };
+  if (start < 0 || !/<body[\s>]/i.test(text))
+    return { ok: false, reason: 'The model did not write an HTML page (no <html> with a <body>)' };
   const end = text.toLowerCase().lastIndexOf('</html>');
-  if (end < start) return { ok: false, reason: 'The page was cut off before </html>: the model stopped early (output limit or budget)' };
+  if (end < start)
+    return {
+      ok: false,
+      reason: 'The page was cut off before </html>: the model stopped early (output limit or budget)',
+    };
   let html = text.slice(start, end + '</html>'.length);
   if (!/^<!doctype/i.test(html)) html = `<!DOCTYPE html>\n${html}`;
   const bytes = Buffer.byteLength(html);
   if (bytes > SPACE_PAGE_MAX_BYTES)
-    return { ok: false, reason: `The page is ${Math.ceil(bytes / 1024)} KB; pages are limited to ${SPACE_PAGE_MAX_BYTES / 1024} KB` };
+    return {
+      ok: false,
+      reason: `The page is ${Math.ceil(bytes / 1024)} KB; pages are limited to ${SPACE_PAGE_MAX_BYTES / 1024} KB`,
+    };
   return { ok: true, html, title: titleOf(html) };
 }
 
@@ -43,14 +52,40 @@ export function titleOf(html: string): string | null {
 
 /** A title for an app whose page is not written yet: the prompt's first sentence, shortened. */
 export function titleFromPrompt(prompt: string): string {
-  const first = prompt.trim().split(/(?<=[.!?])\s|\n/)[0].trim();
+  const first = prompt
+    .trim()
+    .split(/(?<=[.!?])\s|\n/)[0]
+    .trim();
   const title = first.length > 60 ? `${first.slice(0, 59).trimEnd()}…` : first;
   return title.charAt(0).toUpperCase() + title.slice(1);
 }
 
 /** Slugs never take the words that name routes beside them (`/api/v1/spaces/generate`, `…/me/apps`). */
 const RESERVED_SLUGS = new Set(SPACE_RESERVED_HANDLES);
-const STOP_WORDS = new Set(['a', 'an', 'the', 'me', 'my', 'make', 'build', 'create', 'write', 'please', 'that', 'which', 'with', 'for', 'of', 'to', 'and', 'app', 'page', 'simple', 'small', 'little']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'me',
+  'my',
+  'make',
+  'build',
+  'create',
+  'write',
+  'please',
+  'that',
+  'which',
+  'with',
+  'for',
+  'of',
+  'to',
+  'and',
+  'app',
+  'page',
+  'simple',
+  'small',
+  'little',
+]);
 
 /** A readable slug from the prompt: up to five meaningful words, lowercase, joined by '-', at most 40 characters. */
 export function slugFromPrompt(prompt: string): string {

@@ -37,7 +37,8 @@ describe('space jobs across restarts', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = (overrides = {}) => startTestApp({ modelsConfig: catalogPath, signupCredit: 1, ...overrides }, database);
+  const start = (overrides = {}) =>
+    startTestApp({ modelsConfig: catalogPath, signupCredit: 1, ...overrides }, database);
 
   /** Waits (bounded) until the fake upstream has received `count` page requests. */
   async function upstreamCalls(count: number): Promise<void> {
@@ -59,18 +60,34 @@ describe('space jobs across restarts', () => {
   }
 
   const job = async (running: TestApp, slug: string) =>
-    (await running.database.dataSource.query(`SELECT j.status, j.attempts FROM space_jobs j JOIN space_apps a ON a.id = j.app_id WHERE a.slug = $1`, [slug]))[0];
+    (
+      await running.database.dataSource.query(
+        `SELECT j.status, j.attempts FROM space_jobs j JOIN space_apps a ON a.id = j.app_id WHERE a.slug = $1`,
+        [slug],
+      )
+    )[0];
 
   let token = '';
   let userId = '';
 
   it('hands a job cut by a graceful shutdown back to the queue, and writes the page after the restart', async () => {
     app = await start({ shutdownGraceSeconds: 0 });
-    const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('restart'), password: 'restart password' } });
+    const registered = await app.http('/api/v1/auth/register', {
+      body: { email: uniqueEmail('restart'), password: 'restart password' },
+    });
     token = registered.body.data.token;
     userId = registered.body.data.user.id;
-    await app.http('/api/v1/spaces/handle', { method: 'PUT', token, body: { handle: `restart-${Date.now().toString(36)}` } });
-    const { slug } = (await app.http('/api/v1/spaces/generate', { token, body: { prompt: 'Survive a restart please', models: ['html-slow'] } })).body.data;
+    await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token,
+      body: { handle: `restart-${Date.now().toString(36)}` },
+    });
+    const { slug } = (
+      await app.http('/api/v1/spaces/generate', {
+        token,
+        body: { prompt: 'Survive a restart please', models: ['html-slow'] },
+      })
+    ).body.data;
     await upstreamCalls(1);
     await app.close();
 
@@ -80,8 +97,14 @@ describe('space jobs across restarts', () => {
     expect(await job(app, slug)).toEqual({ status: 'done', attempts: 2 });
     // The cut call delivered nothing and cost nothing; the one that wrote the page was charged once.
     await app.app.get(UsageRecorder).flush();
-    const records = await app.database.dataSource.query(`SELECT status, cost_micros::int AS cost FROM usage_records WHERE user_id = $1 ORDER BY started_at`, [userId]);
-    expect(records).toEqual([{ status: 'client_closed', cost: 0 }, { status: 'success', cost: 120 + 160 }]);
+    const records = await app.database.dataSource.query(
+      `SELECT status, cost_micros::int AS cost FROM usage_records WHERE user_id = $1 ORDER BY started_at`,
+      [userId],
+    );
+    expect(records).toEqual([
+      { status: 'client_closed', cost: 0 },
+      { status: 'success', cost: 120 + 160 },
+    ]);
     await app.close();
     app = undefined;
   });
@@ -110,7 +133,9 @@ describe('space jobs across restarts', () => {
     if (database.databaseUrl) {
       // On a server the job stays the dead instance's until its lease runs out (a minute); skip the wait.
       expect(await job(app, slug)).toEqual({ status: 'running', attempts: 1 });
-      await app.database.dataSource.query(`UPDATE space_jobs SET lease_until = now() - interval '1 second' WHERE status = 'running'`);
+      await app.database.dataSource.query(
+        `UPDATE space_jobs SET lease_until = now() - interval '1 second' WHERE status = 'running'`,
+      );
       app.app.get(SpaceJobsRunner).kick();
     }
     expect(await settled(app, token, slug)).toMatchObject({ status: 'ready', version: 1 });
@@ -118,7 +143,12 @@ describe('space jobs across restarts', () => {
   });
 
   it('fails a job interrupted too many times with the reason, rather than leaving it generating', async () => {
-    const { slug } = (await app!.http('/api/v1/spaces/generate', { token, body: { prompt: 'Interrupted over and over', models: ['html-slow'] } })).body.data;
+    const { slug } = (
+      await app!.http('/api/v1/spaces/generate', {
+        token,
+        body: { prompt: 'Interrupted over and over', models: ['html-slow'] },
+      })
+    ).body.data;
     const deadline = Date.now() + 10_000;
     while ((await job(app!, slug)).status !== 'running') {
       if (Date.now() > deadline) throw new Error('the job never started');
@@ -130,9 +160,14 @@ describe('space jobs across restarts', () => {
     );
     app!.app.get(SpaceJobsRunner).kick({ recover: true });
     const failed = await settled(app!, token, slug);
-    expect(failed).toMatchObject({ status: 'failed', error: 'The job was interrupted 3 times (the server restarted while it ran); try again' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: 'The job was interrupted 3 times (the server restarted while it ran); try again',
+    });
     expect(await job(app!, slug)).toEqual({ status: 'failed', attempts: 3 });
-    const [{ n }] = await app!.database.dataSource.query(`SELECT count(*)::int AS n FROM space_apps WHERE status = 'generating'`);
+    const [{ n }] = await app!.database.dataSource.query(
+      `SELECT count(*)::int AS n FROM space_apps WHERE status = 'generating'`,
+    );
     expect(n).toBe(0);
   });
 });

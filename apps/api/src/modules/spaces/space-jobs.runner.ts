@@ -125,7 +125,9 @@ export class SpaceJobsRunner implements OnApplicationBootstrap, OnModuleDestroy,
     } catch (error) {
       if (lost.signal.aborted) return;
       this.logger.error(`job ${job.id} failed unexpectedly: ${(error as Error).message}`);
-      await this.repository.fail(job, this.instance, 'Switchyard failed while writing the page; try again').catch(() => undefined);
+      await this.repository
+        .fail(job, this.instance, 'Switchyard failed while writing the page; try again')
+        .catch(() => undefined);
     } finally {
       clearInterval(renew);
     }

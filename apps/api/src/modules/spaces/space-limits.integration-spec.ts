@@ -11,7 +11,8 @@ import { createTestDatabase, TestDatabase } from '../../../test/support/test-dat
 describe('space limits in the database', () => {
   let testDatabase: TestDatabase;
   let database: Database;
-  const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => database.dataSource.query(sql, params);
+  const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> =>
+    database.dataSource.query(sql, params);
 
   /** The SQLSTATE and constraint a statement was refused with, or null when it ran. */
   const refusal = (statement: Promise<unknown>) =>
@@ -23,26 +24,41 @@ describe('space limits in the database', () => {
       },
     );
   const newUser = async () =>
-    (await query<{ id: string }>(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [`spaces-${randomUUID()}@example.com`]))[0].id;
+    (
+      await query<{ id: string }>(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [
+        `spaces-${randomUUID()}@example.com`,
+      ])
+    )[0].id;
   const insertApps = (userId: string, from: number, to: number) =>
     query(
       `INSERT INTO space_apps (user_id, slug, title, prompt, models, status)
        SELECT $1, 'app-' || n, 'App', 'a page', ARRAY['html-page'], 'failed' FROM generate_series($2::int, $3::int) AS n`,
       [userId, from, to],
     );
-  const countOf = async (userId: string) => (await query<{ apps: number }>('SELECT apps FROM space_app_counts WHERE user_id = $1', [userId]))[0]?.apps;
-  const appsOf = async (userId: string) => (await query<{ apps: number }>('SELECT count(*)::int AS apps FROM space_apps WHERE user_id = $1', [userId]))[0].apps;
+  const countOf = async (userId: string) =>
+    (await query<{ apps: number }>('SELECT apps FROM space_app_counts WHERE user_id = $1', [userId]))[0]?.apps;
+  const appsOf = async (userId: string) =>
+    (await query<{ apps: number }>('SELECT count(*)::int AS apps FROM space_apps WHERE user_id = $1', [userId]))[0]
+      .apps;
   const newJob = (appId: string, userId: string, slot: number | null) =>
-    query<{ id: string }>(`INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, slot) VALUES ($1, $2, 'generate', 'a page', ARRAY['html-page'], $3) RETURNING id`, [
-      appId, userId, slot,
-    ]);
-  const appIds = async (userId: string) => (await query<{ id: string }>('SELECT id FROM space_apps WHERE user_id = $1 ORDER BY slug', [userId])).map((row) => row.id);
+    query<{ id: string }>(
+      `INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, slot) VALUES ($1, $2, 'generate', 'a page', ARRAY['html-page'], $3) RETURNING id`,
+      [appId, userId, slot],
+    );
+  const appIds = async (userId: string) =>
+    (await query<{ id: string }>('SELECT id FROM space_apps WHERE user_id = $1 ORDER BY slug', [userId])).map(
+      (row) => row.id,
+    );
 
   beforeAll(async () => {
     // The refusals below are the point; TypeORM would log each one as a failed query.
     Logger.overrideLogger(['fatal']);
     testDatabase = await createTestDatabase();
-    database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 6 });
+    database = await Database.open({
+      databaseUrl: testDatabase.databaseUrl,
+      dataDir: testDatabase.dataDir,
+      dbPoolSize: 6,
+    });
   });
   afterAll(async () => {
     await database?.close();
@@ -70,7 +86,9 @@ describe('space limits in the database', () => {
     await insertApps(user, 1, 99);
     const outcomes = await Promise.all([100, 101, 102, 103, 104].map((n) => refusal(insertApps(user, n, n))));
     expect(outcomes.filter((outcome) => outcome === null)).toHaveLength(1);
-    expect(outcomes.filter((outcome) => outcome !== null)).toEqual(Array.from({ length: 4 }, () => ({ code: '23514', constraint: 'space_app_limit' })));
+    expect(outcomes.filter((outcome) => outcome !== null)).toEqual(
+      Array.from({ length: 4 }, () => ({ code: '23514', constraint: 'space_app_limit' })),
+    );
     expect([await countOf(user), await appsOf(user)]).toEqual([100, 100]);
   });
 

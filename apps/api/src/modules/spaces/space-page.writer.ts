@@ -49,13 +49,18 @@ export class SpacePageWriter {
         const code = outcome.code.toLowerCase();
         if (code === 'shutting_down') return { kind: 'interrupted' };
         if (code === 'budget_exhausted')
-          return { kind: 'failed', reason: bounded(`Your budget does not cover a page from ${model}: ${outcome.message}`) };
+          return {
+            kind: 'failed',
+            reason: bounded(`Your budget does not cover a page from ${model}: ${outcome.message}`),
+          };
         failures.push(`${model}: ${outcome.message}`);
         continue;
       }
       const check = checkPage(outcome.text);
       if (!check.ok) {
-        failures.push(`${model}: ${check.reason}${outcome.finishReason === 'length' ? ' (the answer reached its output limit)' : ''}`);
+        failures.push(
+          `${model}: ${check.reason}${outcome.finishReason === 'length' ? ' (the answer reached its output limit)' : ''}`,
+        );
         continue;
       }
       return { kind: 'page', page: { html: check.html, title: check.title, model, requestId: outcome.requestId } };

@@ -21,7 +21,13 @@ export class SpacesGatewayClient {
   constructor(private readonly gateway: GatewayService) {}
 
   /** One non-streaming chat completion for `userId`. */
-  async chat(userId: string, model: string, messages: ChatMessage[], requestId: string, signal: AbortSignal): Promise<ChatOutcome> {
+  async chat(
+    userId: string,
+    model: string,
+    messages: ChatMessage[],
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<ChatOutcome> {
     const caller: Caller = {
       kind: 'internal',
       userId,

@@ -145,7 +145,13 @@ export function spacesHost(spaces: SpacesService, options: SpacesHostOptions): R
     request.path = path;
     context(request, res, () => {
       serve(path, req, res).catch((error: unknown) => {
-        logger.error({ msg: `hosting ${path} failed: ${(error as Error)?.message ?? String(error)}`, requestId: request.requestId }, (error as Error)?.stack);
+        logger.error(
+          {
+            msg: `hosting ${path} failed: ${(error as Error)?.message ?? String(error)}`,
+            requestId: request.requestId,
+          },
+          (error as Error)?.stack,
+        );
         if (!res.headersSent) send(res, 503, UNAVAILABLE_PAGE);
         else res.destroy();
       });
@@ -174,7 +180,7 @@ export function addSpacesHostingPaths(document: OpenAPIObject): void {
       summary: 'A published app, on SPACES_ORIGIN only; the dashboard host answers 307 to the same path there',
       description:
         'Served by the hosted-apps listener (SPACES_PORT, reached at SPACES_ORIGIN) with a restrictive Content-Security-Policy: ' +
-        '`sandbox allow-scripts` (an opaque origin), `connect-src \'none\'`, `form-action \'none\'`, framed by the dashboard only. ' +
+        "`sandbox allow-scripts` (an opaque origin), `connect-src 'none'`, `form-action 'none'`, framed by the dashboard only. " +
         'No cookie is read or set. An old handle of the account answers 301 to the current one.',
       tags: ['spaces'],
       parameters: [

@@ -1,7 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { HandleCheckResponse, SpaceAppDetailResponse, SpaceAppResponse, SpaceHandleResponse, SpaceProfileResponse } from '@switchyard/shared-dto';
-import { SpaceEditDto, SpaceGenerateDto, SpaceHandleCheckQueryDto, SpaceHandleSetDto, SpacePublishDto } from '@switchyard/shared-dto/validation';
+import type {
+  HandleCheckResponse,
+  SpaceAppDetailResponse,
+  SpaceAppResponse,
+  SpaceHandleResponse,
+  SpaceProfileResponse,
+} from '@switchyard/shared-dto';
+import {
+  SpaceEditDto,
+  SpaceGenerateDto,
+  SpaceHandleCheckQueryDto,
+  SpaceHandleSetDto,
+  SpacePublishDto,
+} from '@switchyard/shared-dto/validation';
 import type { Request } from 'express';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { Owns } from '../../common/auth/ownership.guard';
@@ -19,7 +31,10 @@ export class SpacesController {
   @Access()
   @ApiOperation({ summary: "Set the caller's handle (their apps and profile live under it)" })
   @ApiConflictResponse({ description: 'HANDLE_TAKEN: another account holds, or once held, this handle' })
-  async setHandle(@CurrentUser() user: SessionPrincipal, @Body() body: SpaceHandleSetDto): Promise<Envelope<SpaceHandleResponse>> {
+  async setHandle(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: SpaceHandleSetDto,
+  ): Promise<Envelope<SpaceHandleResponse>> {
     return envelope(await this.spaces.setHandle(user.userId, body.handle), 'Handle saved');
   }
 
@@ -41,7 +56,10 @@ export class SpacesController {
   @Access()
   @Owns(SpacesService, 'slug')
   @ApiOperation({ summary: "One of the caller's apps with its page (for the sandboxed preview) and its versions" })
-  async getMine(@CurrentUser() user: SessionPrincipal, @Param('slug') slug: string): Promise<Envelope<SpaceAppDetailResponse>> {
+  async getMine(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('slug') slug: string,
+  ): Promise<Envelope<SpaceAppDetailResponse>> {
     return envelope(await this.spaces.getMine(user.userId, slug));
   }
 
@@ -50,7 +68,10 @@ export class SpacesController {
   @Access()
   @ApiOperation({ summary: 'Have a model write an app from a prompt; answers at once with the app `generating`' })
   @ApiAcceptedResponse({ description: 'The app, status generating; poll it until ready or failed' })
-  async generate(@CurrentUser() user: SessionPrincipal, @Body() body: SpaceGenerateDto): Promise<Envelope<SpaceAppResponse>> {
+  async generate(
+    @CurrentUser() user: SessionPrincipal,
+    @Body() body: SpaceGenerateDto,
+  ): Promise<Envelope<SpaceAppResponse>> {
     return envelope(await this.spaces.generate(user.userId, body), 'A model is writing your app');
   }
 
@@ -60,7 +81,11 @@ export class SpacesController {
   @Owns(SpacesService, 'slug')
   @ApiOperation({ summary: 'Have the model revise the current page; answers at once with the app `generating`' })
   @ApiConflictResponse({ description: 'SPACE_APP_BUSY (a job runs) or SPACE_APP_NOT_READY (no page yet)' })
-  async edit(@CurrentUser() user: SessionPrincipal, @Param('slug') slug: string, @Body() body: SpaceEditDto): Promise<Envelope<SpaceAppResponse>> {
+  async edit(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('slug') slug: string,
+    @Body() body: SpaceEditDto,
+  ): Promise<Envelope<SpaceAppResponse>> {
     return envelope(await this.spaces.edit(user.userId, slug, body.prompt), 'The model is revising your app');
   }
 
@@ -68,8 +93,15 @@ export class SpacesController {
   @Access()
   @Owns(SpacesService, 'slug')
   @ApiOperation({ summary: 'Publish an app (its URL answers and the profile lists it) or unpublish it' })
-  async publish(@CurrentUser() user: SessionPrincipal, @Param('slug') slug: string, @Body() body: SpacePublishDto): Promise<Envelope<SpaceAppResponse>> {
-    return envelope(await this.spaces.publish(user.userId, slug, body.published), body.published ? 'Published' : 'Unpublished');
+  async publish(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('slug') slug: string,
+    @Body() body: SpacePublishDto,
+  ): Promise<Envelope<SpaceAppResponse>> {
+    return envelope(
+      await this.spaces.publish(user.userId, slug, body.published),
+      body.published ? 'Published' : 'Unpublished',
+    );
   }
 
   @Post(':slug/undo')
@@ -86,13 +118,18 @@ export class SpacesController {
   @Access()
   @Owns(SpacesService, 'slug')
   @ApiOperation({ summary: 'Delete an app with all its versions (a job still running for it is abandoned)' })
-  async delete(@CurrentUser() user: SessionPrincipal, @Param('slug') slug: string): Promise<Envelope<{ slug: string }>> {
+  async delete(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('slug') slug: string,
+  ): Promise<Envelope<{ slug: string }>> {
     return envelope(await this.spaces.delete(user.userId, slug), 'App deleted');
   }
 
   @Get(':handle')
   @Access({ public: true })
-  @ApiOperation({ summary: "A handle's public profile with its published apps (isOwner: the viewer is signed in as its owner)" })
+  @ApiOperation({
+    summary: "A handle's public profile with its published apps (isOwner: the viewer is signed in as its owner)",
+  })
   @ApiNotFoundResponse({ description: 'SPACE_PROFILE_NOT_FOUND' })
   async profile(@Param('handle') handle: string, @Req() req: Request): Promise<Envelope<SpaceProfileResponse>> {
     return envelope(await this.spaces.profile(handle, req.principal?.userId ?? null));

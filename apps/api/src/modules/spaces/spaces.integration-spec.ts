@@ -13,7 +13,9 @@ interface User {
 }
 
 async function register(app: TestApp, tag: string): Promise<User> {
-  const res = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail(tag), password: `${tag} password` } });
+  const res = await app.http('/api/v1/auth/register', {
+    body: { email: uniqueEmail(tag), password: `${tag} password` },
+  });
   return { token: res.body.data.token, userId: res.body.data.user.id };
 }
 
@@ -46,12 +48,23 @@ async function money(app: TestApp, userId: string) {
     'SELECT COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1',
     [userId],
   );
-  const records: Array<{ request_id: string; model: string; status: string; credential_name: string; cost: number; completion_tokens: number }> =
-    await app.database.dataSource.query(
-      `SELECT request_id, model, status, credential_name, cost_micros::int AS cost, completion_tokens FROM usage_records WHERE user_id = $1 ORDER BY started_at`,
-      [userId],
-    );
-  return { debits: Number(balance.debits), reserved: Number(balance.reserved), ledgerDebits: Number(ledger.debits), records };
+  const records: Array<{
+    request_id: string;
+    model: string;
+    status: string;
+    credential_name: string;
+    cost: number;
+    completion_tokens: number;
+  }> = await app.database.dataSource.query(
+    `SELECT request_id, model, status, credential_name, cost_micros::int AS cost, completion_tokens FROM usage_records WHERE user_id = $1 ORDER BY started_at`,
+    [userId],
+  );
+  return {
+    debits: Number(balance.debits),
+    reserved: Number(balance.reserved),
+    ledgerDebits: Number(ledger.debits),
+    records,
+  };
 }
 
 /** An app's URL (on SPACES_ORIGIN) fetched from the hosted-apps listener itself. */
@@ -80,23 +93,45 @@ describe('spaces with the demo provider', () => {
 
   it('claims a handle: checked publicly, taken once, reserved words refused', async () => {
     aliceHandle = uniqueHandle('alice');
-    const generateFirst = await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt: 'A counter with a big button' } });
+    const generateFirst = await app.http('/api/v1/spaces/generate', {
+      token: alice.token,
+      body: { prompt: 'A counter with a big button' },
+    });
     expect(generateFirst.status).toBe(422);
     expect(generateFirst.body.error.code).toBe('SPACE_HANDLE_REQUIRED');
 
-    expect((await app.http(`/api/v1/spaces/handle/check?handle=${aliceHandle}`)).body.data).toEqual({ available: true });
-    const set = await app.http('/api/v1/spaces/handle', { method: 'PUT', token: alice.token, body: { handle: aliceHandle } });
+    expect((await app.http(`/api/v1/spaces/handle/check?handle=${aliceHandle}`)).body.data).toEqual({
+      available: true,
+    });
+    const set = await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token: alice.token,
+      body: { handle: aliceHandle },
+    });
     expect(set.status).toBe(200);
     expect(set.body.data).toEqual({ handle: aliceHandle, profileUrl: `${app.config.publicUrl}/u/${aliceHandle}` });
     expect((await app.http('/api/v1/auth/me', { token: alice.token })).body.data.handle).toBe(aliceHandle);
-    expect((await app.http(`/api/v1/spaces/handle/check?handle=${aliceHandle}`)).body.data).toEqual({ available: false, reason: 'taken' });
-    expect((await app.http('/api/v1/spaces/handle/check?handle=admin')).body.data).toEqual({ available: false, reason: 'reserved' });
+    expect((await app.http(`/api/v1/spaces/handle/check?handle=${aliceHandle}`)).body.data).toEqual({
+      available: false,
+      reason: 'taken',
+    });
+    expect((await app.http('/api/v1/spaces/handle/check?handle=admin')).body.data).toEqual({
+      available: false,
+      reason: 'reserved',
+    });
 
-    const taken = await app.http('/api/v1/spaces/handle', { method: 'PUT', token: bob.token, body: { handle: aliceHandle } });
+    const taken = await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token: bob.token,
+      body: { handle: aliceHandle },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('HANDLE_TAKEN');
     // Setting one's own handle again is fine.
-    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: alice.token, body: { handle: aliceHandle } })).status).toBe(200);
+    expect(
+      (await app.http('/api/v1/spaces/handle', { method: 'PUT', token: alice.token, body: { handle: aliceHandle } }))
+        .status,
+    ).toBe(200);
   });
 
   it('never hands a released handle to someone else; the old profile and URLs lead to the new handle', async () => {
@@ -104,24 +139,41 @@ describe('spaces with the demo provider', () => {
     const first = uniqueHandle('carol');
     const second = uniqueHandle('carol2');
     await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: first } });
-    const generated = await app.http('/api/v1/spaces/generate', { token: carol.token, body: { prompt: 'A ticking clock for my desk' } });
+    const generated = await app.http('/api/v1/spaces/generate', {
+      token: carol.token,
+      body: { prompt: 'A ticking clock for my desk' },
+    });
     await settled(app, carol, generated.body.data.slug);
-    await app.http(`/api/v1/spaces/${generated.body.data.slug}/publish`, { method: 'PUT', token: carol.token, body: { published: true } });
+    await app.http(`/api/v1/spaces/${generated.body.data.slug}/publish`, {
+      method: 'PUT',
+      token: carol.token,
+      body: { published: true },
+    });
     await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: second } });
 
-    expect((await app.http(`/api/v1/spaces/handle/check?handle=${first}`)).body.data).toEqual({ available: false, reason: 'taken' });
-    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: bob.token, body: { handle: first } })).status).toBe(409);
+    expect((await app.http(`/api/v1/spaces/handle/check?handle=${first}`)).body.data).toEqual({
+      available: false,
+      reason: 'taken',
+    });
+    expect(
+      (await app.http('/api/v1/spaces/handle', { method: 'PUT', token: bob.token, body: { handle: first } })).status,
+    ).toBe(409);
     expect((await app.http(`/api/v1/spaces/${first}`)).body.data.profile.handle).toBe(second);
     const old = await fetch(`${app.spacesUrl}/s/${first}/${generated.body.data.slug}`, { redirect: 'manual' });
     expect(old.status).toBe(301);
     expect(old.headers.get('location')).toBe(`${app.spacesOrigin}/s/${second}/${generated.body.data.slug}`);
     // Its owner may take it back.
-    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: first } })).status).toBe(200);
+    expect(
+      (await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: first } })).status,
+    ).toBe(200);
   });
 
   it('generates, previews, publishes, edits, undoes, unpublishes and deletes an app, all on the owner’s budget', async () => {
     const before = await money(app, alice.userId);
-    const generated = await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt: 'A counter with a big button for counting birds' } });
+    const generated = await app.http('/api/v1/spaces/generate', {
+      token: alice.token,
+      body: { prompt: 'A counter with a big button for counting birds' },
+    });
     expect(generated.status).toBe(202);
     const slug = generated.body.data.slug;
     expect(generated.body.data).toMatchObject({
@@ -135,20 +187,43 @@ describe('spaces with the demo provider', () => {
       version: null,
       canUndo: false,
     });
-    expect(Object.keys(generated.body.data).sort()).toEqual(['canUndo', 'createdAt', 'models', 'prompt', 'published', 'slug', 'status', 'title', 'updatedAt', 'url', 'version']);
+    expect(Object.keys(generated.body.data).sort()).toEqual([
+      'canUndo',
+      'createdAt',
+      'models',
+      'prompt',
+      'published',
+      'slug',
+      'status',
+      'title',
+      'updatedAt',
+      'url',
+      'version',
+    ]);
 
     const ready = await settled(app, alice, slug);
-    expect(ready).toMatchObject({ status: 'ready', version: 1, canUndo: false, title: 'Counter with a big button for counting birds' });
+    expect(ready).toMatchObject({
+      status: 'ready',
+      version: 1,
+      canUndo: false,
+      title: 'Counter with a big button for counting birds',
+    });
     expect(ready.error).toBeUndefined();
     expect(ready.html).toMatch(/^<!DOCTYPE html>\n<html lang="en">[\s\S]*<body>[\s\S]*<\/html>$/);
     expect(ready.html).toContain('id="add"');
-    expect(ready.versions).toEqual([expect.objectContaining({ version: 1, kind: 'generate', model: 'demo-chat', current: true })]);
+    expect(ready.versions).toEqual([
+      expect.objectContaining({ version: 1, kind: 'generate', model: 'demo-chat', current: true }),
+    ]);
 
     // Unpublished: not served, not listed.
     expect((await hosted(app, ready.url)).status).toBe(404);
     expect((await app.http(`/api/v1/spaces/${aliceHandle}`)).body.data.apps).toEqual([]);
 
-    const published = await app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: alice.token, body: { published: true } });
+    const published = await app.http(`/api/v1/spaces/${slug}/publish`, {
+      method: 'PUT',
+      token: alice.token,
+      body: { published: true },
+    });
     expect(published.body.data).toMatchObject({ published: true, status: 'ready' });
     const page = await hosted(app, ready.url);
     expect(page.status).toBe(200);
@@ -168,7 +243,11 @@ describe('spaces with the demo provider', () => {
     expect((await app.http(`/api/v1/spaces/${aliceHandle}`, { token: alice.token })).body.data.isOwner).toBe(true);
     expect((await app.http(`/api/v1/spaces/${aliceHandle}`, { token: bob.token })).body.data.isOwner).toBe(false);
 
-    const edit = await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: alice.token, body: { prompt: 'Make it green' } });
+    const edit = await app.http(`/api/v1/spaces/${slug}/edit`, {
+      method: 'PUT',
+      token: alice.token,
+      body: { prompt: 'Make it green' },
+    });
     expect(edit.status).toBe(202);
     expect(edit.body.data).toMatchObject({ status: 'generating', version: 1, canUndo: false });
     const edited = await settled(app, alice, slug);
@@ -185,7 +264,9 @@ describe('spaces with the demo provider', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('SPACE_NOTHING_TO_UNDO');
     const detail = (await app.http(`/api/v1/spaces/me/apps/${slug}`, { token: alice.token })).body.data;
-    expect(detail.versions.map((v: { version: number; kind: string; current: boolean }) => [v.version, v.kind, v.current])).toEqual([
+    expect(
+      detail.versions.map((v: { version: number; kind: string; current: boolean }) => [v.version, v.kind, v.current]),
+    ).toEqual([
       [2, 'edit', false],
       [1, 'generate', true],
     ]);
@@ -194,7 +275,15 @@ describe('spaces with the demo provider', () => {
     const after = await money(app, alice.userId);
     const calls = after.records.slice(before.records.length);
     expect(calls.length).toBe(detail.versions.length);
-    expect(calls.every((call) => call.credential_name === 'Spaces' && call.status === 'success' && call.cost > 0 && call.request_id.startsWith('spaces-'))).toBe(true);
+    expect(
+      calls.every(
+        (call) =>
+          call.credential_name === 'Spaces' &&
+          call.status === 'success' &&
+          call.cost > 0 &&
+          call.request_id.startsWith('spaces-'),
+      ),
+    ).toBe(true);
     expect(after.debits - before.debits).toBe(calls.reduce((sum, call) => sum + call.cost, 0));
     expect(after).toMatchObject({ reserved: 0, ledgerDebits: after.debits });
     const activity = (await app.http('/api/v1/usage/me/activity', { token: alice.token })).body.data.items;
@@ -203,18 +292,24 @@ describe('spaces with the demo provider', () => {
     await app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: alice.token, body: { published: false } });
     expect((await hosted(app, ready.url)).status).toBe(404);
     expect((await app.http(`/api/v1/spaces/${aliceHandle}`)).body.data.apps).toEqual([]);
-    expect((await app.http('/api/v1/spaces/me/apps', { token: alice.token })).body.data.map((a: { slug: string }) => a.slug)).toContain(slug);
+    expect(
+      (await app.http('/api/v1/spaces/me/apps', { token: alice.token })).body.data.map((a: { slug: string }) => a.slug),
+    ).toContain(slug);
 
     const deleted = await app.http(`/api/v1/spaces/${slug}`, { method: 'DELETE', token: alice.token });
     expect(deleted.status).toBe(200);
-    expect((await app.http('/api/v1/spaces/me/apps', { token: alice.token })).body.data.map((a: { slug: string }) => a.slug)).not.toContain(slug);
+    expect(
+      (await app.http('/api/v1/spaces/me/apps', { token: alice.token })).body.data.map((a: { slug: string }) => a.slug),
+    ).not.toContain(slug);
     expect((await app.http(`/api/v1/spaces/${slug}`, { method: 'DELETE', token: alice.token })).status).toBe(404);
   });
 
   it('gives each of the owner’s apps its own slug', async () => {
     const prompt = 'A todo list for the garden';
     const first = (await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt } })).body.data;
-    const second = (await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt, models: ['demo-chat'] } })).body.data;
+    const second = (
+      await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt, models: ['demo-chat'] } })
+    ).body.data;
     expect([first.slug, second.slug]).toEqual(['todo-list-garden', 'todo-list-garden-2']);
     expect((await settled(app, alice, second.slug)).html).toContain('id="tasks"');
     expect((await settled(app, alice, first.slug)).status).toBe('ready');
@@ -222,12 +317,37 @@ describe('spaces with the demo provider', () => {
 
   it('validates every field', async () => {
     const handle = (body: unknown) => app.http('/api/v1/spaces/handle', { method: 'PUT', token: bob.token, body });
-    for (const body of [{}, { handle: 42 }, { handle: 'ab' }, { handle: 'a'.repeat(41) }, { handle: 'Bobby' }, { handle: '-bob' }, { handle: 'bob_' }, { handle: 'bo b' }, { handle: 'admin' }, { handle: 'oauth2' }, { handle: 'bobby', extra: 1 }]) {
+    for (const body of [
+      {},
+      { handle: 42 },
+      { handle: 'ab' },
+      { handle: 'a'.repeat(41) },
+      { handle: 'Bobby' },
+      { handle: '-bob' },
+      { handle: 'bob_' },
+      { handle: 'bo b' },
+      { handle: 'admin' },
+      { handle: 'oauth2' },
+      { handle: 'bobby', extra: 1 },
+    ]) {
       const res = await handle(body);
-      expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_FAILED']);
-      expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain('extra' in body ? 'extra' : 'handle');
+      expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'VALIDATION_FAILED',
+      ]);
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(
+        'extra' in body ? 'extra' : 'handle',
+      );
     }
-    for (const query of ['', '?handle=', '?handle=ab', '?handle=UPPER', `?handle=${'x'.repeat(41)}`, '?handle=a&handle=b']) {
+    for (const query of [
+      '',
+      '?handle=',
+      '?handle=ab',
+      '?handle=UPPER',
+      `?handle=${'x'.repeat(41)}`,
+      '?handle=a&handle=b',
+    ]) {
       const res = await app.http(`/api/v1/spaces/handle/check${query}`);
       expect([query, res.status]).toEqual([query, 400]);
     }
@@ -251,13 +371,19 @@ describe('spaces with the demo provider', () => {
     ];
     for (const [body, field] of cases) {
       const res = await generate(body);
-      expect([JSON.stringify(body).slice(0, 80), res.status, res.body.error.code]).toEqual([JSON.stringify(body).slice(0, 80), 400, 'VALIDATION_FAILED']);
+      expect([JSON.stringify(body).slice(0, 80), res.status, res.body.error.code]).toEqual([
+        JSON.stringify(body).slice(0, 80),
+        400,
+        'VALIDATION_FAILED',
+      ]);
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
     for (const models of [['no-such-model'], ['demo-embedding'], ['demo-chat', 'demo-image']]) {
       const res = await generate({ prompt: 'A valid prompt here', models });
       expect([models, res.status, res.body.error.code]).toEqual([models, 400, 'SPACE_MODEL_UNSUPPORTED']);
-      expect(res.body.error.details).toEqual([{ field: 'models', messages: [expect.stringContaining('is not a chat model')] }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'models', messages: [expect.stringContaining('is not a chat model')] },
+      ]);
     }
     // The boundaries themselves are fine.
     expect((await generate({ prompt: 'x'.repeat(10) })).status).toBe(202);
@@ -267,15 +393,29 @@ describe('spaces with the demo provider', () => {
     await settled(app, bob, slug);
 
     const edit = (body: unknown) => app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: bob.token, body });
-    for (const body of [{}, { prompt: 5 }, { prompt: 'four' }, { prompt: '    four    ' }, { prompt: 'z'.repeat(2001) }, { prompt: 'valid edit', models: ['demo-chat'] }]) {
+    for (const body of [
+      {},
+      { prompt: 5 },
+      { prompt: 'four' },
+      { prompt: '    four    ' },
+      { prompt: 'z'.repeat(2001) },
+      { prompt: 'valid edit', models: ['demo-chat'] },
+    ]) {
       const res = await edit(body);
       expect([JSON.stringify(body).slice(0, 60), res.status]).toEqual([JSON.stringify(body).slice(0, 60), 400]);
     }
     expect((await edit({ prompt: 'fives' })).status).toBe(202);
     await settled(app, bob, slug);
 
-    const publish = (body: unknown) => app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: bob.token, body });
-    for (const body of [{}, { published: 'true' }, { published: 1 }, { published: null }, { published: true, slug: 'x' }]) {
+    const publish = (body: unknown) =>
+      app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: bob.token, body });
+    for (const body of [
+      {},
+      { published: 'true' },
+      { published: 1 },
+      { published: null },
+      { published: true, slug: 'x' },
+    ]) {
       const res = await publish(body);
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -284,7 +424,9 @@ describe('spaces with the demo provider', () => {
   });
 
   it('answers 404 for another user’s app on every owner route, exactly as for a missing one', async () => {
-    const generated = (await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt: 'A private counter of mine' } })).body.data;
+    const generated = (
+      await app.http('/api/v1/spaces/generate', { token: alice.token, body: { prompt: 'A private counter of mine' } })
+    ).body.data;
     await settled(app, alice, generated.slug);
     const attempts: Array<[string, string, unknown?]> = [
       ['GET', `/api/v1/spaces/me/apps/${generated.slug}`],
@@ -304,7 +446,9 @@ describe('spaces with the demo provider', () => {
     }
     const mine = (await app.http(`/api/v1/spaces/me/apps/${generated.slug}`, { token: alice.token })).body.data;
     expect(mine).toMatchObject({ status: 'ready', published: false, version: 1 });
-    expect((await app.http('/api/v1/spaces/me/apps', { token: bob.token })).body.data.map((a: { slug: string }) => a.slug)).not.toContain(generated.slug);
+    expect(
+      (await app.http('/api/v1/spaces/me/apps', { token: bob.token })).body.data.map((a: { slug: string }) => a.slug),
+    ).not.toContain(generated.slug);
     expect((await app.http('/api/v1/spaces/no-such-handle-here')).status).toBe(404);
   });
 
@@ -315,7 +459,8 @@ describe('spaces with the demo provider', () => {
     const token = registered.body.data.token as string;
     const handle = uniqueHandle(tag);
     await app.http('/api/v1/spaces/handle', { method: 'PUT', token, body: { handle } });
-    const generated = (await app.http('/api/v1/spaces/generate', { token, body: { prompt: `A counter for ${tag}` } })).body.data;
+    const generated = (await app.http('/api/v1/spaces/generate', { token, body: { prompt: `A counter for ${tag}` } }))
+      .body.data;
     await settled(app, { token, userId: registered.body.data.user.id }, generated.slug);
     await app.http(`/api/v1/spaces/${generated.slug}/publish`, { method: 'PUT', token, body: { published: true } });
     const login = await app.http('/api/v1/auth/login', { body: { email, password: `${tag} password` } });
@@ -323,7 +468,14 @@ describe('spaces with the demo provider', () => {
       .map(([name, value]) => `${name}=${value}`)
       .join('; ');
     expect(cookie).toContain('sy_session=');
-    return { token, handle, slug: generated.slug as string, url: generated.url as string, cookie, csrf: login.cookies.sy_csrf };
+    return {
+      token,
+      handle,
+      slug: generated.slug as string,
+      url: generated.url as string,
+      cookie,
+      csrf: login.cookies.sy_csrf,
+    };
   }
 
   it('serves hosted apps only from SPACES_ORIGIN (by default another port): the dashboard host answers /s/* with a 307 to the same address there', async () => {
@@ -332,10 +484,23 @@ describe('spaces with the demo provider', () => {
     expect(new URL(app.spacesOrigin).port).toBe(new URL(app.spacesUrl).port);
     expect(app.spacesUrl).not.toBe(app.url);
     expect(url).toBe(`${app.spacesOrigin}/s/${handle}/${slug}`);
-    for (const path of [`/s/${handle}/${slug}`, `/s/${handle}/${slug}/?v=1`, '/s', '/s/', '/s/anything', '/s/_preview', '/s//evil.example/x']) {
+    for (const path of [
+      `/s/${handle}/${slug}`,
+      `/s/${handle}/${slug}/?v=1`,
+      '/s',
+      '/s/',
+      '/s/anything',
+      '/s/_preview',
+      '/s//evil.example/x',
+    ]) {
       for (const method of ['GET', 'HEAD', 'POST']) {
         const res = await fetch(app.url + path, { method, redirect: 'manual' });
-        expect([path, method, res.status, res.headers.get('location')]).toEqual([path, method, 307, app.spacesOrigin + path]);
+        expect([path, method, res.status, res.headers.get('location')]).toEqual([
+          path,
+          method,
+          307,
+          app.spacesOrigin + path,
+        ]);
         expect(res.headers.get('set-cookie')).toBeNull();
       }
     }
@@ -351,8 +516,28 @@ describe('spaces with the demo provider', () => {
     // On the dashboard host the cookie is a session.
     expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie } })).status).toBe(200);
     const credentials = { cookie, authorization: `Bearer ${token}`, 'x-csrf-token': csrf };
-    const paths = ['/api/v1/auth/me', '/api/v1/keys', '/v1/models', '/oauth2/v1/models', '/healthz', '/readyz', '/metrics', '/openapi.json', '/', `/u/${handle}`];
-    for (const path of [...paths, '/oauth2/authorize?client_id=x', '/s', '/s/', `/s/${handle}`, `/s/${handle}/${slug}/more`, '/s/%E0%A4%A/x', `/s/Not_A_Handle/${slug}`]) {
+    const paths = [
+      '/api/v1/auth/me',
+      '/api/v1/keys',
+      '/v1/models',
+      '/oauth2/v1/models',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/openapi.json',
+      '/',
+      `/u/${handle}`,
+    ];
+    for (const path of [
+      ...paths,
+      '/oauth2/authorize?client_id=x',
+      '/s',
+      '/s/',
+      `/s/${handle}`,
+      `/s/${handle}/${slug}/more`,
+      '/s/%E0%A4%A/x',
+      `/s/Not_A_Handle/${slug}`,
+    ]) {
       const res = await fetch(app.spacesUrl + path, { headers: credentials, redirect: 'manual' });
       expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 404, 'text/html; charset=utf-8']);
       expect(res.headers.get('set-cookie')).toBeNull();
@@ -361,7 +546,11 @@ describe('spaces with the demo provider', () => {
     }
     // Writes are not even routed: a sign-out posted here with the cookie and its CSRF token leaves the session alone.
     for (const path of ['/api/v1/auth/logout', '/api/v1/keys', '/v1/chat/completions', `/s/${handle}/${slug}`]) {
-      const res = await fetch(app.spacesUrl + path, { method: 'POST', headers: { ...credentials, 'content-type': 'application/json' }, body: '{"name":"stolen","model":"demo-chat","messages":[]}' });
+      const res = await fetch(app.spacesUrl + path, {
+        method: 'POST',
+        headers: { ...credentials, 'content-type': 'application/json' },
+        body: '{"name":"stolen","model":"demo-chat","messages":[]}',
+      });
       expect([path, res.status, res.headers.get('allow')]).toEqual([path, 405, 'GET, HEAD']);
       expect(res.headers.get('set-cookie')).toBeNull();
     }
@@ -394,7 +583,7 @@ describe('spaces with the demo provider', () => {
     expect(preview.headers.get('content-security-policy')).toBe(csp);
     const shell = await preview.text();
     expect(shell).toContain('event.source !== window.parent');
-    expect(shell).toContain("window.parent.postMessage({ type: \"switchyard-preview-ready\" }, '*')");
+    expect(shell).toContain('window.parent.postMessage({ type: "switchyard-preview-ready" }, \'*\')');
   });
 
   it('refuses a handle with an xn-- label (punycode shows as another script: homograph phishing), with a clear message', async () => {
@@ -402,14 +591,21 @@ describe('spaces with the demo provider', () => {
     for (const handle of ['xn--80ak6aa92e', 'xn--pple-43d', 'xn--switchyard', 'ab--cd']) {
       const set = await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle } });
       expect([handle, set.status, set.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
-      expect(set.body.error.details).toEqual([{ field: 'handle', messages: ['handle may not have "--" as its third and fourth characters (xn-- is punycode)'] }]);
+      expect(set.body.error.details).toEqual([
+        {
+          field: 'handle',
+          messages: ['handle may not have "--" as its third and fourth characters (xn-- is punycode)'],
+        },
+      ]);
       const check = await app.http(`/api/v1/spaces/handle/check?handle=${handle}`);
       expect([handle, check.status, check.body.error.code]).toEqual([handle, 400, 'VALIDATION_FAILED']);
     }
     expect((await app.http('/api/v1/auth/me', { token: dave.token })).body.data.handle).toBeNull();
     // Double hyphens elsewhere are fine.
     const fine = uniqueHandle('dave--xn');
-    expect((await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle: fine } })).status).toBe(200);
+    expect(
+      (await app.http('/api/v1/spaces/handle', { method: 'PUT', token: dave.token, body: { handle: fine } })).status,
+    ).toBe(200);
   });
 });
 
@@ -444,7 +640,11 @@ describe('spaces with a fake upstream', () => {
     writeFileSync(catalogPath, spacesCatalog(fake.url));
     app = await startTestApp({ modelsConfig: catalogPath, signupCredit: 1 });
     user = await register(app, 'fake');
-    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: user.token, body: { handle: uniqueHandle('fake') } });
+    await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token: user.token,
+      body: { handle: uniqueHandle('fake') },
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -459,7 +659,10 @@ describe('spaces with a fake upstream', () => {
   };
 
   it('defaults to the catalog’s first chat model', async () => {
-    const res = await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Whatever the default writes' } });
+    const res = await app.http('/api/v1/spaces/generate', {
+      token: user.token,
+      body: { prompt: 'Whatever the default writes' },
+    });
     expect(res.body.data.models).toEqual(['html-page']);
     expect((await settled(app, user, res.body.data.slug)).status).toBe('ready');
   });
@@ -468,13 +671,21 @@ describe('spaces with a fake upstream', () => {
     const before = await money(app, user.userId);
     const { slug, url } = await generate(['fail-500', 'html-page']);
     const ready = await settled(app, user, slug);
-    expect(ready).toMatchObject({ status: 'ready', version: 1, title: 'Fake & Page', models: ['fail-500', 'html-page'] });
+    expect(ready).toMatchObject({
+      status: 'ready',
+      version: 1,
+      title: 'Fake & Page',
+      models: ['fail-500', 'html-page'],
+    });
     expect(ready.html).toBe(FAKE_PAGE);
     expect(ready.versions[0].model).toBe('html-page');
     // What went upstream: the builder's instructions and the prompt, with the gateway's key, never the caller's.
     const sent = fake.last('/chat/completions')!;
     const body = JSON.parse(sent.body.toString());
-    expect(body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('single self-contained HTML page') });
+    expect(body.messages[0]).toEqual({
+      role: 'system',
+      content: expect.stringContaining('single self-contained HTML page'),
+    });
     expect(body.messages[1]).toEqual({ role: 'user', content: 'A page from the fake upstream' });
     expect(sent.headers.authorization).toBe('Bearer sk-fake-upstream-key');
 
@@ -500,16 +711,37 @@ describe('spaces with a fake upstream', () => {
     expect(failed.error).not.toContain('internal.upstream.example');
     const after = await money(app, user.userId);
     expect(after.debits).toBe(before.debits);
-    expect(after.records.slice(before.records.length).map((call) => [call.status, call.cost])).toEqual([['upstream_error', 0]]);
-    expect((await app.http(`/api/v1/spaces/${slug}/publish`, { method: 'PUT', token: user.token, body: { published: true } })).body.error.code).toBe('SPACE_APP_NOT_READY');
-    expect((await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Try again' } })).body.error.code).toBe('SPACE_APP_NOT_READY');
+    expect(after.records.slice(before.records.length).map((call) => [call.status, call.cost])).toEqual([
+      ['upstream_error', 0],
+    ]);
+    expect(
+      (
+        await app.http(`/api/v1/spaces/${slug}/publish`, {
+          method: 'PUT',
+          token: user.token,
+          body: { published: true },
+        })
+      ).body.error.code,
+    ).toBe('SPACE_APP_NOT_READY');
+    expect(
+      (
+        await app.http(`/api/v1/spaces/${slug}/edit`, {
+          method: 'PUT',
+          token: user.token,
+          body: { prompt: 'Try again' },
+        })
+      ).body.error.code,
+    ).toBe('SPACE_APP_NOT_READY');
   });
 
   it('fails when the model writes no page, and charges exactly what the upstream used', async () => {
     const before = await money(app, user.userId);
     const { slug } = await generate(['up-chat']);
     const failed = await settled(app, user, slug);
-    expect(failed).toMatchObject({ status: 'failed', error: 'up-chat: The model did not write an HTML page (no <html> with a <body>)' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: 'up-chat: The model did not write an HTML page (no <html> with a <body>)',
+    });
     const after = await money(app, user.userId);
     const calls = after.records.slice(before.records.length);
     // The fake reports 11 prompt and 4 completion tokens at 1 and 2 per million.
@@ -526,16 +758,33 @@ describe('spaces with a fake upstream', () => {
     expect(failed.error).toMatch(/^Your budget does not cover a page from pricey: /);
     const after = await money(app, user.userId);
     expect(after.debits).toBe(before.debits);
-    expect(after.records.slice(before.records.length).map((call) => [call.model, call.status])).toEqual([['pricey', 'rejected']]);
+    expect(after.records.slice(before.records.length).map((call) => [call.model, call.status])).toEqual([
+      ['pricey', 'rejected'],
+    ]);
   });
 
   it('runs one job per app: edits and undo wait while a model writes, and deleting abandons the job', async () => {
     const { slug } = await generate(['html-slow']);
-    const busyEdit = await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Another change' } });
+    const busyEdit = await app.http(`/api/v1/spaces/${slug}/edit`, {
+      method: 'PUT',
+      token: user.token,
+      body: { prompt: 'Another change' },
+    });
     expect([busyEdit.status, busyEdit.body.error.code]).toEqual([409, 'SPACE_APP_BUSY']);
     expect((await settled(app, user, slug)).status).toBe('ready');
-    expect((await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'First change' } })).status).toBe(202);
-    for (const [method, path, body] of [['PUT', 'edit', { prompt: 'Second change' }], ['POST', 'undo', undefined]] as const) {
+    expect(
+      (
+        await app.http(`/api/v1/spaces/${slug}/edit`, {
+          method: 'PUT',
+          token: user.token,
+          body: { prompt: 'First change' },
+        })
+      ).status,
+    ).toBe(202);
+    for (const [method, path, body] of [
+      ['PUT', 'edit', { prompt: 'Second change' }],
+      ['POST', 'undo', undefined],
+    ] as const) {
       const res = await app.http(`/api/v1/spaces/${slug}/${path}`, { method, token: user.token, body });
       expect([path, res.status, res.body.error.code]).toEqual([path, 409, 'SPACE_APP_BUSY']);
     }
@@ -543,7 +792,10 @@ describe('spaces with a fake upstream', () => {
 
     const doomed = await generate(['html-slow'], 'An app deleted while it is written');
     expect((await app.http(`/api/v1/spaces/${doomed.slug}`, { method: 'DELETE', token: user.token })).status).toBe(200);
-    const [{ n }] = await app.database.dataSource.query(`SELECT count(*)::int AS n FROM space_jobs j JOIN space_apps a ON a.id = j.app_id WHERE a.slug = $1`, [doomed.slug]);
+    const [{ n }] = await app.database.dataSource.query(
+      `SELECT count(*)::int AS n FROM space_jobs j JOIN space_apps a ON a.id = j.app_id WHERE a.slug = $1`,
+      [doomed.slug],
+    );
     expect(n).toBe(0);
     expect((await app.http(`/api/v1/spaces/me/apps/${doomed.slug}`, { token: user.token })).status).toBe(404);
   });
@@ -551,46 +803,84 @@ describe('spaces with a fake upstream', () => {
   it('writes at most three apps of one user at once (429 beyond)', async () => {
     const slugs = [];
     for (let n = 1; n <= 3; n++) slugs.push((await generate(['html-slow'], `Slow app number ${n} of three`)).slug);
-    const fourth = await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'One app too many for now', models: ['html-slow'] } });
+    const fourth = await app.http('/api/v1/spaces/generate', {
+      token: user.token,
+      body: { prompt: 'One app too many for now', models: ['html-slow'] },
+    });
     expect([fourth.status, fourth.body.error.code]).toEqual([429, 'SPACE_TOO_MANY_JOBS']);
     for (const slug of slugs) expect((await settled(app, user, slug)).status).toBe('ready');
-    expect((await app.http('/api/v1/spaces/generate', { token: user.token, body: { prompt: 'Now there is room again', models: ['html-page'] } })).status).toBe(202);
+    expect(
+      (
+        await app.http('/api/v1/spaces/generate', {
+          token: user.token,
+          body: { prompt: 'Now there is room again', models: ['html-page'] },
+        })
+      ).status,
+    ).toBe(202);
   });
 
   it('keeps at most 100 apps per user under concurrent generations (the app limit is atomic); the others get 422 SPACE_APP_LIMIT_REACHED', async () => {
     const many = await register(app, 'many');
-    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: many.token, body: { handle: uniqueHandle('many') } });
+    await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token: many.token,
+      body: { handle: uniqueHandle('many') },
+    });
     await app.database.dataSource.query(
       `INSERT INTO space_apps (user_id, slug, title, prompt, models, status) SELECT $1, 'old-' || n, 'Old', 'old', ARRAY['html-page'], 'failed' FROM generate_series(1, 99) AS n`,
       [many.userId],
     );
     // Three at once (the job limit lets three start together): only one fits under 100.
     const results = await Promise.all(
-      Array.from({ length: 3 }, (_, n) => app.http('/api/v1/spaces/generate', { token: many.token, body: { prompt: `The hundredth app, take ${n + 1}`, models: ['html-slow'] } })),
+      Array.from({ length: 3 }, (_, n) =>
+        app.http('/api/v1/spaces/generate', {
+          token: many.token,
+          body: { prompt: `The hundredth app, take ${n + 1}`, models: ['html-slow'] },
+        }),
+      ),
     );
     expect(results.map((res) => res.status).sort()).toEqual([202, 422, 422]);
     expect(results.find((res) => res.status === 422)!.body.error.code).toBe('SPACE_APP_LIMIT_REACHED');
-    const [{ apps }] = await app.database.dataSource.query(`SELECT count(*)::int AS apps FROM space_apps WHERE user_id = $1`, [many.userId]);
+    const [{ apps }] = await app.database.dataSource.query(
+      `SELECT count(*)::int AS apps FROM space_apps WHERE user_id = $1`,
+      [many.userId],
+    );
     expect(apps).toBe(100);
     // Deleting one frees a place.
     await app.http('/api/v1/spaces/old-1', { method: 'DELETE', token: many.token });
-    expect((await app.http('/api/v1/spaces/generate', { token: many.token, body: { prompt: 'After a deletion', models: ['html-slow'] } })).status).not.toBe(422);
+    expect(
+      (
+        await app.http('/api/v1/spaces/generate', {
+          token: many.token,
+          body: { prompt: 'After a deletion', models: ['html-slow'] },
+        })
+      ).status,
+    ).not.toBe(422);
   });
 
   it('accepts exactly three of twelve concurrent generations of one user (the job limit is atomic); the other nine get 429 SPACE_TOO_MANY_JOBS', async () => {
     const burst = await register(app, 'burst');
-    await app.http('/api/v1/spaces/handle', { method: 'PUT', token: burst.token, body: { handle: uniqueHandle('burst') } });
+    await app.http('/api/v1/spaces/handle', {
+      method: 'PUT',
+      token: burst.token,
+      body: { handle: uniqueHandle('burst') },
+    });
     const generateAll = () =>
       Promise.all(
         Array.from({ length: 12 }, (_, n) =>
-          app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow concurrent app number ${n + 1}`, models: ['html-slow'] } }),
+          app.http('/api/v1/spaces/generate', {
+            token: burst.token,
+            body: { prompt: `Slow concurrent app number ${n + 1}`, models: ['html-slow'] },
+          }),
         ),
       );
     const results = await generateAll();
     const accepted = results.filter((res) => res.status === 202);
     const refused = results.filter((res) => res.status !== 202);
     expect(accepted).toHaveLength(3);
-    expect(refused.map((res) => [res.status, res.body.error.code])).toEqual(Array.from({ length: 9 }, () => [429, 'SPACE_TOO_MANY_JOBS']));
+    expect(refused.map((res) => [res.status, res.body.error.code])).toEqual(
+      Array.from({ length: 9 }, () => [429, 'SPACE_TOO_MANY_JOBS']),
+    );
     expect(refused[0].body).toEqual({
       success: false,
       message: 'At most 3 apps are written at once; wait until one is ready',
@@ -609,18 +899,34 @@ describe('spaces with a fake upstream', () => {
     const slugs = accepted.map((res) => res.body.data.slug as string);
     for (const slug of slugs) expect((await settled(app, burst, slug)).status).toBe('ready');
     const mixed = await Promise.all([
-      ...slugs.map((slug) => app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: burst.token, body: { prompt: 'Make it teal' } })),
+      ...slugs.map((slug) =>
+        app.http(`/api/v1/spaces/${slug}/edit`, {
+          method: 'PUT',
+          token: burst.token,
+          body: { prompt: 'Make it teal' },
+        }),
+      ),
       ...Array.from({ length: 9 }, (_, n) =>
-        app.http('/api/v1/spaces/generate', { token: burst.token, body: { prompt: `Slow racing app number ${n + 1}`, models: ['html-slow'] } }),
+        app.http('/api/v1/spaces/generate', {
+          token: burst.token,
+          body: { prompt: `Slow racing app number ${n + 1}`, models: ['html-slow'] },
+        }),
       ),
     ]);
     expect(mixed.filter((res) => res.status === 202)).toHaveLength(3);
-    expect(mixed.filter((res) => res.status !== 202).every((res) => res.status === 429 && res.body.error.code === 'SPACE_TOO_MANY_JOBS')).toBe(true);
-    const [{ active }] = await app.database.dataSource.query(`SELECT count(*)::int AS active FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')`, [
-      burst.userId,
-    ]);
+    expect(
+      mixed
+        .filter((res) => res.status !== 202)
+        .every((res) => res.status === 429 && res.body.error.code === 'SPACE_TOO_MANY_JOBS'),
+    ).toBe(true);
+    const [{ active }] = await app.database.dataSource.query(
+      `SELECT count(*)::int AS active FROM space_jobs WHERE user_id = $1 AND status IN ('queued', 'running')`,
+      [burst.userId],
+    );
     expect(active).toBe(3);
-    const mine = (await app.http('/api/v1/spaces/me/apps', { token: burst.token })).body.data as Array<{ slug: string }>;
+    const mine = (await app.http('/api/v1/spaces/me/apps', { token: burst.token })).body.data as Array<{
+      slug: string;
+    }>;
     for (const { slug } of mine) await settled(app, burst, slug);
   });
 
@@ -632,7 +938,12 @@ describe('spaces with a fake upstream', () => {
     try {
       await app.http(`/api/v1/spaces/${slug}/edit`, { method: 'PUT', token: user.token, body: { prompt: 'Break it' } });
       const after = await settled(app, user, slug);
-      expect(after).toMatchObject({ status: 'ready', version: 1, error: 'writer: The model provider failed (status 500)', html: ready.html });
+      expect(after).toMatchObject({
+        status: 'ready',
+        version: 1,
+        error: 'writer: The model provider failed (status 500)',
+        html: ready.html,
+      });
       expect(after.versions).toHaveLength(1);
     } finally {
       writeFileSync(catalogPath, spacesCatalog(fake.url));

@@ -28,7 +28,8 @@ export interface FinishedPage {
   requestId: string | null;
 }
 
-export type EditStart = { started: true; appId: string } | { started: false; reason: 'missing' | 'busy' | 'no_page' | 'too_many' };
+export type EditStart =
+  { started: true; appId: string } | { started: false; reason: 'missing' | 'busy' | 'no_page' | 'too_many' };
 
 const SLUG_TRIES = 20;
 /** Times to look again for a free job slot after losing one to a concurrent request. */
@@ -75,7 +76,10 @@ export class SpacesRepository {
     let n = 1;
     let slotsLost = 0;
     while (n <= SLUG_TRIES + 1) {
-      const slug = n <= SLUG_TRIES ? slugCandidate(slugBase, n) : slugCandidate(slugBase, 0).slice(0, 31) + '-' + randomBytes(4).toString('hex');
+      const slug =
+        n <= SLUG_TRIES
+          ? slugCandidate(slugBase, n)
+          : slugCandidate(slugBase, 0).slice(0, 31) + '-' + randomBytes(4).toString('hex');
       let rows: Array<{ slot: number | null; id: string | null }>;
       try {
         rows = await this.apps.query(
@@ -122,7 +126,17 @@ export class SpacesRepository {
     return this.versions.find({
       where: { appId },
       order: { version: 'DESC' },
-      select: { appId: true, version: true, parentVersion: true, kind: true, prompt: true, model: true, title: true, requestId: true, createdAt: true },
+      select: {
+        appId: true,
+        version: true,
+        parentVersion: true,
+        kind: true,
+        prompt: true,
+        model: true,
+        title: true,
+        requestId: true,
+        createdAt: true,
+      },
     });
   }
 
@@ -317,7 +331,9 @@ export class SpacesRepository {
       [all, maxAttempts, reason],
     );
     if (all)
-      await this.jobs.query(`UPDATE space_jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL, updated_at = now() WHERE status = 'running'`);
+      await this.jobs.query(
+        `UPDATE space_jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL, updated_at = now() WHERE status = 'running'`,
+      );
   }
 
   /** The page an edit revises. */

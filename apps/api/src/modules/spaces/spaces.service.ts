@@ -64,7 +64,8 @@ export class SpacesService implements OwnedResources {
   /** Public: the published apps under a handle (an old handle of the account finds it too). */
   async profile(handle: string, viewerId: string | null): Promise<SpaceProfileResponse> {
     const holder = await this.accounts.handleHolder(handle);
-    if (!holder?.handle) throw new SpacesException(SpacesErrorCode.SPACE_PROFILE_NOT_FOUND, `Nobody has the handle ${handle}`);
+    if (!holder?.handle)
+      throw new SpacesException(SpacesErrorCode.SPACE_PROFILE_NOT_FOUND, `Nobody has the handle ${handle}`);
     const apps = await this.repository.listPublished(holder.userId);
     return {
       profile: { handle: holder.handle, displayName: holder.name, bio: null, avatarUrl: null },
@@ -101,9 +102,14 @@ export class SpacesService implements OwnedResources {
   /** Queues a generation; the app answers at once, `generating`, and a job makes it `ready` or `failed`. */
   async generate(userId: string, body: SpaceGenerateDto): Promise<SpaceAppResponse> {
     const handle = await this.handleOf(userId);
-    if (!handle) throw new SpacesException(SpacesErrorCode.SPACE_HANDLE_REQUIRED, 'Claim a handle first: your apps live under it');
+    if (!handle)
+      throw new SpacesException(SpacesErrorCode.SPACE_HANDLE_REQUIRED, 'Claim a handle first: your apps live under it');
     const models = this.modelsFor(body.models);
-    const limitReached = () => new SpacesException(SpacesErrorCode.SPACE_APP_LIMIT_REACHED, `At most ${MAX_APPS_PER_USER} apps; delete one first`);
+    const limitReached = () =>
+      new SpacesException(
+        SpacesErrorCode.SPACE_APP_LIMIT_REACHED,
+        `At most ${MAX_APPS_PER_USER} apps; delete one first`,
+      );
     if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER) throw limitReached();
     // The count above is the quick answer; the database's own count (a trigger) holds the limit under concurrency.
     const app = await this.repository.insertAppWithJob(
@@ -124,7 +130,10 @@ export class SpacesService implements OwnedResources {
       if (started.reason === 'too_many') throw this.tooManyJobs();
       if (started.reason === 'missing') throw this.notFound();
       if (started.reason === 'busy') throw this.busy();
-      throw new SpacesException(SpacesErrorCode.SPACE_APP_NOT_READY, 'This app has no page to edit yet; generate a new one');
+      throw new SpacesException(
+        SpacesErrorCode.SPACE_APP_NOT_READY,
+        'This app has no page to edit yet; generate a new one',
+      );
     }
     this.runner.kick();
     return this.mine(userId, slug);
@@ -133,7 +142,10 @@ export class SpacesService implements OwnedResources {
   async publish(userId: string, slug: string, published: boolean): Promise<SpaceAppResponse> {
     if (!(await this.repository.setPublished(userId, slug, published))) {
       await this.owned(userId, slug);
-      throw new SpacesException(SpacesErrorCode.SPACE_APP_NOT_READY, 'This app has no page yet: publish it once it is ready');
+      throw new SpacesException(
+        SpacesErrorCode.SPACE_APP_NOT_READY,
+        'This app has no page yet: publish it once it is ready',
+      );
     }
     return this.mine(userId, slug);
   }
@@ -178,11 +190,17 @@ export class SpacesService implements OwnedResources {
   // ---- helpers -------------------------------------------------------------------------------------------
 
   private tooManyJobs(): SpacesException {
-    return new SpacesException(SpacesErrorCode.SPACE_TOO_MANY_JOBS, `At most ${MAX_JOBS_PER_USER} apps are written at once; wait until one is ready`);
+    return new SpacesException(
+      SpacesErrorCode.SPACE_TOO_MANY_JOBS,
+      `At most ${MAX_JOBS_PER_USER} apps are written at once; wait until one is ready`,
+    );
   }
 
   private busy(): SpacesException {
-    return new SpacesException(SpacesErrorCode.SPACE_APP_BUSY, 'A model is still writing this app; wait until it is ready');
+    return new SpacesException(
+      SpacesErrorCode.SPACE_APP_BUSY,
+      'A model is still writing this app; wait until it is ready',
+    );
   }
 
   /** The models a generation tries in order: those asked for (each a chat model of the catalog), or the default. */
@@ -191,12 +209,20 @@ export class SpacesService implements OwnedResources {
       for (const id of requested) {
         const model = this.catalog.find(id);
         if (!model || !model.methods.includes('chat_completions'))
-          throw new SpacesException(SpacesErrorCode.SPACE_MODEL_UNSUPPORTED, `${id.slice(0, 200)} is not a chat model of this Switchyard (see GET /v1/models?method=chat_completions)`, 'models');
+          throw new SpacesException(
+            SpacesErrorCode.SPACE_MODEL_UNSUPPORTED,
+            `${id.slice(0, 200)} is not a chat model of this Switchyard (see GET /v1/models?method=chat_completions)`,
+            'models',
+          );
       }
       return requested;
     }
     const fallback = this.catalog.list({ type: 'text', method: 'chat_completions' })[0];
-    if (!fallback) throw new SpacesException(SpacesErrorCode.SPACE_NO_MODEL, 'This Switchyard has no chat model to write pages with');
+    if (!fallback)
+      throw new SpacesException(
+        SpacesErrorCode.SPACE_NO_MODEL,
+        'This Switchyard has no chat model to write pages with',
+      );
     return [fallback.id];
   }
 

@@ -7,10 +7,13 @@ import { usageRecord } from '../../../test/support/usage-record';
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user', content: 'Hello budget' }] };
 
 async function newUser(app: TestApp, creditMicros: number) {
-  const registered = await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('money'), password: 'money password' } });
+  const registered = await app.http('/api/v1/auth/register', {
+    body: { email: uniqueEmail('money'), password: 'money password' },
+  });
   const session = registered.body.data.token as string;
   const userId = registered.body.data.user.id as string;
-  if (creditMicros > 0) await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
+  if (creditMicros > 0)
+    await app.app.get(LedgerService).credit(userId, creditMicros, 'admin_adjustment', 'test', `test:${userId}`);
   const key = (await app.http('/api/v1/keys', { token: session, body: { name: 'money key' } })).body.data.key as string;
   return { session, userId, key };
 }
@@ -35,7 +38,13 @@ async function readLedger(app: TestApp, userId: string) {
             COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1`,
     [userId],
   );
-  return { credits: Number(balance.credits), debits: Number(balance.debits), reserved: Number(balance.reserved), ledgerCredits: Number(ledger.credits), ledgerDebits: Number(ledger.debits) };
+  return {
+    credits: Number(balance.credits),
+    debits: Number(balance.debits),
+    reserved: Number(balance.reserved),
+    ledgerCredits: Number(ledger.credits),
+    ledgerDebits: Number(ledger.debits),
+  };
 }
 
 describe('budgets', () => {
@@ -64,8 +73,18 @@ describe('budgets', () => {
     // Settlement follows the answer (batched, within tens of milliseconds).
     const state = await ledgerState(app, userId);
     const summary = (await app.http('/api/v1/usage/me/summary', { token: session })).body.data;
-    expect(summary).toMatchObject({ maxBudget: 2, totalCost: costMicros / 1e6, remainingBudget: (2_000_000 - costMicros) / 1e6 });
-    expect(state).toEqual({ credits: 2_000_000, debits: costMicros, reserved: 0, ledgerCredits: 2_000_000, ledgerDebits: costMicros });
+    expect(summary).toMatchObject({
+      maxBudget: 2,
+      totalCost: costMicros / 1e6,
+      remainingBudget: (2_000_000 - costMicros) / 1e6,
+    });
+    expect(state).toEqual({
+      credits: 2_000_000,
+      debits: costMicros,
+      reserved: 0,
+      ledgerCredits: 2_000_000,
+      ledgerDebits: costMicros,
+    });
   });
 
   it('lowers the output limit to what the budget covers and says so', async () => {
@@ -83,7 +102,10 @@ describe('budgets', () => {
 
   it('charges nothing for a call refused by validation upstream, and shows the money trace in the activity', async () => {
     const { key, session, userId } = await newUser(app, 1_000_000);
-    const bad = await app.http('/v1/chat/completions', { token: key, body: { model: 'demo-chat', messages: 'not a list' } });
+    const bad = await app.http('/v1/chat/completions', {
+      token: key,
+      body: { model: 'demo-chat', messages: 'not a list' },
+    });
     expect(bad.status).toBe(400);
     const good = await app.http('/v1/chat/completions', { token: key, body: CHAT });
     await ledgerState(app, userId);
@@ -91,22 +113,34 @@ describe('budgets', () => {
     const activity = (await app.http('/api/v1/usage/me/activity', { token: session })).body.data.items;
     expect(activity).toHaveLength(2);
     const [newest, oldest] = activity;
-    expect(newest).toMatchObject({ status: 'success', name: 'money key', model: 'demo-chat', cost: good.body.usage.cost, money: { outcome: 'settled', reason: 'success', charged: good.body.usage.cost } });
+    expect(newest).toMatchObject({
+      status: 'success',
+      name: 'money key',
+      model: 'demo-chat',
+      cost: good.body.usage.cost,
+      money: { outcome: 'settled', reason: 'success', charged: good.body.usage.cost },
+    });
     expect(newest.money.reserved).toBeGreaterThanOrEqual(newest.money.charged);
-    expect(oldest).toMatchObject({ status: 'rejected', cost: 0, money: { outcome: 'released', charged: 0, reason: 'rejected' } });
+    expect(oldest).toMatchObject({
+      status: 'rejected',
+      cost: 0,
+      money: { outcome: 'released', charged: 0, reason: 'rejected' },
+    });
     expect((await ledgerState(app, userId)).debits).toBe(Math.round(good.body.usage.cost * 1e6));
   });
 
   it('pages the activity with a cursor and sums the analytics exactly', async () => {
     const { key, session, userId } = await newUser(app, 5_000_000);
-    for (let i = 0; i < 5; i += 1) await app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: `text ${i}` } });
+    for (let i = 0; i < 5; i += 1)
+      await app.http('/v1/embeddings', { token: key, body: { model: 'demo-embedding', input: `text ${i}` } });
     await app.http('/v1/chat/completions', { token: key, body: CHAT });
     await app.app.get(UsageRecorder).flush();
     // The summary reads the balance, which the chat's settlement updates a batch interval after its answer.
     await ledgerState(app, userId);
     const first = (await app.http('/api/v1/usage/me/activity?limit=4', { token: session })).body.data;
     expect(first.items).toHaveLength(4);
-    const second = (await app.http(`/api/v1/usage/me/activity?limit=4&cursor=${first.nextCursor}`, { token: session })).body.data;
+    const second = (await app.http(`/api/v1/usage/me/activity?limit=4&cursor=${first.nextCursor}`, { token: session }))
+      .body.data;
     expect(second.items).toHaveLength(2);
     expect(second.nextCursor).toBeNull();
     expect(new Set([...first.items, ...second.items].map((item: { id: string }) => item.id)).size).toBe(6);
@@ -120,16 +154,27 @@ describe('budgets', () => {
       expect(analytics.totals.cost).toBe(summary.totalCost);
     }
     const byModel = (await app.http('/api/v1/usage/me/analytics?groupBy=model', { token: session })).body.data.groups;
-    expect(byModel.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([['demo-chat', 1], ['demo-embedding', 5]]);
+    expect(byModel.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([
+      ['demo-chat', 1],
+      ['demo-embedding', 5],
+    ]);
     expect((await app.http('/api/v1/usage/me/analytics?groupBy=planet', { token: session })).status).toBe(400);
   });
 
   it('enforces an API key’s spend limits below the account budget, naming the limit that tripped', async () => {
     const { key, session } = await newUser(app, 1_000_000);
     const keyId = (await app.http('/api/v1/keys', { token: session })).body.data[0].id;
-    const bad = await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: -1, weekly: 'lots' } });
+    const bad = await app.http(`/api/v1/keys/${keyId}/limits`, {
+      method: 'PUT',
+      token: session,
+      body: { daily: -1, weekly: 'lots' },
+    });
     expect(bad.status).toBe(400);
-    const set = await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.0002, monthly: 0.5 } });
+    const set = await app.http(`/api/v1/keys/${keyId}/limits`, {
+      method: 'PUT',
+      token: session,
+      body: { daily: 0.0002, monthly: 0.5 },
+    });
     expect(set.body.data.limits).toEqual({ total: null, daily: 0.0002, weekly: null, monthly: 0.5, perRequest: null });
     const statuses: number[] = [];
     let refusal: Record<string, unknown> | undefined;
@@ -151,7 +196,9 @@ describe('budgets', () => {
     expect(refusal).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
     // The account itself still has budget: clearing the limit lets the key call again.
     await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: null } });
-    expect((await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 20 } })).status).toBe(200);
+    expect((await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 20 } })).status).toBe(
+      200,
+    );
     // A per-request maximum lowers the output limit.
     await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { perRequest: 0.00003 } });
     const capped = await app.http('/v1/chat/completions', { token: key, body: CHAT });
@@ -160,25 +207,53 @@ describe('budgets', () => {
     expect(capped.body.usage.cost).toBeLessThanOrEqual(0.00003);
     // Another user cannot touch this key's limits.
     const other = await newUser(app, 0);
-    expect((await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: other.session, body: { total: 1 } })).status).toBe(404);
+    expect(
+      (await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: other.session, body: { total: 1 } }))
+        .status,
+    ).toBe(404);
   });
 
   it('settles a reservation exactly once, and an expired one (its instance died) from what was recorded', async () => {
     const { userId } = await newUser(app, 1_000_000);
     const budget = app.app.get(ReservationService);
-    const reservation = await budget.reserve({ id: randomUUID(), requestId: `crash-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 300_000, minimumMicros: 1000, inputEstimateMicros: 1234 });
+    const reservation = await budget.reserve({
+      id: randomUUID(),
+      requestId: `crash-${userId}`,
+      userId,
+      apiKeyId: null,
+      oauthClientId: null,
+      worstMicros: 300_000,
+      minimumMicros: 1000,
+      inputEstimateMicros: 1234,
+    });
     expect(reservation.amountMicros).toBe(300_000);
     expect((await readLedger(app, userId)).reserved).toBe(300_000);
     // The instance "dies": nobody settles. Once expired, the sweeper (on any instance) bills the recorded input.
-    await app.database.dataSource.query(`UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [reservation.id]);
+    await app.database.dataSource.query(
+      `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`,
+      [reservation.id],
+    );
     expect(await budget.sweepExpired()).toBeGreaterThanOrEqual(1);
     expect(await ledgerState(app, userId)).toMatchObject({ debits: 1234, reserved: 0, ledgerDebits: 1234 });
     // A late settlement by the original caller changes nothing.
     expect(await budget.settle(reservation, 250_000, 'success')).toBe(0);
     expect((await ledgerState(app, userId)).debits).toBe(1234);
 
-    const twice = await budget.reserve({ id: randomUUID(), requestId: `twice-${userId}`, userId, apiKeyId: null, oauthClientId: null, worstMicros: 5000, minimumMicros: 1, inputEstimateMicros: 0 });
-    const results = await Promise.all([budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success'), budget.settle(twice, 4000, 'success')]);
+    const twice = await budget.reserve({
+      id: randomUUID(),
+      requestId: `twice-${userId}`,
+      userId,
+      apiKeyId: null,
+      oauthClientId: null,
+      worstMicros: 5000,
+      minimumMicros: 1,
+      inputEstimateMicros: 0,
+    });
+    const results = await Promise.all([
+      budget.settle(twice, 4000, 'success'),
+      budget.settle(twice, 4000, 'success'),
+      budget.settle(twice, 4000, 'success'),
+    ]);
     expect(results.sort()).toEqual([0, 0, 4000]);
     // As the gateway does, the call's usage record says what it was charged (CI reconciles this database).
     app.app.get(UsageRecorder).record(usageRecord(userId, new Date(), { callId: twice.id, costMicros: 4000 }));
@@ -196,7 +271,8 @@ describe('money safety under concurrency', () => {
     apps = [first];
     // Two instances share one PostgreSQL when there is a server; the embedded database has one owner.
     // They share Redis too (CI sets REDIS_URL with DATABASE_URL): changed limits reach both at once.
-    if (twoInstances) apps.push(await startTestApp({ signupCredit: 0, redisPrefix: first.config.redisPrefix }, first.testDatabase));
+    if (twoInstances)
+      apps.push(await startTestApp({ signupCredit: 0, redisPrefix: first.config.redisPrefix }, first.testDatabase));
   });
   afterAll(async () => {
     for (const app of apps.slice(1)) await app.close();
@@ -211,12 +287,17 @@ describe('money safety under concurrency', () => {
       const { key, userId } = await newUser(apps[0], budgetMicros);
       const results = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 40, messages: [{ role: 'user', content: `concurrent call ${i}` }] } }),
+          apps[i % apps.length].http('/v1/chat/completions', {
+            token: key,
+            body: { ...CHAT, max_tokens: 40, messages: [{ role: 'user', content: `concurrent call ${i}` }] },
+          }),
         ),
       );
       const ok = results.filter((r) => r.status === 200);
       const refused = results.filter((r) => r.status === 403);
-      const other = results.filter((r) => r.status !== 200 && r.status !== 403).map((r) => `${r.status} ${JSON.stringify(r.body)}`);
+      const other = results
+        .filter((r) => r.status !== 200 && r.status !== 403)
+        .map((r) => `${r.status} ${JSON.stringify(r.body)}`);
       expect(other).toEqual([]);
       expect(refused.every((r) => r.body.error.code === 'budget_exhausted')).toBe(true);
       const state = await ledgerState(apps[0], userId);
@@ -227,9 +308,13 @@ describe('money safety under concurrency', () => {
       expect(state.reserved).toBe(0);
       expect(state.ledgerDebits).toBe(state.debits);
       expect(state.credits - state.debits).toBeGreaterThanOrEqual(0);
-      figures.push(`round ${round + 1}: 100 calls, budget ${budgetMicros} µ, ${ok.length} served, spent ${state.debits} µ, overspend ${Math.max(0, state.debits - budgetMicros)} µ`);
+      figures.push(
+        `round ${round + 1}: 100 calls, budget ${budgetMicros} µ, ${ok.length} served, spent ${state.debits} µ, overspend ${Math.max(0, state.debits - budgetMicros)} µ`,
+      );
     }
-    console.log(`money safety (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`);
+    console.log(
+      `money safety (${twoInstances ? 'two instances, PostgreSQL' : 'one instance, embedded'}):\n${figures.join('\n')}`,
+    );
   });
 
   it(`bills a busy key's calls drawn on leases exactly once (${twoInstances ? 'two instances' : 'one instance'}), gives the leases back, and a limit change stops them at once`, async () => {
@@ -240,18 +325,24 @@ describe('money safety under concurrency', () => {
     for (let burst = 0; burst < 8; burst += 1) {
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30, messages: [{ role: 'user', content: `lease call ${burst}-${i}` }] } }),
+          apps[i % apps.length].http('/v1/chat/completions', {
+            token: key,
+            body: { ...CHAT, max_tokens: 30, messages: [{ role: 'user', content: `lease call ${burst}-${i}` }] },
+          }),
         ),
       );
       expect(results.map((r) => r.status).filter((status) => status !== 200)).toEqual([]);
       costs.push(...results.map((r) => Math.round(r.body.usage.cost * 1e6)));
     }
     const db = apps[0].database.dataSource;
-    const [leases] = await db.query(`SELECT count(*)::int AS n FROM reservations WHERE user_id = $1 AND lease`, [userId]);
+    const [leases] = await db.query(`SELECT count(*)::int AS n FROM reservations WHERE user_id = $1 AND lease`, [
+      userId,
+    ]);
     expect(leases.n).toBeGreaterThanOrEqual(1);
     // Leases idle for two seconds are given back: nothing stays reserved, and every call was debited once.
     const deadline = Date.now() + 10_000;
-    while ((await readLedger(apps[0], userId)).reserved !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await readLedger(apps[0], userId)).reserved !== 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const spent = costs.reduce((sum, cost) => sum + cost, 0);
     const state = await readLedger(apps[0], userId);
     expect(state).toMatchObject({ reserved: 0, debits: spent, ledgerDebits: spent });
@@ -260,15 +351,32 @@ describe('money safety under concurrency', () => {
          FROM reservations WHERE user_id = $1 AND NOT lease`,
       [userId],
     );
-    expect({ n: calls.n, settled: Number(calls.settled), open: calls.open }).toEqual({ n: costs.length, settled: spent, open: 0 });
-    const [returned] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open, COALESCE(sum(settled_micros), 0)::bigint AS billed FROM reservations WHERE user_id = $1 AND lease`, [userId]);
+    expect({ n: calls.n, settled: Number(calls.settled), open: calls.open }).toEqual({
+      n: costs.length,
+      settled: spent,
+      open: 0,
+    });
+    const [returned] = await db.query(
+      `SELECT count(*) FILTER (WHERE status = 'open')::int AS open, COALESCE(sum(settled_micros), 0)::bigint AS billed FROM reservations WHERE user_id = $1 AND lease`,
+      [userId],
+    );
     expect({ open: returned.open, billed: Number(returned.billed) }).toEqual({ open: 0, billed: 0 });
 
     // A busy key again, then a daily limit at what it spent today: the very next call is refused on every instance.
-    await Promise.all(Array.from({ length: 40 }, (_, i) => apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } })));
-    const [again] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`, [userId]);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } }),
+      ),
+    );
+    const [again] = await db.query(
+      `SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`,
+      [userId],
+    );
     expect(again.open).toBeGreaterThanOrEqual(1);
-    expect((await apps[0].http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.000001 } })).status).toBe(200);
+    expect(
+      (await apps[0].http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.000001 } }))
+        .status,
+    ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (const app of apps) {
       const refused = await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } });
@@ -279,7 +387,10 @@ describe('money safety under concurrency', () => {
     const until = Date.now() + 1500;
     let open = -1;
     while (open !== 0 && Date.now() < until) {
-      [{ open }] = await db.query(`SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`, [userId]);
+      [{ open }] = await db.query(
+        `SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`,
+        [userId],
+      );
       if (open) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(open).toBe(0);

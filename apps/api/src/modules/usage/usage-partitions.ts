@@ -41,7 +41,10 @@ export class UsagePartitions implements OnModuleInit, OnModuleDestroy {
     const created: string[] = [];
     try {
       for (const month of monthsFrom(now, ahead)) {
-        const [row] = await this.dataSource.query<{ created: boolean }[]>('SELECT usage_partition_ensure($1::date) AS created', [month]);
+        const [row] = await this.dataSource.query<{ created: boolean }[]>(
+          'SELECT usage_partition_ensure($1::date) AS created',
+          [month],
+        );
         if (row.created) created.push(month);
       }
       if (created.length) this.logger.log(`created usage partitions for ${created.join(', ')}`);

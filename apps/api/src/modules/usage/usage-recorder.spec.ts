@@ -25,7 +25,10 @@ describe('UsageRecorder batches', () => {
     await ticks();
     db.answerNext();
     await second;
-    expect(db.writes).toEqual([['req_1', 'req_2', 'req_3'], ['req_4', 'req_5']]);
+    expect(db.writes).toEqual([
+      ['req_1', 'req_2', 'req_3'],
+      ['req_4', 'req_5'],
+    ]);
     expect(recorder.pending).toBe(0);
   });
 

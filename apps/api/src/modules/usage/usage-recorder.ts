@@ -67,7 +67,9 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => stri
 const SUMS = `count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
   sum(total_tokens), sum(cost_micros)`;
 const ADD_SUMS = (table: string) =>
-  ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros'].map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`).join(', ');
+  ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros']
+    .map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`)
+    .join(', ');
 
 // The daily rollups count only the rows this statement actually inserted (RETURNING yields nothing for a
 // conflict), so a retried batch adds to none of them twice. Rows are grouped, and upserted in key order, so that
@@ -178,6 +180,11 @@ export class UsageRecorder implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async insert(batch: UsageRecordInput[]): Promise<void> {
-    await hotQuery(this.dataSource, 'sy_usage_insert', INSERT_WITH_ROLLUPS, COLUMNS.map(([, , value]) => pgArray(batch.map(value))));
+    await hotQuery(
+      this.dataSource,
+      'sy_usage_insert',
+      INSERT_WITH_ROLLUPS,
+      COLUMNS.map(([, , value]) => pgArray(batch.map(value))),
+    );
   }
 }

@@ -32,7 +32,11 @@ export type UsagePart = (from: string, to: string) => string;
  * One UNION ALL of `days` over the window's whole days (bounds are dates) and `raw` over each partial day at its
  * edges (bounds are timestamps). The bounds are appended to `params`; `null` when the window is empty.
  */
-export function usageSource(window: UsageWindow, parts: { days: UsagePart; raw: UsagePart }, params: unknown[]): string | null {
+export function usageSource(
+  window: UsageWindow,
+  parts: { days: UsagePart; raw: UsagePart },
+  params: unknown[],
+): string | null {
   const selects: string[] = [];
   if (window.days) {
     params.push(window.days.from, window.days.to);

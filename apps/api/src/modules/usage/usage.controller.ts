@@ -22,7 +22,10 @@ export class UsageController {
   @Access({ oauth: true })
   @RequireScopes('api:access')
   @RequireClientIdHeader()
-  @ApiOperation({ summary: 'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference). Apps: scope api:access and the client-id header' })
+  @ApiOperation({
+    summary:
+      'Budget: totalCost (debits), maxBudget (credits), remainingBudget (their difference). Apps: scope api:access and the client-id header',
+  })
   async summary(@CurrentUser() user: Principal): Promise<Envelope<UsageSummaryResponse>> {
     return envelope(await this.ledgerService.summary(user.userId));
   }
@@ -30,21 +33,34 @@ export class UsageController {
   @Get('activity')
   @Access()
   @ApiOperation({ summary: 'Gateway calls, newest first, with what each reserved, charged and released' })
-  async activity(@CurrentUser() user: SessionPrincipal, @Query() query: UsageActivityQueryDto): Promise<Envelope<ActivityPage>> {
+  async activity(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: UsageActivityQueryDto,
+  ): Promise<Envelope<ActivityPage>> {
     return envelope(await this.usage.activity(user.userId, query));
   }
 
   @Get('ledger')
   @Access()
-  @ApiOperation({ summary: 'Every credit (payments, gift cards, sign-up) and debit (calls), newest first; nextCursor pages on' })
-  async ledger(@CurrentUser() user: SessionPrincipal, @Query() query: UsageLedgerQueryDto): Promise<Envelope<LedgerPage>> {
+  @ApiOperation({
+    summary: 'Every credit (payments, gift cards, sign-up) and debit (calls), newest first; nextCursor pages on',
+  })
+  async ledger(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: UsageLedgerQueryDto,
+  ): Promise<Envelope<LedgerPage>> {
     return envelope(await this.ledgerService.history(user.userId, query.limit ?? 50, query.cursor ?? null));
   }
 
   @Get('analytics')
   @Access()
-  @ApiOperation({ summary: 'Requests, tokens and cost by day, model, key or app between from and to (default: the last 30 days)' })
-  async analytics(@CurrentUser() user: SessionPrincipal, @Query() query: UsageAnalyticsQueryDto): Promise<Envelope<AnalyticsResponse>> {
+  @ApiOperation({
+    summary: 'Requests, tokens and cost by day, model, key or app between from and to (default: the last 30 days)',
+  })
+  async analytics(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: UsageAnalyticsQueryDto,
+  ): Promise<Envelope<AnalyticsResponse>> {
     return envelope(await this.usage.analytics(user.userId, query));
   }
 }

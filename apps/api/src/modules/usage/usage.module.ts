@@ -16,7 +16,17 @@ import { UsageService } from './usage.service';
  */
 @Module({
   controllers: [UsageController],
-  providers: [UsageRecorder, UsagePartitions, LedgerRepository, ReservationsRepository, UsageRepository, LedgerService, ReservationService, UsageService, ReconciliationService],
+  providers: [
+    UsageRecorder,
+    UsagePartitions,
+    LedgerRepository,
+    ReservationsRepository,
+    UsageRepository,
+    LedgerService,
+    ReservationService,
+    UsageService,
+    ReconciliationService,
+  ],
   exports: [UsageRecorder, LedgerService, ReservationService, UsageService, ReconciliationService],
 })
 export class UsageModule {}

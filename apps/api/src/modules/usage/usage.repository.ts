@@ -6,7 +6,10 @@ import { splitWindow, usageSource } from './usage-window';
 
 /** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
 const GROUP_KEYS = {
-  day: { daily: `to_char(day, 'YYYY-MM-DD')`, raw: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')` },
+  day: {
+    daily: `to_char(day, 'YYYY-MM-DD')`,
+    raw: `to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
+  },
   model: { daily: 'model', raw: 'model' },
   key: { daily: `COALESCE(credential_name, 'Unknown')`, raw: `COALESCE(credential_name, 'Unknown')` },
   app: { daily: `COALESCE(oauth_client_id, 'none')`, raw: `COALESCE(oauth_client_id, 'none')` },
@@ -40,16 +43,24 @@ export class UsageRepository {
   }
 
   /** A user's sums over [from, end) per group: key, requests, prompt, completion, total, cost. */
-  async analytics(userId: string, groupBy: AnalyticsGroupBy, from: Date, end: Date): Promise<Record<string, unknown>[]> {
-    const filter = groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
+  async analytics(
+    userId: string,
+    groupBy: AnalyticsGroupBy,
+    from: Date,
+    end: Date,
+  ): Promise<Record<string, unknown>[]> {
+    const filter =
+      groupBy === 'key' ? ' AND api_key_id IS NOT NULL' : groupBy === 'app' ? ' AND oauth_client_id IS NOT NULL' : '';
     const params: unknown[] = [userId];
     const sums = 'prompt_tokens, completion_tokens, total_tokens, cost_micros';
     const where = `user_id = $1${filter}`;
     const source = usageSource(
       splitWindow(from, end),
       {
-        days: (a, b) => `SELECT ${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums} FROM usage_daily WHERE ${where} AND day >= ${a} AND day < ${b}`,
-        raw: (a, b) => `SELECT ${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums} FROM usage_records WHERE ${where} AND started_at >= ${a} AND started_at < ${b}`,
+        days: (a, b) =>
+          `SELECT ${GROUP_KEYS[groupBy].daily} AS key, requests, ${sums} FROM usage_daily WHERE ${where} AND day >= ${a} AND day < ${b}`,
+        raw: (a, b) =>
+          `SELECT ${GROUP_KEYS[groupBy].raw} AS key, 1 AS requests, ${sums} FROM usage_records WHERE ${where} AND started_at >= ${a} AND started_at < ${b}`,
       },
       params,
     );
@@ -88,7 +99,8 @@ export class UsageRepository {
                           WHERE oauth_client_id = $1 AND month >= ${a} - (extract(day FROM ${a})::int - 1) AND month < ${b}
                             AND days::bigint & ((1::bigint << (LEAST(${b}, (month + interval '1 month')::date) - month))
                                                 - (1::bigint << GREATEST(${a} - month, 0))) <> 0`,
-        raw: (a, b) => `SELECT user_id FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
+        raw: (a, b) =>
+          `SELECT user_id FROM usage_records WHERE oauth_client_id = $1 AND started_at >= ${a} AND started_at < ${b}`,
       },
       params,
     );

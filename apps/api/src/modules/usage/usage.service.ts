@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { ActivityPage, ActivityRecord, AnalyticsGroup, AnalyticsResponse, ClientUsageResponse } from '@switchyard/shared-dto';
+import type {
+  ActivityPage,
+  ActivityRecord,
+  AnalyticsGroup,
+  AnalyticsResponse,
+  ClientUsageResponse,
+} from '@switchyard/shared-dto';
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { toUnits } from './ledger/ledger.service';
@@ -34,7 +40,10 @@ export class UsageService {
     const rows = await this.repository.activity(userId, limit + 1, query.cursor ? decodeCursor(query.cursor) : null);
     const page = rows.slice(0, limit);
     // The money trace reads only this user's own reservations, by the calls' own ids.
-    const trace = await this.reservations.trace(userId, page.map((row) => String(row.call_id)));
+    const trace = await this.reservations.trace(
+      userId,
+      page.map((row) => String(row.call_id)),
+    );
     const items: ActivityRecord[] = page.map((row) => {
       const money = trace.get(String(row.call_id));
       const charged = money?.settled ?? 0;
@@ -61,12 +70,21 @@ export class UsageService {
         errorCode: (row.error_code as string) ?? null,
         latencyMs: num(row.latency_ms),
         money: money
-          ? { reserved: toUnits(money.reserved), charged: toUnits(charged), released: toUnits(money.reserved - charged), outcome: money.status === 'open' ? 'open' : money.status as 'settled' | 'released', reason: money.reason }
+          ? {
+              reserved: toUnits(money.reserved),
+              charged: toUnits(charged),
+              released: toUnits(money.reserved - charged),
+              outcome: money.status === 'open' ? 'open' : (money.status as 'settled' | 'released'),
+              reason: money.reason,
+            }
           : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null },
       };
     });
     const last = page.at(-1);
-    return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.started_at as Date, String(last.id)) : null };
+    return {
+      items,
+      nextCursor: rows.length > limit && last ? encodeCursor(last.started_at as Date, String(last.id)) : null,
+    };
   }
 
   async analytics(userId: string, query: UsageAnalyticsQueryDto): Promise<AnalyticsResponse> {
@@ -90,7 +108,13 @@ export class UsageService {
       from: from.toISOString(),
       to: end.toISOString(),
       groupBy,
-      totals: { requests: sum('requests'), promptTokens: sum('promptTokens'), completionTokens: sum('completionTokens'), totalTokens: sum('totalTokens'), cost: toUnits(costMicros) },
+      totals: {
+        requests: sum('requests'),
+        promptTokens: sum('promptTokens'),
+        completionTokens: sum('completionTokens'),
+        totalTokens: sum('totalTokens'),
+        cost: toUnits(costMicros),
+      },
       groups,
     };
   }
@@ -99,12 +123,20 @@ export class UsageService {
    * One app's usage across every user who authorized it, for its owner (docs/decisions.md#resource-shapes). `from` and
    * `to` are UTC dates; the window includes both days.
    */
-  async clientUsage(clientId: string, from: Date, to: Date): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
+  async clientUsage(
+    clientId: string,
+    from: Date,
+    to: Date,
+  ): Promise<Omit<ClientUsageResponse, 'clientId' | 'startDate' | 'endDate'>> {
     // One pass for the totals (grouping set 3), per model (1) and per day (2).
     const rows = await this.repository.clientUsage(clientId, from, new Date(to.getTime() + DAY_MS));
     const set = (which: number) => rows.filter((r) => num(r.grouping_set) === which);
     const [totals = {}] = set(3);
-    const row = (r: Record<string, unknown>) => ({ requests: num(r.requests), totalTokens: num(r.tokens), cost: toUnits(num(r.cost)) });
+    const row = (r: Record<string, unknown>) => ({
+      requests: num(r.requests),
+      totalTokens: num(r.tokens),
+      cost: toUnits(num(r.cost)),
+    });
     return {
       totalCost: toUnits(num(totals.cost)),
       totalTokens: num(totals.tokens),

@@ -9,8 +9,8 @@ export function AdminGiftCardsRoute() {
       <div className="page-header">
         <h1 className="page-title">Gift cards</h1>
         <p className="muted">
-          Each code adds its amount to the balance of whoever redeems it first, once. Codes are shown only when they
-          are issued: Switchyard stores nothing but their hashes.
+          Each code adds its amount to the balance of whoever redeems it first, once. Codes are shown only when they are
+          issued: Switchyard stores nothing but their hashes.
         </p>
       </div>
       <IssueGiftCardsForm />

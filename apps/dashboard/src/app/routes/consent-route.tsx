@@ -62,7 +62,12 @@ export function ConsentRoute({ user }: { user: UserResponse }) {
           <span className="muted">
             Signed in as <strong>{user.email}</strong>.
           </span>{' '}
-          <Button variant="ghost" className="button-link" busy={logoutMutation.isPending} onClick={() => logoutMutation.mutate()}>
+          <Button
+            variant="ghost"
+            className="button-link"
+            busy={logoutMutation.isPending}
+            onClick={() => logoutMutation.mutate()}
+          >
             Not you?
           </Button>
         </div>

@@ -17,9 +17,9 @@ export function ModelsRoute({ user }: { user: UserResponse }) {
       <div className="page-header">
         <h1 className="page-title">Models</h1>
         <p className="muted">
-          The models this gateway serves right now, as <code className="mono">GET /v1/models</code> lists them: what each
-          does, what it can handle and what it costs. The list can change at any time, so programs should read it too
-          rather than assume a model exists.
+          The models this gateway serves right now, as <code className="mono">GET /v1/models</code> lists them: what
+          each does, what it can handle and what it costs. The list can change at any time, so programs should read it
+          too rather than assume a model exists.
         </p>
       </div>
       <GatewayKeyPanel

@@ -10,8 +10,8 @@ export function OAuthAppsRoute() {
       <div className="page-header">
         <h1 className="page-title">OAuth apps</h1>
         <p className="muted">
-          Register an app to let its users sign in with Switchyard and call models on their own budget, through
-          standard OAuth 2 with PKCE. Each user decides on the consent page, and can cap what your app spends.
+          Register an app to let its users sign in with Switchyard and call models on their own budget, through standard
+          OAuth 2 with PKCE. Each user decides on the consent page, and can cap what your app spends.
         </p>
       </div>
       <CreateAppForm />

@@ -14,7 +14,15 @@ import { Link, useDocumentTitle } from '../../lib/router';
 const count = new Intl.NumberFormat('en-US');
 
 /** A figure that may still be loading or may have failed to load. */
-function Figure({ label, query, children }: { label: string; query: { isPending: boolean; isError: boolean; isFetching: boolean; refetch: () => unknown }; children: () => ReactNode }) {
+function Figure({
+  label,
+  query,
+  children,
+}: {
+  label: string;
+  query: { isPending: boolean; isError: boolean; isFetching: boolean; refetch: () => unknown };
+  children: () => ReactNode;
+}) {
   let value: ReactNode;
   if (query.isPending) value = <span className="muted">Loading…</span>;
   else if (query.isError)
@@ -61,8 +69,8 @@ export function OverviewRoute({ user }: { user: UserResponse }) {
           </Figure>
         </dl>
         <p className="muted small">
-          This month is the UTC calendar month. The balance is checked every {BALANCE_POLL_MS / 60_000} minutes and after
-          calls made here. <Link href="/billing">Add funds</Link> · <Link href="/usage">Usage analytics</Link>
+          This month is the UTC calendar month. The balance is checked every {BALANCE_POLL_MS / 60_000} minutes and
+          after calls made here. <Link href="/billing">Add funds</Link> · <Link href="/usage">Usage analytics</Link>
         </p>
       </section>
       <RecentActivity />

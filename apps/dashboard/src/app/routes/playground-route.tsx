@@ -64,7 +64,13 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
         </p>
       );
     } else if (models.isError) {
-      body = <LoadError message={`Could not load the models: ${models.error.message}`} retrying={models.isFetching} onRetry={() => void models.refetch()} />;
+      body = (
+        <LoadError
+          message={`Could not load the models: ${models.error.message}`}
+          retrying={models.isFetching}
+          onRetry={() => void models.refetch()}
+        />
+      );
     } else {
       body = (
         <Playground
@@ -88,7 +94,12 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
           are real and paid from your balance; each form also shows its request as curl and as SDK code.
         </p>
       </div>
-      <GatewayKeyPanel userId={user.id} value={gatewayKey} onChange={setGatewayKey} onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })} />
+      <GatewayKeyPanel
+        userId={user.id}
+        value={gatewayKey}
+        onChange={setGatewayKey}
+        onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })}
+      />
       {body}
     </>
   );

@@ -24,10 +24,14 @@ export function SpacesRoute({ user }: { user: UserResponse }) {
               at <Link href={`/u/${encodeURIComponent(user.handle)}`}>/u/{user.handle}</Link>
             </>
           ) : null}
-          . Apps run on their own address, sandboxed: they cannot see your session or anything else of this dashboard, and make no requests.
+          . Apps run on their own address, sandboxed: they cannot see your session or anything else of this dashboard,
+          and make no requests.
         </p>
       </div>
-      <HandleForm current={user.handle} onSaved={() => queryClient.invalidateQueries({ queryKey: meQueryOptions().queryKey })} />
+      <HandleForm
+        current={user.handle}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: meQueryOptions().queryKey })}
+      />
       {user.handle ? (
         <>
           <GenerateForm />

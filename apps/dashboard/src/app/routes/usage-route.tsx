@@ -8,7 +8,10 @@ export function UsageRoute() {
   useDocumentTitle('Usage');
   // App groups come keyed by client id; the apps the user authorized lend their names.
   const consents = useConsents();
-  const appNames = useMemo(() => new Map((consents.data ?? []).map((consent) => [consent.clientId, consent.clientName])), [consents.data]);
+  const appNames = useMemo(
+    () => new Map((consents.data ?? []).map((consent) => [consent.clientId, consent.clientName])),
+    [consents.data],
+  );
 
   return (
     <>

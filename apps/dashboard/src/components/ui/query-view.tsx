@@ -21,7 +21,13 @@ export function QueryView<T>({ query, what, children }: QueryViewProps<T>) {
     );
   }
   if (query.isError) {
-    return <LoadError message={`Could not load ${what}: ${query.error.message}`} retrying={query.isFetching} onRetry={() => void query.refetch()} />;
+    return (
+      <LoadError
+        message={`Could not load ${what}: ${query.error.message}`}
+        retrying={query.isFetching}
+        onRetry={() => void query.refetch()}
+      />
+    );
   }
   return children(query.data);
 }

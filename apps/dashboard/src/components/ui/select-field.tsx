@@ -6,7 +6,10 @@ export interface SelectOption<V extends string | number> {
   label: string;
 }
 
-type SelectFieldProps<V extends string | number> = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'value' | 'onChange'> & {
+type SelectFieldProps<V extends string | number> = Omit<
+  SelectHTMLAttributes<HTMLSelectElement>,
+  'id' | 'value' | 'onChange'
+> & {
   label: string;
   hint?: string;
   value: V;
@@ -15,7 +18,14 @@ type SelectFieldProps<V extends string | number> = Omit<SelectHTMLAttributes<HTM
 };
 
 /** A labelled drop-down whose value keeps its type (string or number). */
-export function SelectField<V extends string | number>({ label, hint, value, options, onChange, ...selectProps }: SelectFieldProps<V>) {
+export function SelectField<V extends string | number>({
+  label,
+  hint,
+  value,
+  options,
+  onChange,
+  ...selectProps
+}: SelectFieldProps<V>) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   return (

@@ -73,7 +73,13 @@ export function TabPanel({
   hidden?: boolean;
 }) {
   return (
-    <div id={`${idPrefix}-panel-${id}`} role="tabpanel" aria-labelledby={`${idPrefix}-tab-${id}`} className={className} hidden={hidden}>
+    <div
+      id={`${idPrefix}-panel-${id}`}
+      role="tabpanel"
+      aria-labelledby={`${idPrefix}-tab-${id}`}
+      className={className}
+      hidden={hidden}
+    >
       {children}
     </div>
   );

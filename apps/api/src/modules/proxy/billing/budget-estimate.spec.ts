@@ -6,7 +6,16 @@ import { affordableOutputTokens, estimateCall, isPriced } from './budget-estimat
 import { costMicros } from './pricing';
 
 const model = (pricing: ModelPricing, extra: Partial<CatalogModel> = {}): CatalogModel =>
-  ({ id: 'm', methods: ['chat_completions'], maxOutputTokens: 1000, maxTokensParam: 'max_tokens', contextLength: null, pricing, free: false, ...extra }) as CatalogModel;
+  ({
+    id: 'm',
+    methods: ['chat_completions'],
+    maxOutputTokens: 1000,
+    maxTokensParam: 'max_tokens',
+    contextLength: null,
+    pricing,
+    free: false,
+    ...extra,
+  }) as CatalogModel;
 
 /** Claude's prices with a long-context tier (docs/pricing.md): cache writes above the input price, all doubled above 200K. */
 const TIERED: ModelPricing = {
@@ -33,8 +42,15 @@ describe('the reservation covers the most a call can cost', () => {
     expect(worst).toBe(Math.ceil(bound * 12 + 1000 * 22.5 + 100));
     expect(estimate.worstMicros).toBeGreaterThanOrEqual(worst);
     // …and any other split of the same prompt costs no more.
-    for (const split of [{ inputTokens: bound }, { cacheWriteTokens: bound }, { cacheReadTokens: bound }, { inputTokens: bound / 2, cacheWrite1hTokens: bound / 2 }])
-      expect(costMicros(TIERED, { ...split, outputTokens: 1000, requests: 1 })).toBeLessThanOrEqual(estimate.worstMicros);
+    for (const split of [
+      { inputTokens: bound },
+      { cacheWriteTokens: bound },
+      { cacheReadTokens: bound },
+      { inputTokens: bound / 2, cacheWrite1hTokens: bound / 2 },
+    ])
+      expect(costMicros(TIERED, { ...split, outputTokens: 1000, requests: 1 })).toBeLessThanOrEqual(
+        estimate.worstMicros,
+      );
   });
 
   it('prices a prompt bound within the threshold at the base prices, the one-hour write still the dearest input', () => {
@@ -42,7 +58,9 @@ describe('the reservation covers the most a call can cost', () => {
     const estimate = estimateCall('chat_completions', model(TIERED), body, null);
     expect(estimate.inputTokens).toBeLessThanOrEqual(200_000);
     expect(estimate.worstMicros).toBe(Math.ceil(estimate.inputTokens * 6 + 100 * 15 + 100));
-    expect(estimate.worstMicros).toBeGreaterThanOrEqual(costMicros(TIERED, { cacheWrite1hTokens: estimate.inputTokens, outputTokens: 100, requests: 1 }));
+    expect(estimate.worstMicros).toBeGreaterThanOrEqual(
+      costMicros(TIERED, { cacheWrite1hTokens: estimate.inputTokens, outputTokens: 100, requests: 1 }),
+    );
     expect(estimate.inputWorstMicros).toBe(Math.ceil(estimate.inputTokens * 6 + 100));
   });
 

@@ -44,14 +44,23 @@ export interface Estimate {
   output?: OutputBound;
 }
 
-const invalid = (message: string, param: string) => new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param });
+const invalid = (message: string, param: string) =>
+  new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param });
 
 /** A positive whole number, or absent (undefined or null); anything else is the caller's error. */
-function optionalCount(json: Record<string, unknown>, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number | null {
+function optionalCount(
+  json: Record<string, unknown>,
+  field: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | null {
   const value = json[field];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw invalid(`${field} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`, field);
+    throw invalid(
+      `${field} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`,
+      field,
+    );
   return value;
 }
 
@@ -66,7 +75,9 @@ function outputBound(json: Record<string, unknown>, action: RouteMethod, model: 
   if (action === 'responses') fields = ['max_output_tokens'];
   else if (action === 'completions') fields = ['max_tokens'];
   else {
-    fields = (['max_tokens', 'max_completion_tokens'] as const).filter((field) => json[field] !== undefined && json[field] !== null);
+    fields = (['max_tokens', 'max_completion_tokens'] as const).filter(
+      (field) => json[field] !== undefined && json[field] !== null,
+    );
     if (!fields.length) fields = [model.maxTokensParam ?? 'max_tokens'];
   }
   // completions allows 0 (with echo: the prompt's logprobs only); Responses wants at least 16, as OpenAI does.
@@ -76,12 +87,21 @@ function outputBound(json: Record<string, unknown>, action: RouteMethod, model: 
   const tokens = given === null ? Math.min(fallback, limit) : Math.min(given, limit);
   const n = optionalCount(json, 'n', 1, MAX_CHOICES) ?? 1;
   const bestOf = action === 'completions' ? (optionalCount(json, 'best_of', 1, MAX_CHOICES) ?? 1) : 1;
-  return { tokens, choices: Math.max(n, bestOf), fields, callerLimit: given !== null && given <= tokens ? given : null };
+  return {
+    tokens,
+    choices: Math.max(n, bestOf),
+    fields,
+    callerLimit: given !== null && given <= tokens ? given : null,
+  };
 }
 
 /** Parts of a Responses request that bring in input the request does not carry. */
 function responsesUnbounded(json: Record<string, unknown>): string | null {
-  if (json.background === true) throw invalid('background responses are not supported through the gateway: its budget needs the usage when the call ends', 'background');
+  if (json.background === true)
+    throw invalid(
+      'background responses are not supported through the gateway: its budget needs the usage when the call ends',
+      'background',
+    );
   if (typeof json.previous_response_id === 'string' && json.previous_response_id) return 'previous_response_id';
   if (json.conversation !== undefined && json.conversation !== null) return 'conversation';
   if (json.prompt !== undefined && json.prompt !== null) return 'a stored prompt';
@@ -114,7 +134,14 @@ export function estimateCall(
   const fixed = (metered: Metered): Estimate => {
     const served = { ...metered, requests: 1 };
     const micros = costMicros(pricing, served);
-    return { worstMicros: micros, minimumMicros: micros, inputTokens: 0, inputWorstMicros: 0, inputEstimate: served, inputEstimateMicros: micros };
+    return {
+      worstMicros: micros,
+      minimumMicros: micros,
+      inputTokens: 0,
+      inputWorstMicros: 0,
+      inputEstimate: served,
+      inputEstimateMicros: micros,
+    };
   };
   switch (action) {
     case 'chat_completions':
@@ -122,7 +149,17 @@ export function estimateCall(
     case 'responses': {
       const body = json ?? {};
       const tools = Array.isArray(body.tools) && body.tools.length ? body.tools : null;
-      const parts = [body.messages, body.prompt, body.input, body.instructions, tools, body.functions, body.response_format, body.text, body.prediction];
+      const parts = [
+        body.messages,
+        body.prompt,
+        body.input,
+        body.instructions,
+        tools,
+        body.functions,
+        body.response_format,
+        body.text,
+        body.prediction,
+      ];
       if (action === 'responses') parts.splice(1, 1);
       const measured = measurePrompt(parts);
       if (action === 'responses') measured.unbounded ??= responsesUnbounded(body);
@@ -145,14 +182,22 @@ export function estimateCall(
       const size = boundedPrompt(measurePrompt([field('input')]), model);
       const micros = worstTokenMicros(pricing, size.bound, 0);
       const inputEstimate = { inputTokens: Math.min(size.bound, size.estimate), requests: 1 };
-      return { worstMicros: micros, minimumMicros: micros, inputTokens: size.bound, inputWorstMicros: micros, inputEstimate, inputEstimateMicros: costMicros(pricing, inputEstimate) };
+      return {
+        worstMicros: micros,
+        minimumMicros: micros,
+        inputTokens: size.bound,
+        inputWorstMicros: micros,
+        inputEstimate,
+        inputEstimateMicros: costMicros(pricing, inputEstimate),
+      };
     }
     case 'image_generation':
     case 'image_edit':
     case 'image_variation': {
       const n = field('n');
       const count = n === undefined || n === null || n === '' ? 1 : Number(n);
-      if (!Number.isInteger(count) || count < 1 || count > 10) throw invalid('n must be a whole number from 1 to 10', 'n');
+      if (!Number.isInteger(count) || count < 1 || count > 10)
+        throw invalid('n must be a whole number from 1 to 10', 'n');
       return fixed({ images: count });
     }
     case 'audio_speech':
@@ -163,7 +208,8 @@ export function estimateCall(
       // a typical 128 kbit/s.
       const bytes = form?.files.reduce((sum, file) => sum + file.size, 0) ?? 0;
       const worstMicros = roundUp(
-        worstTokenMicros(pricing, Math.ceil(bytes / 100), DEFAULT_MAX_OUTPUT_TOKENS) + costMicros(pricing, { seconds: Math.ceil(bytes / 2000) }),
+        worstTokenMicros(pricing, Math.ceil(bytes / 100), DEFAULT_MAX_OUTPUT_TOKENS) +
+          costMicros(pricing, { seconds: Math.ceil(bytes / 2000) }),
       );
       const inputEstimate = { seconds: Math.ceil(bytes / 16_000), inputTokens: Math.ceil(bytes / 800), requests: 1 };
       return {
@@ -183,7 +229,14 @@ export function estimateCall(
       return fixed({ seconds: Math.ceil(seconds) });
     }
     default:
-      return { worstMicros: 0, minimumMicros: 0, inputTokens: 0, inputWorstMicros: 0, inputEstimate: {}, inputEstimateMicros: 0 };
+      return {
+        worstMicros: 0,
+        minimumMicros: 0,
+        inputTokens: 0,
+        inputWorstMicros: 0,
+        inputEstimate: {},
+        inputEstimateMicros: 0,
+      };
   }
 }
 
@@ -195,12 +248,16 @@ export function estimateCall(
  */
 export function worstTokenMicros(pricing: ModelPricing, inputTokens: number, outputTokens: number): number {
   const prices = tokenPrices(pricing, inputTokens);
-  return roundUp(inputTokens * worstInputPrice(prices) + outputTokens * prices.output + (pricing.perRequest ?? 0) * 1e6);
+  return roundUp(
+    inputTokens * worstInputPrice(prices) + outputTokens * prices.output + (pricing.perRequest ?? 0) * 1e6,
+  );
 }
 
 /** Whether a kind of call costs anything at all (retrieving a video does not: its creation was charged). */
 export function isBillable(action: RouteMethod): boolean {
-  return action !== 'video_retrieve' && action !== 'video_content' && action !== 'list_models' && action !== 'get_model';
+  return (
+    action !== 'video_retrieve' && action !== 'video_content' && action !== 'list_models' && action !== 'get_model'
+  );
 }
 
 /**
@@ -211,7 +268,15 @@ export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
   const p = model.pricing;
   const positive = (...values: (number | undefined)[]) => values.some((value) => (value ?? 0) > 0);
   if (positive(p.perRequest) && isBillable(action)) return true;
-  const tokens = positive(p.inputPerMTok, p.outputPerMTok, p.cacheReadPerMTok, p.cacheWritePerMTok, p.cacheWrite1hPerMTok, p.inputAbovePerMTok, p.outputAbovePerMTok);
+  const tokens = positive(
+    p.inputPerMTok,
+    p.outputPerMTok,
+    p.cacheReadPerMTok,
+    p.cacheWritePerMTok,
+    p.cacheWrite1hPerMTok,
+    p.inputAbovePerMTok,
+    p.outputAbovePerMTok,
+  );
   switch (action) {
     case 'chat_completions':
     case 'completions':

@@ -38,7 +38,11 @@ export class CallBilling {
     const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
     if (estimate.worstMicros <= 0) {
       if (isPriced(call.route.action, call.model))
-        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'The request has no input to bill: send a non-empty input', { param: 'input' });
+        throw new GatewayException(
+          GatewayErrorCode.INVALID_REQUEST,
+          'The request has no input to bill: send a non-empty input',
+          { param: 'input' },
+        );
       return;
     }
     call.estimate = estimate;
@@ -61,7 +65,10 @@ export class CallBilling {
         const reservation = call.reservation;
         call.reservation = null;
         await this.reservations.settle(reservation, 0, 'refused');
-        throw this.reservations.exhausted(reservation.amountMicros, 'Your remaining budget does not cover this call: add funds to continue');
+        throw this.reservations.exhausted(
+          reservation.amountMicros,
+          'Your remaining budget does not cover this call: add funds to continue',
+        );
       }
       sink.setHeader(CAPPED_HEADER, String(tokens));
     }
@@ -101,8 +108,13 @@ export class CallBilling {
     const reservation = call.reservation;
     if (!reservation || cost <= reservation.amountMicros) return cost;
     call.reservation = null;
-    this.logger.warn({ msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`, requestId: call.requestId });
-    return this.reservations.settleExact(reservation, cost, 'success').then((charged) => (call.chargedMicros = charged));
+    this.logger.warn({
+      msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`,
+      requestId: call.requestId,
+    });
+    return this.reservations
+      .settleExact(reservation, cost, 'success')
+      .then((charged) => (call.chargedMicros = charged));
   }
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
@@ -111,9 +123,13 @@ export class CallBilling {
     const reservation = call.reservation;
     call.reservation = null;
     const reason =
-      status === 'success' ? (call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output ? 'no_output' : 'success')
-      : status === 'client_closed' ? 'client_gone'
-      : status;
+      status === 'success'
+        ? call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output
+          ? 'no_output'
+          : 'success'
+        : status === 'client_closed'
+          ? 'client_gone'
+          : status;
     const record = (charged: number) =>
       this.usage.record({
         callId: call.callId,
@@ -155,12 +171,34 @@ export class CallBilling {
   }
 
   /** The usage record of a call refused before it had a model (an unknown model, a method the model lacks). */
-  recordRefused(caller: Caller, route: GatewayRoute, requestId: string, model: string, stream: boolean, failure: { status: number; code: string }, startedAt: Date): void {
+  recordRefused(
+    caller: Caller,
+    route: GatewayRoute,
+    requestId: string,
+    model: string,
+    stream: boolean,
+    failure: { status: number; code: string },
+    startedAt: Date,
+  ): void {
     this.usage.record({
-      callId: randomUUID(), requestId, userId: caller.userId, apiKeyId: caller.apiKeyId, oauthClientId: caller.oauthClientId,
-      credentialName: caller.credentialName, method: route.action, model: model.slice(0, 200), provider: null, stream, status: 'rejected',
-      httpStatus: failure.status, errorCode: failure.code.toLowerCase(), promptTokens: 0, completionTokens: 0, costMicros: 0,
-      startedAt, endedAt: new Date(),
+      callId: randomUUID(),
+      requestId,
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId,
+      oauthClientId: caller.oauthClientId,
+      credentialName: caller.credentialName,
+      method: route.action,
+      model: model.slice(0, 200),
+      provider: null,
+      stream,
+      status: 'rejected',
+      httpStatus: failure.status,
+      errorCode: failure.code.toLowerCase(),
+      promptTokens: 0,
+      completionTokens: 0,
+      costMicros: 0,
+      startedAt,
+      endedAt: new Date(),
     });
   }
 }

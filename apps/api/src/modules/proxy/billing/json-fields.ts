@@ -17,7 +17,12 @@ const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0
  * `prefix` (the raw text of members to put first, without a trailing comma, or null). `raw` must be a JSON object
  * that JSON.parse accepted.
  */
-export function setTopLevelFields(raw: Buffer, values: Record<string, number>, prefix: Buffer | null = null, scan = true): Buffer {
+export function setTopLevelFields(
+  raw: Buffer,
+  values: Record<string, number>,
+  prefix: Buffer | null = null,
+  scan = true,
+): Buffer {
   const open = raw.indexOf(OPEN_OBJECT);
   if (open < 0) throw new Error('not a JSON object');
   const edits: [start: number, end: number][] = [];

@@ -28,32 +28,76 @@ describe('costMicros', () => {
 });
 
 describe('the cost formula: Σ component × its price (docs/pricing.md)', () => {
-  const claude = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, cacheWrite1hPerMTok: 6 };
-  const usage = { inputTokens: 21, cacheReadTokens: 12_000, cacheWriteTokens: 1000, cacheWrite1hTokens: 2000, outputTokens: 393, reasoningTokens: 100 };
+  const claude = {
+    inputPerMTok: 3,
+    outputPerMTok: 15,
+    cacheReadPerMTok: 0.3,
+    cacheWritePerMTok: 3.75,
+    cacheWrite1hPerMTok: 6,
+  };
+  const usage = {
+    inputTokens: 21,
+    cacheReadTokens: 12_000,
+    cacheWriteTokens: 1000,
+    cacheWrite1hTokens: 2000,
+    outputTokens: 393,
+    reasoningTokens: 100,
+  };
 
   it('prices each component at its own price, reasoning as output (inside it, never twice)', () => {
     // 21×3 + 12,000×0.3 + 1,000×3.75 + 2,000×6 + 393×15 = 63 + 3,600 + 3,750 + 12,000 + 5,895
     expect(costMicros(claude, usage)).toBe(25_308);
-    expect(costDetails(claude, usage)).toEqual({ input: 0.000063, cache_read: 0.0036, cache_write: 0.00375, cache_write_1h: 0.012, output: 0.005895 });
+    expect(costDetails(claude, usage)).toEqual({
+      input: 0.000063,
+      cache_read: 0.0036,
+      cache_write: 0.00375,
+      cache_write_1h: 0.012,
+      output: 0.005895,
+    });
   });
 
   it('prices an absent cache price at the input price (a one-hour write at the five-minute price, if there is one)', () => {
     expect(costMicros({ inputPerMTok: 3, outputPerMTok: 15 }, usage)).toBe(21 * 3 + 12_000 * 3 + 3000 * 3 + 393 * 15);
     expect(costMicros({ inputPerMTok: 3, cacheWritePerMTok: 3.75 }, { cacheWrite1hTokens: 1000 })).toBe(3750);
-    expect(tokenPrices({ inputPerMTok: 2 }, 0)).toEqual({ input: 2, cacheRead: 2, cacheWrite: 2, cacheWrite1h: 2, output: 0 });
+    expect(tokenPrices({ inputPerMTok: 2 }, 0)).toEqual({
+      input: 2,
+      cacheRead: 2,
+      cacheWrite: 2,
+      cacheWrite1h: 2,
+      output: 0,
+    });
   });
 
   it('prices every token of a call whose prompt is above the threshold at the tier, cache prices scaled with the input', () => {
     const tiered = { ...claude, tierAboveTokens: 200_000, inputAbovePerMTok: 6, outputAbovePerMTok: 22.5 };
-    expect(tokenPrices(tiered, 200_000)).toEqual({ input: 3, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 });
-    expect(tokenPrices(tiered, 200_001)).toEqual({ input: 6, cacheRead: 0.6, cacheWrite: 7.5, cacheWrite1h: 12, output: 22.5 });
+    expect(tokenPrices(tiered, 200_000)).toEqual({
+      input: 3,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+      cacheWrite1h: 6,
+      output: 15,
+    });
+    expect(tokenPrices(tiered, 200_001)).toEqual({
+      input: 6,
+      cacheRead: 0.6,
+      cacheWrite: 7.5,
+      cacheWrite1h: 12,
+      output: 22.5,
+    });
     // The threshold counts every input token, cached or not: 1,000 uncached + 199,500 read from the cache.
-    expect(costMicros(tiered, { inputTokens: 1000, cacheReadTokens: 199_500, outputTokens: 100 })).toBe(1000 * 6 + 199_500 * 0.6 + 100 * 22.5);
-    expect(costMicros(tiered, { inputTokens: 1000, cacheReadTokens: 199_000, outputTokens: 100 })).toBe(1000 * 3 + 199_000 * 0.3 + 100 * 15);
+    expect(costMicros(tiered, { inputTokens: 1000, cacheReadTokens: 199_500, outputTokens: 100 })).toBe(
+      1000 * 6 + 199_500 * 0.6 + 100 * 22.5,
+    );
+    expect(costMicros(tiered, { inputTokens: 1000, cacheReadTokens: 199_000, outputTokens: 100 })).toBe(
+      1000 * 3 + 199_000 * 0.3 + 100 * 15,
+    );
   });
 
   it('adds the price of the request, and rounds the sum up once', () => {
     expect(costMicros({ perRequest: 0.001, inputPerMTok: 0.02 }, { inputTokens: 6, requests: 1 })).toBe(1001);
-    expect(costDetails({ perRequest: 0.001, inputPerMTok: 0.02 }, { inputTokens: 6, requests: 1 })).toMatchObject({ input: 1.2e-7, request: 0.001 });
+    expect(costDetails({ perRequest: 0.001, inputPerMTok: 0.02 }, { inputTokens: 6, requests: 1 })).toMatchObject({
+      input: 1.2e-7,
+      request: 0.001,
+    });
   });
 });

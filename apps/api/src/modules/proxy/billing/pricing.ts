@@ -37,7 +37,12 @@ export interface TokenPrices {
 
 /** Every input token of a call, cached or not: what the long-context threshold is compared with. */
 export function promptTokensOf(metered: Metered): number {
-  return (metered.inputTokens ?? 0) + (metered.cacheReadTokens ?? 0) + (metered.cacheWriteTokens ?? 0) + (metered.cacheWrite1hTokens ?? 0);
+  return (
+    (metered.inputTokens ?? 0) +
+    (metered.cacheReadTokens ?? 0) +
+    (metered.cacheWriteTokens ?? 0) +
+    (metered.cacheWrite1hTokens ?? 0)
+  );
 }
 
 /**
@@ -108,7 +113,15 @@ export function costTerms(pricing: ModelPricing, metered: Metered): CostTerms {
 export function costMicros(pricing: ModelPricing, metered: Metered): number {
   const terms = costTerms(pricing, metered);
   return roundUp(
-    terms.input + terms.cache_read + terms.cache_write + terms.cache_write_1h + terms.output + terms.images + terms.seconds + terms.characters + terms.request,
+    terms.input +
+      terms.cache_read +
+      terms.cache_write +
+      terms.cache_write_1h +
+      terms.output +
+      terms.images +
+      terms.seconds +
+      terms.characters +
+      terms.request,
   );
 }
 
@@ -131,7 +144,8 @@ export function costDetails(pricing: ModelPricing, metered: Metered): Record<str
   const terms = costTerms(pricing, metered);
   const details: Record<string, number> = {};
   for (const [name, micros] of Object.entries(terms) as [keyof CostTerms, number][]) {
-    if (micros === 0 && (name === 'images' || name === 'seconds' || name === 'characters' || name === 'request')) continue;
+    if (micros === 0 && (name === 'images' || name === 'seconds' || name === 'characters' || name === 'request'))
+      continue;
     details[name] = Number.isFinite(micros) ? Math.round(micros * 1e6) / 1e12 : micros;
   }
   return details;

@@ -48,7 +48,8 @@ export function measurePrompt(values: unknown[]): PromptSize {
       const type = typeof part.type === 'string' ? part.type : '';
       if (type === 'image_url' || type === 'input_image' || type === 'image') addImage(size);
       else if (type === 'file' || type === 'input_file') size.unbounded ??= 'a file part';
-      else if (type === 'input_audio' && part.input_audio && typeof part.input_audio === 'object') addAudio(size, (part.input_audio as { data?: unknown }).data);
+      else if (type === 'input_audio' && part.input_audio && typeof part.input_audio === 'object')
+        addAudio(size, (part.input_audio as { data?: unknown }).data);
       else
         for (const key in part) {
           size.bound += key.length;

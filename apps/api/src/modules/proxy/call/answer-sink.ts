@@ -45,7 +45,8 @@ export class CollectedAnswer implements AnswerSink {
 
   writeHead(status: number, headers?: OutgoingHttpHeaders): this {
     this.statusCode = status;
-    if (headers && typeof headers === 'object') for (const [name, value] of Object.entries(headers)) if (value !== undefined) this.setHeader(name, value);
+    if (headers && typeof headers === 'object')
+      for (const [name, value] of Object.entries(headers)) if (value !== undefined) this.setHeader(name, value);
     this.headersSent = true;
     return this;
   }

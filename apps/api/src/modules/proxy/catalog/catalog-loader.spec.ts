@@ -2,7 +2,13 @@ import { buildCatalog, CatalogError, type PriceLookup, unpricedMethods } from '.
 import { entryPricing } from './catalog.service';
 
 const provider = { id: 'p', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' };
-const chat = (id: string, extra: Record<string, unknown> = {}) => ({ id, provider: 'p', type: 'text', methods: ['chat_completions'], ...extra });
+const chat = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  provider: 'p',
+  type: 'text',
+  methods: ['chat_completions'],
+  ...extra,
+});
 
 function problemsOf(raw: unknown): string[] {
   try {
@@ -15,7 +21,10 @@ function problemsOf(raw: unknown): string[] {
 
 describe('buildCatalog', () => {
   it('keeps fallbacks in order, without repeats', () => {
-    const catalog = buildCatalog({ providers: [provider], models: [chat('a', { fallbacks: ['b', 'c', 'b'] }), chat('b'), chat('c')] }, 'test.yaml');
+    const catalog = buildCatalog(
+      { providers: [provider], models: [chat('a', { fallbacks: ['b', 'c', 'b'] }), chat('b'), chat('c')] },
+      'test.yaml',
+    );
     expect(catalog.models.get('a')!.fallbacks).toEqual(['b', 'c']);
     expect(catalog.models.get('b')!.fallbacks).toEqual([]);
   });
@@ -24,8 +33,12 @@ describe('buildCatalog', () => {
     expect(problemsOf({ providers: [provider], models: [chat('a', { fallbacks: ['nope'] })] })).toEqual([
       'MODELS_CONFIG test.yaml: models (a).fallbacks "nope" is not a model id in this catalog',
     ]);
-    expect(problemsOf({ providers: [provider], models: [chat('a', { fallbacks: ['a'] })] })[0]).toMatch(/models\[0\]\.fallbacks must be a list of other model ids/);
-    expect(problemsOf({ providers: [provider], models: [chat('a', { fallbacks: 'b' }), chat('b')] })[0]).toMatch(/models\[0\]\.fallbacks/);
+    expect(problemsOf({ providers: [provider], models: [chat('a', { fallbacks: ['a'] })] })[0]).toMatch(
+      /models\[0\]\.fallbacks must be a list of other model ids/,
+    );
+    expect(problemsOf({ providers: [provider], models: [chat('a', { fallbacks: 'b' }), chat('b')] })[0]).toMatch(
+      /models\[0\]\.fallbacks/,
+    );
   });
 
   it('names the field and the fix for a bad provider reference', () => {
@@ -35,34 +48,71 @@ describe('buildCatalog', () => {
   });
 
   it('lower-cases provider headers, and refuses invalid ones and those the gateway sets per request', () => {
-    const withHeaders = (headers: Record<string, string>) => ({ providers: [{ ...provider, headers }], models: [chat('a')] });
+    const withHeaders = (headers: Record<string, string>) => ({
+      providers: [{ ...provider, headers }],
+      models: [chat('a')],
+    });
     const catalog = buildCatalog(withHeaders({ 'OpenAI-Organization': 'org-1', 'X-Tenant': 't' }), 'test.yaml');
     expect(catalog.providers.get('p')!.headers).toEqual({ 'openai-organization': 'org-1', 'x-tenant': 't' });
-    expect(problemsOf(withHeaders({ 'bad name': 'x' }))[0]).toMatch(/providers\[0\]\.headers\.bad name is not a valid HTTP header/);
+    expect(problemsOf(withHeaders({ 'bad name': 'x' }))[0]).toMatch(
+      /providers\[0\]\.headers\.bad name is not a valid HTTP header/,
+    );
     expect(problemsOf(withHeaders({ 'x-ok': 'line\nbreak' }))[0]).toMatch(/headers\.x-ok is not a valid HTTP header/);
-    expect(problemsOf(withHeaders({ 'Content-Length': '5' }))[0]).toMatch(/headers\.Content-Length is set by the gateway/);
+    expect(problemsOf(withHeaders({ 'Content-Length': '5' }))[0]).toMatch(
+      /headers\.Content-Length is set by the gateway/,
+    );
   });
 
   describe('prices', () => {
     // A catalog that knows one upstream model, with cache prices and a long-context tier.
     const lookup: PriceLookup = (kind, baseUrl, upstreamModel) =>
       upstreamModel === 'known'
-        ? { pricing: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, tierAboveTokens: 200_000, inputAbovePerMTok: 6, outputAbovePerMTok: 22.5 }, entry: `${kind}/known`, changesAt: null }
+        ? {
+            pricing: {
+              inputPerMTok: 3,
+              outputPerMTok: 15,
+              cacheReadPerMTok: 0.3,
+              tierAboveTokens: 200_000,
+              inputAbovePerMTok: 6,
+              outputAbovePerMTok: 22.5,
+            },
+            entry: `${kind}/known`,
+            changesAt: null,
+          }
         : null;
-    const build = (...models: Record<string, unknown>[]) => buildCatalog({ providers: [provider], models }, 'test.yaml', lookup);
+    const build = (...models: Record<string, unknown>[]) =>
+      buildCatalog({ providers: [provider], models }, 'test.yaml', lookup);
 
     it('takes the catalog’s prices for a model without pricing, and the config’s field by field over them', () => {
-      const catalog = build(chat('a', { upstreamModel: 'known' }), chat('b', { upstreamModel: 'known', pricing: { outputPerMTok: 10, perRequest: 0.01 } }));
+      const catalog = build(
+        chat('a', { upstreamModel: 'known' }),
+        chat('b', { upstreamModel: 'known', pricing: { outputPerMTok: 10, perRequest: 0.01 } }),
+      );
       const a = catalog.models.get('a')!;
-      expect(a.pricing).toEqual({ inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, tierAboveTokens: 200_000, inputAbovePerMTok: 6, outputAbovePerMTok: 22.5 });
+      expect(a.pricing).toEqual({
+        inputPerMTok: 3,
+        outputPerMTok: 15,
+        cacheReadPerMTok: 0.3,
+        tierAboveTokens: 200_000,
+        inputAbovePerMTok: 6,
+        outputAbovePerMTok: 22.5,
+      });
       expect(entryPricing(a)).toEqual({ ...a.pricing, source: 'catalog', catalogModel: 'openai/known' });
       const b = catalog.models.get('b')!;
       expect(b.pricing).toMatchObject({ inputPerMTok: 3, outputPerMTok: 10, cacheReadPerMTok: 0.3, perRequest: 0.01 });
-      expect(entryPricing(b)).toMatchObject({ source: 'catalog', fromConfig: ['outputPerMTok', 'perRequest'], catalogModel: 'openai/known' });
+      expect(entryPricing(b)).toMatchObject({
+        source: 'catalog',
+        fromConfig: ['outputPerMTok', 'perRequest'],
+        catalogModel: 'openai/known',
+      });
     });
 
     it('says when a model has no price (its calls are refused) unless the config marks it free', () => {
-      const catalog = build(chat('none'), chat('own', { pricing: { inputPerMTok: 1 } }), chat('free', { free: true, upstreamModel: 'known' }));
+      const catalog = build(
+        chat('none'),
+        chat('own', { pricing: { inputPerMTok: 1 } }),
+        chat('free', { free: true, upstreamModel: 'known' }),
+      );
       expect(unpricedMethods(catalog.models.get('none')!)).toEqual(['chat_completions']);
       expect(entryPricing(catalog.models.get('none')!)).toEqual({});
       expect(entryPricing(catalog.models.get('own')!)).toEqual({ inputPerMTok: 1, source: 'config' });
@@ -73,11 +123,21 @@ describe('buildCatalog', () => {
     });
 
     it('refuses free with pricing, a tier price without its threshold, and a bad threshold — one line each', () => {
-      expect(problemsOf({ providers: [provider], models: [chat('a', { free: true, pricing: { inputPerMTok: 1 } })] })[0]).toMatch(/models\[0\]\.free cannot go with pricing/);
-      expect(problemsOf({ providers: [provider], models: [chat('a', { pricing: { inputAbovePerMTok: 6 } })] })[0]).toMatch(/without tierAboveTokens/);
-      expect(problemsOf({ providers: [provider], models: [chat('a', { pricing: { tierAboveTokens: 1.5 } })] })[0]).toMatch(/tierAboveTokens must be a positive whole number/);
-      expect(problemsOf({ providers: [provider], models: [chat('a', { pricing: { cacheWrite1hPerMTok: -1 } })] })[0]).toMatch(/cacheWrite1hPerMTok must be a non-negative number/);
-      expect(problemsOf({ providers: [provider], models: [chat('a', { free: 'yes' })] })[0]).toMatch(/models\[0\]\.free must be true or false/);
+      expect(
+        problemsOf({ providers: [provider], models: [chat('a', { free: true, pricing: { inputPerMTok: 1 } })] })[0],
+      ).toMatch(/models\[0\]\.free cannot go with pricing/);
+      expect(
+        problemsOf({ providers: [provider], models: [chat('a', { pricing: { inputAbovePerMTok: 6 } })] })[0],
+      ).toMatch(/without tierAboveTokens/);
+      expect(
+        problemsOf({ providers: [provider], models: [chat('a', { pricing: { tierAboveTokens: 1.5 } })] })[0],
+      ).toMatch(/tierAboveTokens must be a positive whole number/);
+      expect(
+        problemsOf({ providers: [provider], models: [chat('a', { pricing: { cacheWrite1hPerMTok: -1 } })] })[0],
+      ).toMatch(/cacheWrite1hPerMTok must be a non-negative number/);
+      expect(problemsOf({ providers: [provider], models: [chat('a', { free: 'yes' })] })[0]).toMatch(
+        /models\[0\]\.free must be true or false/,
+      );
     });
   });
 });

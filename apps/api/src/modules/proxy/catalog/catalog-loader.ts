@@ -1,13 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { MODEL_METHODS, MODEL_PRICING_FIELDS, MODEL_TYPES, type ModelMethod, type ModelPricing, type ModelType } from '@switchyard/shared-dto';
+import {
+  MODEL_METHODS,
+  MODEL_PRICING_FIELDS,
+  MODEL_TYPES,
+  type ModelMethod,
+  type ModelPricing,
+  type ModelType,
+} from '@switchyard/shared-dto';
 import { isPriced } from '../billing/budget-estimate';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
 import { type CatalogPrice, catalogPrice } from './price-catalog';
 
 /** A request's framing and connection headers: the gateway's to set, never a provider's. */
-const GATEWAY_FRAMED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+const GATEWAY_FRAMED = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 /** The catalog file as written (docs/decisions.md#model-catalog), before validation. */
 export interface RawCatalog {
@@ -27,7 +43,12 @@ const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$/;
 const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const PRICING_KEYS: readonly (keyof ModelPricing)[] = MODEL_PRICING_FIELDS;
 /** The price catalog's lookup (price-catalog.ts), replaceable in tests. */
-export type PriceLookup = (kind: ProviderType, baseUrl: string | null, upstreamModel: string, at: Date) => CatalogPrice | null;
+export type PriceLookup = (
+  kind: ProviderType,
+  baseUrl: string | null,
+  upstreamModel: string,
+  at: Date,
+) => CatalogPrice | null;
 const DEFAULT_TIMEOUT_MS = 600_000;
 
 /** Replaces `${VAR}` with the environment's value; an unset variable is a problem, not an empty string. */
@@ -39,26 +60,36 @@ function substitute(text: string, env: Record<string, string | undefined>, missi
   });
 }
 
-export function readCatalogFile(path: string, env: Record<string, string | undefined> = process.env, lookup: PriceLookup = catalogPrice): Catalog {
+export function readCatalogFile(
+  path: string,
+  env: Record<string, string | undefined> = process.env,
+  lookup: PriceLookup = catalogPrice,
+): Catalog {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CatalogError([`MODELS_CONFIG ${path}: cannot be read (${(error as NodeJS.ErrnoException).code}); point MODELS_CONFIG at a readable file`]);
+    throw new CatalogError([
+      `MODELS_CONFIG ${path}: cannot be read (${(error as NodeJS.ErrnoException).code}); point MODELS_CONFIG at a readable file`,
+    ]);
   }
   const missing = new Set<string>();
   let raw: unknown;
   try {
     raw = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new CatalogError([`MODELS_CONFIG ${path}: is not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} (${(error as Error).message.split('\n')[0]})`]);
+    throw new CatalogError([
+      `MODELS_CONFIG ${path}: is not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'} (${(error as Error).message.split('\n')[0]})`,
+    ]);
   }
   // Substitute after parsing, value by value, so a secret containing quotes or colons cannot break the syntax.
   const substituted = deepMap(raw, (value) => substitute(value, env, missing));
   const catalog = buildCatalog(substituted, path, lookup);
   if (missing.size)
     throw new CatalogError(
-      [...missing].map((name) => `MODELS_CONFIG ${path}: \${${name}} is not set; export ${name} or remove the reference`),
+      [...missing].map(
+        (name) => `MODELS_CONFIG ${path}: \${${name}} is not set; export ${name} or remove the reference`,
+      ),
     );
   return catalog;
 }
@@ -76,7 +107,12 @@ function deepMap(value: unknown, map: (text: string) => string): unknown {
  * are its config's `pricing`, field by field over the price catalog's for its provider kind and upstream model
  * (docs/pricing.md); a `free` model takes none.
  */
-export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup = catalogPrice, now: Date = new Date()): Catalog {
+export function buildCatalog(
+  raw: unknown,
+  source: string,
+  lookup: PriceLookup = catalogPrice,
+  now: Date = new Date(),
+): Catalog {
   let pricesChangeAt: number | null = null;
   const problems: string[] = [];
   const problem = (field: string, text: string) => problems.push(`MODELS_CONFIG ${source}: ${field} ${text}`);
@@ -93,7 +129,10 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
     if (providers.has(id)) return problem(`${at}.id`, `"${id}" is listed twice`);
     const type = entry.type as ProviderType;
     if (!PROVIDER_TYPES.includes(type))
-      return problem(`${at}.type`, `"${String(entry.type)}" is not a provider type; use one of ${PROVIDER_TYPES.join(', ')}`);
+      return problem(
+        `${at}.type`,
+        `"${String(entry.type)}" is not a provider type; use one of ${PROVIDER_TYPES.join(', ')}`,
+      );
     let baseUrl: string | null = null;
     if (type !== 'demo') {
       try {
@@ -101,12 +140,19 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
         if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
         baseUrl = url.toString().replace(/\/+$/, '');
       } catch {
-        return problem(`${at}.baseUrl`, `must be an http(s) URL such as ${type === 'openai' ? 'https://api.openai.com/v1' : type === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://generativelanguage.googleapis.com/v1beta'}`);
+        return problem(
+          `${at}.baseUrl`,
+          `must be an http(s) URL such as ${type === 'openai' ? 'https://api.openai.com/v1' : type === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://generativelanguage.googleapis.com/v1beta'}`,
+        );
       }
     }
-    const apiKey = entry.apiKey === undefined || entry.apiKey === null || entry.apiKey === '' ? null : String(entry.apiKey);
+    const apiKey =
+      entry.apiKey === undefined || entry.apiKey === null || entry.apiKey === '' ? null : String(entry.apiKey);
     if (!apiKey && (type === 'anthropic' || type === 'gemini'))
-      return problem(`${at}.apiKey`, `is required for a ${type} provider; set apiKey: \${${id.toUpperCase().replace(/-/g, '_')}_API_KEY}`);
+      return problem(
+        `${at}.apiKey`,
+        `is required for a ${type} provider; set apiKey: \${${id.toUpperCase().replace(/-/g, '_')}_API_KEY}`,
+      );
     const given = (entry.headers ?? {}) as Record<string, unknown>;
     if (typeof given !== 'object' || Array.isArray(given) || Object.values(given).some((v) => typeof v !== 'string'))
       return problem(`${at}.headers`, 'must map header names to strings');
@@ -128,11 +174,15 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
   root.models!.forEach((entry, index) => {
     const at = `models[${index}]`;
     const id = String(entry?.id ?? '');
-    if (!MODEL_ID.test(id)) return problem(`${at}.id`, `"${id}" must be 1-128 letters, digits or . _ : @ + - (no slashes)`);
+    if (!MODEL_ID.test(id))
+      return problem(`${at}.id`, `"${id}" must be 1-128 letters, digits or . _ : @ + - (no slashes)`);
     if (models.has(id)) return problem(`${at}.id`, `"${id}" is listed twice`);
     const provider = providers.get(String(entry.provider ?? ''));
     if (!provider)
-      return problem(`${at}.provider`, `"${String(entry.provider)}" is not a provider id; use one of ${[...providers.keys()].join(', ') || '(none valid)'}`);
+      return problem(
+        `${at}.provider`,
+        `"${String(entry.provider)}" is not a provider id; use one of ${[...providers.keys()].join(', ') || '(none valid)'}`,
+      );
     const type = entry.type as ModelType;
     if (!MODEL_TYPES.includes(type)) return problem(`${at}.type`, `must be one of ${MODEL_TYPES.join(', ')}`);
     const methods = entry.methods as ModelMethod[];
@@ -144,12 +194,14 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
     if (!Array.isArray(capabilities) || capabilities.some((c) => typeof c !== 'string'))
       return problem(`${at}.capabilities`, 'must be a list of words');
     const pricing = (entry.pricing ?? {}) as Record<string, unknown>;
-    if (typeof pricing !== 'object' || Array.isArray(pricing)) return problem(`${at}.pricing`, `must map pricing fields (${PRICING_KEYS.join(', ')}) to numbers`);
+    if (typeof pricing !== 'object' || Array.isArray(pricing))
+      return problem(`${at}.pricing`, `must map pricing fields (${PRICING_KEYS.join(', ')}) to numbers`);
     for (const [key, value] of Object.entries(pricing)) {
       if (!PRICING_KEYS.includes(key as keyof ModelPricing))
         return problem(`${at}.pricing.${key}`, `is not a pricing field; use ${PRICING_KEYS.join(', ')}`);
       if (key === 'tierAboveTokens') {
-        if (!Number.isInteger(value) || (value as number) < 1) return problem(`${at}.pricing.${key}`, 'must be a positive whole number of prompt tokens');
+        if (!Number.isInteger(value) || (value as number) < 1)
+          return problem(`${at}.pricing.${key}`, 'must be a positive whole number of prompt tokens');
       } else if (typeof value !== 'number' || !(value >= 0) || value > 1_000_000)
         return problem(`${at}.pricing.${key}`, 'must be a non-negative number (currency units)');
     }
@@ -168,18 +220,30 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
     };
     const fallbacks = entry.fallbacks ?? [];
     if (!Array.isArray(fallbacks) || fallbacks.some((f) => typeof f !== 'string' || f === id))
-      return problem(`${at}.fallbacks`, 'must be a list of other model ids, tried in order when this model\'s provider fails');
+      return problem(
+        `${at}.fallbacks`,
+        "must be a list of other model ids, tried in order when this model's provider fails",
+      );
     const contextLength = positive('contextLength');
     const maxOutputTokens = positive('maxOutputTokens');
     if (contextLength === undefined || maxOutputTokens === undefined) return;
     const maxTokensParam = entry.maxTokensParam ?? 'max_tokens';
     if (maxTokensParam !== 'max_tokens' && maxTokensParam !== 'max_completion_tokens')
-      return problem(`${at}.maxTokensParam`, 'must be max_tokens or max_completion_tokens (the field a chat completion\'s output limit is sent in)');
+      return problem(
+        `${at}.maxTokensParam`,
+        "must be max_tokens or max_completion_tokens (the field a chat completion's output limit is sent in)",
+      );
     const upstreamModel = String(entry.upstreamModel ?? id);
     const fromCatalog = free ? null : lookup(provider.type, provider.baseUrl, upstreamModel, now);
     const effective: ModelPricing = { ...fromCatalog?.pricing, ...(pricing as ModelPricing) };
-    if (effective.tierAboveTokens === undefined && (effective.inputAbovePerMTok !== undefined || effective.outputAbovePerMTok !== undefined))
-      return problem(`${at}.pricing`, 'has inputAbovePerMTok or outputAbovePerMTok without tierAboveTokens; add the threshold (prompt tokens) above which they apply');
+    if (
+      effective.tierAboveTokens === undefined &&
+      (effective.inputAbovePerMTok !== undefined || effective.outputAbovePerMTok !== undefined)
+    )
+      return problem(
+        `${at}.pricing`,
+        'has inputAbovePerMTok or outputAbovePerMTok without tierAboveTokens; add the threshold (prompt tokens) above which they apply',
+      );
     const changesAt = fromCatalog?.changesAt?.getTime();
     if (changesAt !== undefined && (pricesChangeAt === null || changesAt < pricesChangeAt)) pricesChangeAt = changesAt;
     const fromConfig = PRICING_KEYS.filter((key) => key in pricing);
@@ -194,7 +258,11 @@ export function buildCatalog(raw: unknown, source: string, lookup: PriceLookup =
       maxOutputTokens,
       maxTokensParam,
       pricing: effective,
-      pricingOrigin: { source: fromCatalog ? 'catalog' : fromConfig.length ? 'config' : null, fromConfig, catalogModel: fromCatalog?.entry ?? null },
+      pricingOrigin: {
+        source: fromCatalog ? 'catalog' : fromConfig.length ? 'config' : null,
+        fromConfig,
+        catalogModel: fromCatalog?.entry ?? null,
+      },
       free,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
       fallbacks: [...new Set(fallbacks as string[])],

@@ -18,7 +18,12 @@ export interface CatalogPrice {
 }
 
 /** The catalog's provider for each provider kind; an `openai` server is first looked up by its URL (Groq, Together…). */
-const CATALOG_PROVIDER: Record<ProviderType, string | null> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google', demo: null };
+const CATALOG_PROVIDER: Record<ProviderType, string | null> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  gemini: 'google',
+  demo: null,
+};
 
 /**
  * The catalog's prices for a model, by provider kind (and, for an OpenAI-compatible server, its base URL) and
@@ -26,8 +31,14 @@ const CATALOG_PROVIDER: Record<ProviderType, string | null> = { openai: 'openai'
  * tokens (input, cache reads, five-minute and one-hour cache writes, output, the long-context tier), requests and
  * audio hours (as seconds).
  */
-export function catalogPrice(kind: ProviderType, baseUrl: string | null, upstreamModel: string, at: Date = new Date()): CatalogPrice | null {
-  const providerId = (kind === 'openai' && baseUrl && findProvider({ providerApiUrl: baseUrl })?.id) || CATALOG_PROVIDER[kind];
+export function catalogPrice(
+  kind: ProviderType,
+  baseUrl: string | null,
+  upstreamModel: string,
+  at: Date = new Date(),
+): CatalogPrice | null {
+  const providerId =
+    (kind === 'openai' && baseUrl && findProvider({ providerApiUrl: baseUrl })?.id) || CATALOG_PROVIDER[kind];
   if (!providerId) return null;
   let found: ReturnType<typeof calcPrice>;
   try {

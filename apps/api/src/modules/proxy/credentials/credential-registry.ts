@@ -17,13 +17,19 @@ export class CredentialRegistry {
   async authenticate(req: IncomingMessage, prefix: PrefixKind): Promise<Caller> {
     // RFC 6750 section 2.3 / OAuth 2.1: a credential in the URL ends up in logs and histories; refuse it.
     if (/[?&](access_token|api_key)=/i.test(req.url ?? ''))
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'Send the credential in the Authorization header, never in the URL', { param: 'access_token' });
+      throw new GatewayException(
+        GatewayErrorCode.INVALID_REQUEST,
+        'Send the credential in the Authorization header, never in the URL',
+        { param: 'access_token' },
+      );
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
       throw new GatewayException(
         GatewayErrorCode.MISSING_CREDENTIALS,
-        header ? 'The Authorization header must be "Bearer <key or token>"' : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
+        header
+          ? 'The Authorization header must be "Bearer <key or token>"'
+          : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
       );
     }
     const token = match[1];

@@ -1,6 +1,7 @@
 import { Delivered, MAY_CARRY_USAGE } from './delivered';
 
-const chat = (content: string) => JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }], usage: null });
+const chat = (content: string) =>
+  JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }], usage: null });
 
 describe('Delivered', () => {
   it('reads the text of chat and completions chunks only when asked, in order', () => {

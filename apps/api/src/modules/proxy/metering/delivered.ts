@@ -61,7 +61,8 @@ function frameText(data: string, responses: boolean, into: string[]): void {
   if (!parsed || typeof parsed !== 'object') return;
   const chunk = parsed as Record<string, unknown>;
   if (responses) {
-    if (typeof chunk.type === 'string' && chunk.type.endsWith('.delta') && typeof chunk.delta === 'string') into.push(chunk.delta);
+    if (typeof chunk.type === 'string' && chunk.type.endsWith('.delta') && typeof chunk.delta === 'string')
+      into.push(chunk.delta);
     return;
   }
   if (!Array.isArray(chunk.choices)) return;
@@ -72,7 +73,18 @@ function frameText(data: string, responses: boolean, into: string[]): void {
 }
 
 /** Keys whose string values are bookkeeping, not text the model generated. */
-const NOT_OUTPUT = new Set(['role', 'id', 'type', 'index', 'tool_call_id', 'call_id', 'status', 'finish_reason', 'data', 'expires_at']);
+const NOT_OUTPUT = new Set([
+  'role',
+  'id',
+  'type',
+  'index',
+  'tool_call_id',
+  'call_id',
+  'status',
+  'finish_reason',
+  'data',
+  'expires_at',
+]);
 
 /**
  * The generated text in a chat message or delta: every string in it but bookkeeping ones (audio `data` is base64

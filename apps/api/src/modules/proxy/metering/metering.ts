@@ -17,8 +17,10 @@ const logger = new Logger('Metering');
  */
 export function setUsage(call: Call, reported: unknown, format: 'chat' | 'responses'): void {
   const merged = mergeUsage(call.reportedUsage, reported);
-  const note = (problem: string) => logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId });
-  const usage: NormalisedUsage | null = format === 'chat' ? fromOpenAiChat(merged, note) : fromOpenAiResponses(merged, note);
+  const note = (problem: string) =>
+    logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId });
+  const usage: NormalisedUsage | null =
+    format === 'chat' ? fromOpenAiChat(merged, note) : fromOpenAiResponses(merged, note);
   if (!usage) return;
   Object.assign(call.metered, usage);
   call.usageKnown = true;
@@ -77,7 +79,11 @@ export function meterRequest(call: Call): void {
  * carry usage is parsed. Returns the parsed frame and its usage object when it carried one (the relay writes the
  * cost into it), else null.
  */
-export function meterFrame(call: Call, data: string, responses: boolean): { chunk: ProviderJson; usage: ProviderJson } | null {
+export function meterFrame(
+  call: Call,
+  data: string,
+  responses: boolean,
+): { chunk: ProviderJson; usage: ProviderJson } | null {
   call.delivered.add(data);
   if (!MAY_CARRY_USAGE.test(data)) return null;
   let chunk: ProviderJson;
@@ -88,7 +94,9 @@ export function meterFrame(call: Call, data: string, responses: boolean): { chun
   }
   if (responses) {
     // The last event carries the usage: completed, or incomplete (the output bound was reached), or failed.
-    const usage = FINAL_RESPONSE_EVENTS.has(chunk.type as string) ? ((chunk.response as ProviderJson | null | undefined)?.usage as ProviderJson | undefined) : undefined;
+    const usage = FINAL_RESPONSE_EVENTS.has(chunk.type as string)
+      ? ((chunk.response as ProviderJson | null | undefined)?.usage as ProviderJson | undefined)
+      : undefined;
     if (!usage) return null;
     setUsage(call, usage, 'responses');
     return { chunk, usage };

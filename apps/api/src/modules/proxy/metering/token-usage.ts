@@ -23,7 +23,8 @@ export interface NormalisedUsage {
 export type UsageNote = (problem: string) => void;
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** A count: a finite number, at least 0, whole (a provider's 12.0 is 12); anything else is absent. */
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : undefined;
@@ -92,7 +93,15 @@ export function fromOpenAiResponses(usage: unknown, note?: UsageNote): Normalise
   );
 }
 
-function openAiShape(prompt: number, cached: number, writes: number, writes1h: number, completion: number, reasoning: number, note?: UsageNote): NormalisedUsage {
+function openAiShape(
+  prompt: number,
+  cached: number,
+  writes: number,
+  writes1h: number,
+  completion: number,
+  reasoning: number,
+  note?: UsageNote,
+): NormalisedUsage {
   const cacheRead = within(cached, prompt, 'cached_tokens', note);
   const written = within(writes, prompt - cacheRead, 'cache_write_tokens', note);
   const written1h = within(writes1h, written, 'cache_write_1h_tokens', note);

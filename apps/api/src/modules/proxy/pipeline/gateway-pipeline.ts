@@ -73,7 +73,9 @@ export class GatewayPipeline {
       const model = await this.resolveModel(input, (id) => (requestedModel = id));
       const { json } = input;
       if (json && 'stream' in json && typeof json.stream !== 'boolean')
-        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', { param: 'stream' });
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', {
+          param: 'stream',
+        });
       call = newCall(input, model, startedAt);
       sink.setHeader(CALL_ID_HEADER, call.callId);
       await this.billing.reserve(call, sink);
@@ -83,15 +85,30 @@ export class GatewayPipeline {
       const gone = error instanceof ClientGoneError || input.signal.aborted;
       if (call) {
         const failure = gone ? null : toAppException(error, errored);
-        this.billing.finish(call, gone ? 'client_closed' : endingOf(failure!), gone ? 499 : failure!.status, gone ? 'client_closed' : failure!.code.toLowerCase());
+        this.billing.finish(
+          call,
+          gone ? 'client_closed' : endingOf(failure!),
+          gone ? 499 : failure!.status,
+          gone ? 'client_closed' : failure!.code.toLowerCase(),
+        );
       } else if (requestedModel && !gone) {
-        this.billing.recordRefused(input.caller, input.route, input.requestId, requestedModel, input.json?.stream === true, toAppException(error, errored), startedAt);
+        this.billing.recordRefused(
+          input.caller,
+          input.route,
+          input.requestId,
+          requestedModel,
+          input.json?.stream === true,
+          toAppException(error, errored),
+          startedAt,
+        );
       }
       if (gone) throw new ClientGoneError('client closed the request');
       if (sink.headersSent) {
         // Mid-stream failure: tell the client in the stream (as OpenAI does) and end it.
         const failure = toAppException(error, errored);
-        sink.end(`data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`);
+        sink.end(
+          `data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`,
+        );
         return;
       }
       throw error;
@@ -100,22 +117,37 @@ export class GatewayPipeline {
 
   private async resolveModel(input: CallInput, note: (id: string) => void): Promise<CatalogModel> {
     const { route, params, caller, json, form } = input;
-    const video = route.action === 'video_retrieve' || route.action === 'video_content' || route.action === 'video_remix';
+    const video =
+      route.action === 'video_retrieve' || route.action === 'video_content' || route.action === 'video_remix';
     let modelId: unknown;
     if (video) {
       modelId = await this.videos.modelOf(params.id, caller.userId);
-      if (!modelId) throw new GatewayException(GatewayErrorCode.VIDEO_NOT_FOUND, `No video ${params.id}`, { param: 'video_id' });
+      if (!modelId)
+        throw new GatewayException(GatewayErrorCode.VIDEO_NOT_FOUND, `No video ${params.id}`, { param: 'video_id' });
     } else {
       modelId = json ? json.model : form?.field('model');
       if (typeof modelId !== 'string' || !modelId)
-        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'model is required: list them with GET /v1/models', { param: 'model' });
+        throw new GatewayException(
+          GatewayErrorCode.INVALID_REQUEST,
+          'model is required: list them with GET /v1/models',
+          { param: 'model' },
+        );
     }
     note(modelId as string);
     const model = this.catalog.find(modelId as string);
-    if (!model) throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${String(modelId).slice(0, 200)} does not exist`, { param: 'model' });
+    if (!model)
+      throw new GatewayException(
+        GatewayErrorCode.MODEL_NOT_FOUND,
+        `The model ${String(modelId).slice(0, 200)} does not exist`,
+        { param: 'model' },
+      );
     const needed: ModelMethod = video ? 'video_generation' : (route.action as ModelMethod);
     if (!model.methods.includes(needed))
-      throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The model ${model.id} does not support ${needed}; it supports ${model.methods.join(', ')}`, { param: 'model' });
+      throw new GatewayException(
+        GatewayErrorCode.UNSUPPORTED_METHOD,
+        `The model ${model.id} does not support ${needed}; it supports ${model.methods.join(', ')}`,
+        { param: 'model' },
+      );
     return model;
   }
 
@@ -130,10 +162,20 @@ export class GatewayPipeline {
       try {
         return await this.adapters.of(call.model.provider.type).dispatch(call, sink, req);
       } catch (error) {
-        if (!fallbacks.length || sink.headersSent || call.delivered.count || call.signal.aborted || !worthFallingBack(error)) throw error;
+        if (
+          !fallbacks.length ||
+          sink.headersSent ||
+          call.delivered.count ||
+          call.signal.aborted ||
+          !worthFallingBack(error)
+        )
+          throw error;
         const next = this.nextFallback(call, fallbacks);
         if (!next) throw error;
-        this.logger.warn({ msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.model.id}`, requestId: call.requestId });
+        this.logger.warn({
+          msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.model.id}`,
+          requestId: call.requestId,
+        });
         call.model = next.model;
         // The fallback's own output bound: its estimate read the bound already written, so it is never above it.
         call.estimate = next.estimate;
@@ -159,7 +201,10 @@ export class GatewayPipeline {
       }
       // A model that would be refused on its own (no price, not free) is no fallback either.
       if (!model.free && isBillable(call.route.action) && !isPriced(call.route.action, model)) continue;
-      if (estimate.worstMicros <= (call.reservation?.amountMicros ?? 0) && (estimate.worstMicros > 0 || !isPriced(call.route.action, model)))
+      if (
+        estimate.worstMicros <= (call.reservation?.amountMicros ?? 0) &&
+        (estimate.worstMicros > 0 || !isPriced(call.route.action, model))
+      )
         return { model, estimate };
     }
     return null;

@@ -35,7 +35,10 @@ class TranslatedAdapter implements ProviderAdapter {
 
   async dispatch(call: Call, sink: AnswerSink): Promise<void> {
     if (call.route.action !== 'chat_completions')
-      throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `The ${call.model.provider.type} provider serves chat completions only`);
+      throw new GatewayException(
+        GatewayErrorCode.UNSUPPORTED_METHOD,
+        `The ${call.model.provider.type} provider serves chat completions only`,
+      );
     const { translator } = this;
     const provider = call.model.provider;
     let spec;
@@ -44,16 +47,26 @@ class TranslatedAdapter implements ProviderAdapter {
         upstreamModel: call.model.upstreamModel,
         apiKey: provider.apiKey ?? '',
         fetchImage: async (url) => {
-          const fetched = await guardedFetch(url, { allowedPorts: this.config.fetchAllowedPorts }).catch((error: unknown) => {
-            // One answer for every refusal and failure (no host, port or reason for a caller to probe with).
-            this.logger.debug({ msg: `image URL not fetched: ${error instanceof FetchRefusedError ? error.reason : 'unexpected error'}`, requestId: call.requestId });
-            throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'An image URL in messages could not be fetched', { param: 'messages' });
-          });
+          const fetched = await guardedFetch(url, { allowedPorts: this.config.fetchAllowedPorts }).catch(
+            (error: unknown) => {
+              // One answer for every refusal and failure (no host, port or reason for a caller to probe with).
+              this.logger.debug({
+                msg: `image URL not fetched: ${error instanceof FetchRefusedError ? error.reason : 'unexpected error'}`,
+                requestId: call.requestId,
+              });
+              throw new GatewayException(
+                GatewayErrorCode.INVALID_REQUEST,
+                'An image URL in messages could not be fetched',
+                { param: 'messages' },
+              );
+            },
+          );
           return { mimeType: fetched.contentType.split(';')[0], data: fetched.body.toString('base64') };
         },
       });
     } catch (error) {
-      if (error instanceof TranslationError) throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, error.message, { param: error.param });
+      if (error instanceof TranslationError)
+        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, error.message, { param: error.param });
       throw error;
     }
     const upstream = await this.upstream.send({
@@ -73,7 +86,8 @@ class TranslatedAdapter implements ProviderAdapter {
       publicModel: call.model.id,
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(Date.now() / 1000),
-      usageNote: (problem: string) => this.logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId }),
+      usageNote: (problem: string) =>
+        this.logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId }),
     };
     if (!call.stream) {
       const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
@@ -83,7 +97,12 @@ class TranslatedAdapter implements ProviderAdapter {
       } catch {
         throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
       }
-      return this.relay.json(call, 200, translator.parseResponse(parsed, context) as unknown as Record<string, unknown>, sink);
+      return this.relay.json(
+        call,
+        200,
+        translator.parseResponse(parsed, context) as unknown as Record<string, unknown>,
+        sink,
+      );
     }
     const stream = translator.createStream({ ...context, includeUsage: true });
     /** The provider's events as OpenAI chunks; at the end, what the translator still held, and [DONE]. */

@@ -133,13 +133,19 @@ export function parseDataUrl(url: string, param: string): { mimeType: string; da
 }
 
 /** The text of a system, developer or tool message: a string, or text parts joined together. */
-export function textContent(content: string | ReadonlyArray<{ type: string; text?: string }> | null | undefined, param: string): string {
+export function textContent(
+  content: string | ReadonlyArray<{ type: string; text?: string }> | null | undefined,
+  param: string,
+): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content
     .map((part, index) => {
       if (part.type !== 'text' || typeof part.text !== 'string') {
-        throw new TranslationError(`Content parts of type '${part.type}' are not supported here.`, `${param}[${index}]`);
+        throw new TranslationError(
+          `Content parts of type '${part.type}' are not supported here.`,
+          `${param}[${index}]`,
+        );
       }
       return part.text;
     })
@@ -164,7 +170,10 @@ export function rejectUnsupportedCommon(body: ChatCompletionCreateParams): void 
     throw new TranslationError('Audio output is not supported by this model.', body.audio ? 'audio' : 'modalities');
   }
   if (body.logprobs || (body.top_logprobs ?? 0) > 0) {
-    throw new TranslationError('logprobs are not supported by this model.', body.logprobs ? 'logprobs' : 'top_logprobs');
+    throw new TranslationError(
+      'logprobs are not supported by this model.',
+      body.logprobs ? 'logprobs' : 'top_logprobs',
+    );
   }
   if (body.functions !== undefined || body.function_call !== undefined) {
     throw new TranslationError(
@@ -195,7 +204,11 @@ export function stopSequences(stop: ChatCompletionCreateParams['stop']): string[
 }
 
 /** Finds the function name of an earlier assistant tool call, searching backwards from the tool message. */
-export function toolCallName(messages: readonly ChatCompletionMessageParam[], before: number, id: string): string | undefined {
+export function toolCallName(
+  messages: readonly ChatCompletionMessageParam[],
+  before: number,
+  id: string,
+): string | undefined {
   for (let i = before - 1; i >= 0; i--) {
     const message = messages[i];
     if (message.role !== 'assistant' || !message.tool_calls) continue;
@@ -223,7 +236,11 @@ export function sanitizeUpstreamMessage(message: string): string {
 export { openAiErrorType as errorTypeForStatus } from '../../../common/errors/error-render';
 
 export function toTokenUsage(usage: CompletionUsage): TokenUsage {
-  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens };
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+  };
 }
 
 type ChunkChoice = ChatCompletionChunk.Choice;
@@ -248,7 +265,11 @@ export class ChunkWriter {
     return chunk;
   }
 
-  delta(index: number, delta: ChunkChoice['delta'], finishReason: ChunkChoice['finish_reason'] = null): ChatCompletionChunk {
+  delta(
+    index: number,
+    delta: ChunkChoice['delta'],
+    finishReason: ChunkChoice['finish_reason'] = null,
+  ): ChatCompletionChunk {
     return this.chunk([{ index, delta, logprobs: null, finish_reason: finishReason }]);
   }
 

@@ -7,14 +7,30 @@ import { sanitizeUpstreamMessage } from './translator.types';
  * A provider's error answer as the caller's error, in one place for every provider kind: never passes on the
  * provider's URL or key, nor blames the caller for the gateway's own credentials.
  */
-export function mapUpstreamStatus(status: number, message: string, code: string | null, model: CatalogModel): AppException {
+export function mapUpstreamStatus(
+  status: number,
+  message: string,
+  code: string | null,
+  model: CatalogModel,
+): AppException {
   const clean = sanitize(message, model.provider.apiKey);
   if (status === 401 || status === 403)
-    return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider refused the gateway’s credentials; tell the operator of this Switchyard');
-  if (status === 429) return new GatewayException(GatewayErrorCode.UPSTREAM_RATE_LIMITED, clean || 'The model provider is rate limiting; retry later');
+    return new GatewayException(
+      GatewayErrorCode.UPSTREAM_ERROR,
+      'The model provider refused the gateway’s credentials; tell the operator of this Switchyard',
+    );
+  if (status === 429)
+    return new GatewayException(
+      GatewayErrorCode.UPSTREAM_RATE_LIMITED,
+      clean || 'The model provider is rate limiting; retry later',
+    );
   if (status >= 400 && status < 500) {
     const safeCode = code && /^[a-z0-9_.-]{1,64}$/i.test(code) ? code.toUpperCase() : 'INVALID_REQUEST';
-    return new AppException(safeCode, status === 404 && model.provider.type !== 'demo' ? 400 : status, clean || 'The model provider rejected the request');
+    return new AppException(
+      safeCode,
+      status === 404 && model.provider.type !== 'demo' ? 400 : status,
+      clean || 'The model provider rejected the request',
+    );
   }
   return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, `The model provider failed (status ${status})`);
 }
@@ -27,7 +43,12 @@ export function openAiUpstreamError(status: number, text: string, model: Catalog
     const parsed = JSON.parse(text) as { error?: { message?: unknown; code?: unknown; type?: unknown } | string };
     if (typeof parsed.error === 'object' && parsed.error) {
       message = typeof parsed.error.message === 'string' ? parsed.error.message : '';
-      code = typeof parsed.error.code === 'string' ? parsed.error.code : typeof parsed.error.type === 'string' ? parsed.error.type : null;
+      code =
+        typeof parsed.error.code === 'string'
+          ? parsed.error.code
+          : typeof parsed.error.type === 'string'
+            ? parsed.error.type
+            : null;
     } else if (typeof parsed.error === 'string') message = parsed.error;
   } catch {
     // not JSON: keep the generic message
@@ -35,7 +56,11 @@ export function openAiUpstreamError(status: number, text: string, model: Catalog
   return mapUpstreamStatus(status, message, code, model);
 }
 
-const UPSTREAM_FAILURES = new Set<string>([GatewayErrorCode.UPSTREAM_ERROR, GatewayErrorCode.UPSTREAM_TIMEOUT, GatewayErrorCode.UPSTREAM_RATE_LIMITED]);
+const UPSTREAM_FAILURES = new Set<string>([
+  GatewayErrorCode.UPSTREAM_ERROR,
+  GatewayErrorCode.UPSTREAM_TIMEOUT,
+  GatewayErrorCode.UPSTREAM_RATE_LIMITED,
+]);
 
 /** A provider's own failure — unreachable, timed out, 5xx, rate limited — not the caller's request. */
 export function worthFallingBack(error: unknown): boolean {

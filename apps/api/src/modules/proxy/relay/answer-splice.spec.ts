@@ -13,7 +13,13 @@ const answer = {
   object: 'chat.completion',
   created: 1,
   model: 'gpt-upstream-2024',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'He said \\"model\\":\\"x\\" and "usage":{} in text' }, finish_reason: 'stop' }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'He said \\"model\\":\\"x\\" and "usage":{} in text' },
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
 };
 
@@ -34,7 +40,11 @@ describe('spliceAnswer', () => {
 
   it('answers without usage pass with only the model renamed', () => {
     const text = JSON.stringify({ object: 'list', model: 'up', data: [] });
-    expect(JSON.parse(spliceAnswer(text, JSON.parse(text), 'pub', 1)!)).toEqual({ object: 'list', model: 'pub', data: [] });
+    expect(JSON.parse(spliceAnswer(text, JSON.parse(text), 'pub', 1)!)).toEqual({
+      object: 'list',
+      model: 'pub',
+      data: [],
+    });
   });
 
   it('declines whatever is not unambiguous: spaced JSON, a second model or usage key, a cost already there', () => {

@@ -6,7 +6,13 @@
  * followed by `{` (compact JSON, as providers send it). A quote inside a JSON string is always escaped, so these
  * byte patterns can only be keys. Anything else gives null, and the caller serialises the parsed answer.
  */
-export function spliceAnswer(text: string, body: Record<string, unknown>, publicModel: string, cost: number, details?: Record<string, number>): string | null {
+export function spliceAnswer(
+  text: string,
+  body: Record<string, unknown>,
+  publicModel: string,
+  cost: number,
+  details?: Record<string, number>,
+): string | null {
   let out = text;
   if (typeof body.model === 'string' && body.model !== publicModel) {
     const at = only(out, '"model":');

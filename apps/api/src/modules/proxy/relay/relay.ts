@@ -53,9 +53,15 @@ export class AnswerRelay {
   /** An answer in OpenAI's wire format (the openai and demo providers): an error, a stream, JSON, or bytes. */
   async openAiFormat(call: Call, upstream: UpstreamResponse, sink: AnswerSink): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
-    if (upstream.status >= 400) throw openAiUpstreamError(upstream.status, await readText(upstream.body, undefined, call.signal), call.model);
+    if (upstream.status >= 400)
+      throw openAiUpstreamError(upstream.status, await readText(upstream.body, undefined, call.signal), call.model);
     call.accepted = true;
-    if (contentType.includes('text/event-stream')) return this.stream(call, sink, sseSource(upstream.body, call.signal, (events) => events));
+    if (contentType.includes('text/event-stream'))
+      return this.stream(
+        call,
+        sink,
+        sseSource(upstream.body, call.signal, (events) => events),
+      );
     if (contentType.includes('json')) {
       const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
       let body: Record<string, unknown>;
@@ -89,10 +95,19 @@ export class AnswerRelay {
   }
 
   /** `original`: the upstream's own text of `body`, written into rather than re-serialised when it allows (answer-splice.ts). */
-  async json(call: Call, status: number, body: Record<string, unknown>, sink: AnswerSink, original?: string): Promise<void> {
+  async json(
+    call: Call,
+    status: number,
+    body: Record<string, unknown>,
+    sink: AnswerSink,
+    original?: string,
+  ): Promise<void> {
     meterJson(call, body);
     const cost = await this.billing.charge(call);
-    if ((call.route.action === 'video_generation' || call.route.action === 'video_remix') && typeof body.id === 'string')
+    if (
+      (call.route.action === 'video_generation' || call.route.action === 'video_remix') &&
+      typeof body.id === 'string'
+    )
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
     const details = costDetails(call.model.pricing, billedUsage(call));
     let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost), details);
@@ -105,7 +120,11 @@ export class AnswerRelay {
       }
       text = JSON.stringify(body);
     }
-    sink.writeHead(status, { [COST_HEADER]: String(toUnits(cost)), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    sink.writeHead(status, {
+      [COST_HEADER]: String(toUnits(cost)),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     sink.end(text);
   }
 
@@ -157,7 +176,12 @@ export class AnswerRelay {
     if (data === '[DONE]' || !data.length) return data;
     const metered = meterFrame(call, data, responses);
     if (!metered) return data;
-    if (!responses && !call.callerWantsUsage && !(metered.chunk.choices as ArrayLike<unknown> | null | undefined)?.length) return null;
+    if (
+      !responses &&
+      !call.callerWantsUsage &&
+      !(metered.chunk.choices as ArrayLike<unknown> | null | undefined)?.length
+    )
+      return null;
     const withCost = (cost: number) => {
       metered.usage.cost = toUnits(cost);
       metered.usage.cost_details = costDetails(call.model.pricing, billedUsage(call));
@@ -172,10 +196,18 @@ export class AnswerRelay {
  * The frames of an upstream SSE body, chunk by chunk: each chunk's events through `toFrames`, and at the body's end
  * what the parser still held (`end` true). A read failure becomes the caller's error (upstreamFailure).
  */
-export function sseSource(body: UpstreamResponse['body'], signal: CancelSignal, toFrames: (events: Frame[], end: boolean) => Frame[]): FrameSource {
+export function sseSource(
+  body: UpstreamResponse['body'],
+  signal: CancelSignal,
+  toFrames: (events: Frame[], end: boolean) => Frame[],
+): FrameSource {
   const parser = new SseParser();
   return async (sink) => {
-    const read = await eachChunk(body, (chunk) => sink(toFrames(parser.push(chunk), false)), (error) => upstreamFailure(error, signal));
+    const read = await eachChunk(
+      body,
+      (chunk) => sink(toFrames(parser.push(chunk), false)),
+      (error) => upstreamFailure(error, signal),
+    );
     if (read === 'ended') await sink(toFrames(parser.flush(), true));
   };
 }

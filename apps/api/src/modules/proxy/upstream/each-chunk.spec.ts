@@ -45,14 +45,22 @@ describe('eachChunk', () => {
 
   it("rejects with the body's failure, as the caller maps it", async () => {
     const body = new PassThrough();
-    const done = eachChunk(body, () => undefined, (error) => new Error(`mapped: ${(error as Error).message}`));
+    const done = eachChunk(
+      body,
+      () => undefined,
+      (error) => new Error(`mapped: ${(error as Error).message}`),
+    );
     body.destroy(new Error('socket hang up'));
     await expect(done).rejects.toThrow('mapped: socket hang up');
   });
 
   it('takes a stream closed before its end for a failure', async () => {
     const body = new PassThrough();
-    const done = eachChunk(body, () => undefined, (error) => new Error(`mapped: ${(error as { code?: string }).code}`));
+    const done = eachChunk(
+      body,
+      () => undefined,
+      (error) => new Error(`mapped: ${(error as { code?: string }).code}`),
+    );
     body.write('partial');
     body.destroy();
     await expect(done).rejects.toThrow('mapped: ERR_STREAM_PREMATURE_CLOSE');
@@ -84,7 +92,9 @@ describe('eachChunk', () => {
       }
     }
     const seen: string[] = [];
-    expect(await eachChunk(chunks(), (chunk) => (seen.push(chunk.toString()), seen.length === 2 ? 'stop' : undefined))).toBe('stopped');
+    expect(
+      await eachChunk(chunks(), (chunk) => (seen.push(chunk.toString()), seen.length === 2 ? 'stop' : undefined)),
+    ).toBe('stopped');
     expect(seen).toEqual(['u', 'v']);
     expect(finished).toBe(true);
   });
@@ -92,7 +102,10 @@ describe('eachChunk', () => {
 
 describe('collect', () => {
   it('collects up to the limit and says whether there was more', async () => {
-    expect(await collect(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 10)).toEqual({ bytes: Buffer.from('abcd'), over: false });
+    expect(await collect(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 10)).toEqual({
+      bytes: Buffer.from('abcd'),
+      over: false,
+    });
     const over = await collect(Readable.from([Buffer.from('ab'), Buffer.from('cd'), Buffer.from('ef')]), 5);
     expect(over).toEqual({ bytes: Buffer.from('abcd'), over: true });
   });

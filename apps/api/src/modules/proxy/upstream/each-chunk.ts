@@ -18,7 +18,11 @@ function isNodeReadable(body: Body): body is Body & Readable {
  * chunk on the gateway's hot path (docs/benchmarks.md). The body's own failures reject through `bodyError`
  * (a stream closed before its end is one); the handler's errors reject as they are, and destroy the body.
  */
-export function eachChunk(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, bodyError: (error: unknown) => Error = (e) => e as Error): Promise<'ended' | 'stopped'> {
+export function eachChunk(
+  body: Body,
+  onChunk: (chunk: Buffer) => ChunkVerdict,
+  bodyError: (error: unknown) => Error = (e) => e as Error,
+): Promise<'ended' | 'stopped'> {
   if (!isNodeReadable(body)) return iterate(body, onChunk, bodyError);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -51,7 +55,8 @@ export function eachChunk(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, 
     };
     const onEnd = () => settle(null);
     const onError = (error: Error) => settle(bodyError(error));
-    const onClose = () => settle(bodyError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    const onClose = () =>
+      settle(bodyError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
     if (body.readableEnded) return resolve('ended');
     if (body.destroyed) return body.errored ? onError(body.errored) : onClose();
     body.on('data', onData);
@@ -61,7 +66,11 @@ export function eachChunk(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, 
   });
 }
 
-async function iterate(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, bodyError: (error: unknown) => Error): Promise<'ended' | 'stopped'> {
+async function iterate(
+  body: Body,
+  onChunk: (chunk: Buffer) => ChunkVerdict,
+  bodyError: (error: unknown) => Error,
+): Promise<'ended' | 'stopped'> {
   const iterator = body[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -73,7 +82,9 @@ async function iterate(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, bod
       }
       if (next.done) return 'ended';
       const chunk = next.value;
-      const verdict = onChunk(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const verdict = onChunk(
+        Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+      );
       if (verdict === 'stop') {
         await iterator.return?.();
         return 'stopped';
@@ -87,17 +98,25 @@ async function iterate(body: Body, onChunk: (chunk: Buffer) => ChunkVerdict, bod
 }
 
 /** Collects a body's bytes, up to `limit` (`over` says whether there were more; reading then stopped). */
-export async function collect(body: Body, limit: number, bodyError?: (error: unknown) => Error): Promise<{ bytes: Buffer; over: boolean }> {
+export async function collect(
+  body: Body,
+  limit: number,
+  bodyError?: (error: unknown) => Error,
+): Promise<{ bytes: Buffer; over: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
-  await eachChunk(body, (chunk) => {
-    if (size + chunk.length > limit) {
-      over = true;
-      return 'stop';
-    }
-    size += chunk.length;
-    chunks.push(chunk);
-  }, bodyError);
+  await eachChunk(
+    body,
+    (chunk) => {
+      if (size + chunk.length > limit) {
+        over = true;
+        return 'stop';
+      }
+      size += chunk.length;
+      chunks.push(chunk);
+    },
+    bodyError,
+  );
   return { bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), over };
 }

@@ -40,5 +40,13 @@ export function forwardedRequestHeaders(path: UpstreamPath, incoming: IncomingHt
  */
 export const PASSED_RESPONSE_HEADERS = {
   relayed: ['content-type', 'content-disposition', 'content-length'],
-  binary: ['content-type', 'content-disposition', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'],
+  binary: [
+    'content-type',
+    'content-disposition',
+    'content-length',
+    'content-range',
+    'accept-ranges',
+    'etag',
+    'last-modified',
+  ],
 } as const satisfies Record<string, readonly string[]>;

@@ -17,7 +17,11 @@ async function flakyServer(failures: number): Promise<{ server: Server; url: str
     req.on('end', () => res.end('{"ok":true}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, requests: () => seen };
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`,
+    requests: () => seen,
+  };
 }
 
 describe('UpstreamClient', () => {
@@ -31,7 +35,14 @@ describe('UpstreamClient', () => {
     }
   });
   const send = (url: string, body: string | Readable) =>
-    client.send({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: new AbortController().signal, timeoutMs: 5000 });
+    client.send({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: new AbortController().signal,
+      timeoutMs: 5000,
+    });
 
   it('tries a reset connection once more when the body can be replayed', async () => {
     const flaky = await flakyServer(1);
@@ -66,7 +77,14 @@ describe('UpstreamClient', () => {
 
   it('ends a body that falls silent longer than the timeout, as a 504', async () => {
     const url = await stallingServer();
-    const response = await client.send({ url, method: 'POST', headers: {}, body: '{}', signal: new AbortController().signal, timeoutMs: 300 });
+    const response = await client.send({
+      url,
+      method: 'POST',
+      headers: {},
+      body: '{}',
+      signal: new AbortController().signal,
+      timeoutMs: 300,
+    });
     const chunks: string[] = [];
     const failure = await (async () => {
       for await (const chunk of response.body) chunks.push(Buffer.from(chunk).toString());
@@ -88,7 +106,14 @@ describe('UpstreamClient', () => {
   it('ends the upstream exchange when the caller goes away', async () => {
     const url = await stallingServer();
     const caller = new AbortController();
-    const response = await client.send({ url, method: 'POST', headers: {}, body: '{}', signal: caller.signal, timeoutMs: 60_000 });
+    const response = await client.send({
+      url,
+      method: 'POST',
+      headers: {},
+      body: '{}',
+      signal: caller.signal,
+      timeoutMs: 60_000,
+    });
     setTimeout(() => caller.abort(), 50);
     const failure = await (async () => {
       for await (const chunk of response.body) void chunk;
@@ -99,7 +124,9 @@ describe('UpstreamClient', () => {
   it('does not retry a streamed body it could not send again', async () => {
     const flaky = await flakyServer(1);
     servers.push(flaky.server);
-    const failure = await send(flaky.url, Readable.from([Buffer.from('{"model":"m"}')])).catch((error: unknown) => error);
+    const failure = await send(flaky.url, Readable.from([Buffer.from('{"model":"m"}')])).catch(
+      (error: unknown) => error,
+    );
     expect((failure as GatewayException).status).toBe(502);
     expect(flaky.requests()).toBe(1);
   });
@@ -116,10 +143,39 @@ describe('UpstreamClient', () => {
     const port = (server.address() as AddressInfo).port;
     const signal = new AbortController().signal;
     const body = '{"model":"é"}';
-    await readText((await client.send({ url: `http://user:pa%20ss@127.0.0.1:${port}/v1/x`, method: 'POST', headers: { 'x-tenant': 't' }, body, signal, timeoutMs: 5000 })).body);
-    await readText((await client.send({ url: `http://127.0.0.1:${port}/v1/x`, method: 'GET', headers: { host: 'models.internal' }, signal, timeoutMs: 5000 })).body);
-    const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i].toLowerCase()}: ${raw[2 * i + 1]}`);
-    expect(pairs(seen[0])).toEqual(expect.arrayContaining([`host: 127.0.0.1:${port}`, `authorization: Basic ${Buffer.from('user:pa ss').toString('base64')}`, 'x-tenant: t', `content-length: ${Buffer.byteLength(body)}`]));
+    await readText(
+      (
+        await client.send({
+          url: `http://user:pa%20ss@127.0.0.1:${port}/v1/x`,
+          method: 'POST',
+          headers: { 'x-tenant': 't' },
+          body,
+          signal,
+          timeoutMs: 5000,
+        })
+      ).body,
+    );
+    await readText(
+      (
+        await client.send({
+          url: `http://127.0.0.1:${port}/v1/x`,
+          method: 'GET',
+          headers: { host: 'models.internal' },
+          signal,
+          timeoutMs: 5000,
+        })
+      ).body,
+    );
+    const pairs = (raw: string[]) =>
+      Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i].toLowerCase()}: ${raw[2 * i + 1]}`);
+    expect(pairs(seen[0])).toEqual(
+      expect.arrayContaining([
+        `host: 127.0.0.1:${port}`,
+        `authorization: Basic ${Buffer.from('user:pa ss').toString('base64')}`,
+        'x-tenant: t',
+        `content-length: ${Buffer.byteLength(body)}`,
+      ]),
+    );
     expect(pairs(seen[1]).filter((line) => line.startsWith('host:'))).toEqual(['host: models.internal']);
   });
 });

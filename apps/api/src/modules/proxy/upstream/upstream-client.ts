@@ -41,7 +41,9 @@ interface ParsedUrl {
 
 /** undici's failures as the gateway's: its timeouts are UpstreamTimeoutError, the rest are kept (their codes matter). */
 function asUpstreamError(error: Error): Error {
-  return TIMEOUT_CODES.has((error as { code?: string }).code ?? '') ? new UpstreamTimeoutError('the provider was silent too long') : error;
+  return TIMEOUT_CODES.has((error as { code?: string }).code ?? '')
+    ? new UpstreamTimeoutError('the provider was silent too long')
+    : error;
 }
 
 /**
@@ -97,7 +99,15 @@ export class UpstreamClient {
       req.signal.addEventListener('abort', onAbort, { once: true });
       const done = () => req.signal.removeEventListener('abort', onAbort);
       this.dispatcher.dispatch(
-        { origin: url.origin, path: url.path, method: req.method, headers, body: req.body ?? null, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs },
+        {
+          origin: url.origin,
+          path: url.path,
+          method: req.method,
+          headers,
+          body: req.body ?? null,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
         {
           onRequestStart: (started) => {
             controller = started;
@@ -144,8 +154,15 @@ export class UpstreamClient {
       if (this.parsed.size >= 1000) this.parsed.clear();
       const whole = new URL(text);
       if (whole.protocol !== 'http:' && whole.protocol !== 'https:') throw new Error('unsupported protocol');
-      const user = whole.username || whole.password ? `${decodeURIComponent(whole.username)}:${decodeURIComponent(whole.password)}` : null;
-      url = { origin: whole.origin, path: whole.pathname + whole.search, authorization: user === null ? null : `Basic ${Buffer.from(user).toString('base64')}` };
+      const user =
+        whole.username || whole.password
+          ? `${decodeURIComponent(whole.username)}:${decodeURIComponent(whole.password)}`
+          : null;
+      url = {
+        origin: whole.origin,
+        path: whole.pathname + whole.search,
+        authorization: user === null ? null : `Basic ${Buffer.from(user).toString('base64')}`,
+      };
       this.parsed.set(text, url);
     }
     return url;
@@ -168,7 +185,8 @@ function isConnectionFailure(error: unknown): boolean {
 /** Maps a network failure to the caller's error, without the upstream URL or key (docs/decisions.md#answers-and-errors). */
 export function upstreamFailure(error: unknown, signal?: CancelSignal): Error {
   if (signal?.aborted || error instanceof ClientGoneError) return new ClientGoneError('client closed the request');
-  if (error instanceof UpstreamTimeoutError) return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');
+  if (error instanceof UpstreamTimeoutError)
+    return new GatewayException(GatewayErrorCode.UPSTREAM_TIMEOUT, 'The model provider did not answer in time');
   return new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider could not be reached');
 }
 

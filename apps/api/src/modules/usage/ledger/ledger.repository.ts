@@ -30,7 +30,13 @@ export class LedgerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Credits once per idempotency key; returns false when the key was already used. */
-  async credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
+  async credit(
+    userId: string,
+    amountMicros: number,
+    kind: CreditKind,
+    source: string,
+    idempotencyKey: string,
+  ): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `WITH entry AS (
          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
@@ -66,6 +72,10 @@ export class LedgerRepository {
       'SELECT credits_micros, debits_micros, reserved_micros FROM balances WHERE user_id = $1',
       [userId],
     );
-    return { creditsMicros: num(rows[0]?.credits_micros), debitsMicros: num(rows[0]?.debits_micros), reservedMicros: num(rows[0]?.reserved_micros) };
+    return {
+      creditsMicros: num(rows[0]?.credits_micros),
+      debitsMicros: num(rows[0]?.debits_micros),
+      reservedMicros: num(rows[0]?.reserved_micros),
+    };
   }
 }

@@ -19,7 +19,13 @@ export class LedgerService {
   ) {}
 
   /** Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). */
-  credit(userId: string, amountMicros: number, kind: CreditKind, source: string, idempotencyKey: string): Promise<boolean> {
+  credit(
+    userId: string,
+    amountMicros: number,
+    kind: CreditKind,
+    source: string,
+    idempotencyKey: string,
+  ): Promise<boolean> {
     return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
   }
 

@@ -10,11 +10,15 @@ const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf
 describe('the money functions', () => {
   let testDatabase: TestDatabase;
   let database: Database;
-  const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => database.dataSource.query(sql, params);
+  const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> =>
+    database.dataSource.query(sql, params);
 
   /** A user whose balance has `credits` micro-units free. */
   const newUser = async (credits: number) => {
-    const [{ id }] = await query<{ id: string }>(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [`money-${randomUUID()}@example.com`]);
+    const [{ id }] = await query<{ id: string }>(
+      `INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`,
+      [`money-${randomUUID()}@example.com`],
+    );
     await query('INSERT INTO balances (user_id, credits_micros) VALUES ($1, $2)', [id, credits]);
     return id;
   };
@@ -27,27 +31,48 @@ describe('the money functions', () => {
     return id;
   };
   const balance = async (userId: string) =>
-    (await query<{ debits: string; reserved: string }>('SELECT debits_micros AS debits, reserved_micros AS reserved FROM balances WHERE user_id = $1', [userId])).map((row) => ({
+    (
+      await query<{ debits: string; reserved: string }>(
+        'SELECT debits_micros AS debits, reserved_micros AS reserved FROM balances WHERE user_id = $1',
+        [userId],
+      )
+    ).map((row) => ({
       debits: Number(row.debits),
       reserved: Number(row.reserved),
     }))[0];
   /** sy_reserve(user, worst, minimum, …): what it held (null when refused) and the cap that tripped. */
-  const reserve = async (userId: string, worst: number, minimum: number, options: { key?: string; client?: string } = {}) => {
-    const [row] = await query<{ amount: string | null; tripped: string | null }>('SELECT amount, tripped FROM sy_reserve($1, $2, $3, $4, NULL, $5, $6, 0, 60, false)', [
-      userId, worst, minimum, randomUUID(), options.key ?? null, options.client ?? null,
-    ]);
+  const reserve = async (
+    userId: string,
+    worst: number,
+    minimum: number,
+    options: { key?: string; client?: string } = {},
+  ) => {
+    const [row] = await query<{ amount: string | null; tripped: string | null }>(
+      'SELECT amount, tripped FROM sy_reserve($1, $2, $3, $4, NULL, $5, $6, 0, 60, false)',
+      [userId, worst, minimum, randomUUID(), options.key ?? null, options.client ?? null],
+    );
     return { amount: row.amount === null ? null : Number(row.amount), tripped: row.tripped };
   };
-  const caps = async (args: { total?: number; daily?: number; perRequest?: number; key?: string }, minimum: number, allowed: number, prefix = '') => {
-    const [row] = await query<{ allowed: string; tripped: string | null }>('SELECT allowed, tripped FROM sy_caps($1, $2, NULL, NULL, $3, $4, NULL, NULL, $5, $6, $7)', [
-      args.total ?? null, args.daily ?? null, args.perRequest ?? null, args.key ?? null, minimum, allowed, prefix,
-    ]);
+  const caps = async (
+    args: { total?: number; daily?: number; perRequest?: number; key?: string },
+    minimum: number,
+    allowed: number,
+    prefix = '',
+  ) => {
+    const [row] = await query<{ allowed: string; tripped: string | null }>(
+      'SELECT allowed, tripped FROM sy_caps($1, $2, NULL, NULL, $3, $4, NULL, NULL, $5, $6, $7)',
+      [args.total ?? null, args.daily ?? null, args.perRequest ?? null, args.key ?? null, minimum, allowed, prefix],
+    );
     return { allowed: Number(row.allowed), tripped: row.tripped };
   };
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await Database.open({ databaseUrl: testDatabase.databaseUrl, dataDir: testDatabase.dataDir, dbPoolSize: 2 });
+    database = await Database.open({
+      databaseUrl: testDatabase.databaseUrl,
+      dataDir: testDatabase.dataDir,
+      dbPoolSize: 2,
+    });
   });
   afterAll(async () => {
     await database?.close();
@@ -55,7 +80,12 @@ describe('the money functions', () => {
   });
 
   it('run in the migrated database exactly as money-functions.ts writes them (a change there needs a migration)', async () => {
-    for (const [name, sql] of [['sy_reserve', SY_RESERVE], ['sy_settle_exact', SY_SETTLE_EXACT], ['sy_caps', SY_CAPS], ['sy_spend', SY_SPEND]]) {
+    for (const [name, sql] of [
+      ['sy_reserve', SY_RESERVE],
+      ['sy_settle_exact', SY_SETTLE_EXACT],
+      ['sy_caps', SY_CAPS],
+      ['sy_spend', SY_SPEND],
+    ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
       expect(rows).toHaveLength(1);
       expect(rows[0].prosrc).toBe(body(sql));
@@ -85,12 +115,21 @@ describe('the money functions', () => {
     expect(await balance(user)).toEqual({ debits: 0, reserved: 400 });
     expect(await reserve(user, 5000, 10)).toEqual({ amount: 600, tripped: null });
     expect(await reserve(user, 400, 10)).toEqual({ amount: null, tripped: 'account' });
-    const [{ held }] = await query<{ held: number }>(`SELECT sum(amount_micros)::int AS held FROM reservations WHERE user_id = $1 AND status = 'open'`, [user]);
+    const [{ held }] = await query<{ held: number }>(
+      `SELECT sum(amount_micros)::int AS held FROM reservations WHERE user_id = $1 AND status = 'open'`,
+      [user],
+    );
     expect([held, (await balance(user)).reserved]).toEqual([1000, 1000]);
 
     const capped = await newUser(1000);
-    expect(await reserve(capped, 400, 10, { key: await newKey(capped, { perRequest: 50 }) })).toEqual({ amount: 50, tripped: null });
-    expect(await reserve(capped, 400, 10, { key: await newKey(capped, { perRequest: 5 }) })).toEqual({ amount: null, tripped: 'per_request' });
+    expect(await reserve(capped, 400, 10, { key: await newKey(capped, { perRequest: 50 }) })).toEqual({
+      amount: 50,
+      tripped: null,
+    });
+    expect(await reserve(capped, 400, 10, { key: await newKey(capped, { perRequest: 5 }) })).toEqual({
+      amount: null,
+      tripped: 'per_request',
+    });
     expect(await balance(capped)).toEqual({ debits: 0, reserved: 50 });
 
     // What a user let an app spend: the consent's caps, named with app_.
@@ -99,9 +138,15 @@ describe('the money functions', () => {
        VALUES ($1, 'Capped', 'PUBLIC', ARRAY['http://127.0.0.1/cb'], ARRAY['api:access'], 3600, 86400) RETURNING id`,
       [`syc_${randomUUID()}`],
     );
-    const [{ client_id: clientId }] = await query<{ client_id: string }>('SELECT client_id FROM oauth_clients WHERE id = $1', [clientPk]);
+    const [{ client_id: clientId }] = await query<{ client_id: string }>(
+      'SELECT client_id FROM oauth_clients WHERE id = $1',
+      [clientPk],
+    );
     const appUser = await newUser(1000);
-    await query(`INSERT INTO oauth_consents (user_id, client_pk, scopes, limit_monthly_micros) VALUES ($1, $2, ARRAY['api:access'], 100)`, [appUser, clientPk]);
+    await query(
+      `INSERT INTO oauth_consents (user_id, client_pk, scopes, limit_monthly_micros) VALUES ($1, $2, ARRAY['api:access'], 100)`,
+      [appUser, clientPk],
+    );
     expect(await reserve(appUser, 400, 10, { client: clientId })).toEqual({ amount: 100, tripped: null });
     expect(await reserve(appUser, 400, 10, { client: clientId })).toEqual({ amount: null, tripped: 'app_monthly' });
     // The same user's calls without the app are not the app's spend.
@@ -113,12 +158,22 @@ describe('the money functions', () => {
     const id = randomUUID();
     await query('SELECT sy_reserve($1, 100, 10, $2, NULL, NULL, NULL, 0, 60, false)', [user, id]);
     const settle = async (callId: string, cost: number) =>
-      Number((await query<{ charged: string }>(`SELECT charged FROM sy_settle_exact($1, $2, NULL, NULL, NULL, NULL, $3, 'test')`, [callId, user, cost]))[0].charged);
+      Number(
+        (
+          await query<{ charged: string }>(
+            `SELECT charged FROM sy_settle_exact($1, $2, NULL, NULL, NULL, NULL, $3, 'test')`,
+            [callId, user, cost],
+          )
+        )[0].charged,
+      );
     expect(await settle(id, 150)).toBe(150);
     expect(await balance(user)).toEqual({ debits: 150, reserved: 0 });
     expect(await settle(id, 999)).toBe(150);
     expect(await balance(user)).toEqual({ debits: 150, reserved: 0 });
-    const ledger = await query<{ amount_micros: string }>('SELECT amount_micros FROM ledger_entries WHERE user_id = $1', [user]);
+    const ledger = await query<{ amount_micros: string }>(
+      'SELECT amount_micros FROM ledger_entries WHERE user_id = $1',
+      [user],
+    );
     expect(ledger.map((row) => Number(row.amount_micros))).toEqual([-150]);
 
     // More than it held and all that is free: charged what there is, and the balance stays at zero.
@@ -128,7 +183,10 @@ describe('the money functions', () => {
     expect(await balance(user)).toEqual({ debits: 1000, reserved: 0 });
     // A call with no reservation of its own (drawn on a lease) with nothing free: written, charged nothing.
     expect(await settle(randomUUID(), 10)).toBe(0);
-    const [{ rows }] = await query<{ rows: number }>('SELECT count(*)::int AS rows FROM reservations WHERE user_id = $1', [user]);
+    const [{ rows }] = await query<{ rows: number }>(
+      'SELECT count(*)::int AS rows FROM reservations WHERE user_id = $1',
+      [user],
+    );
     expect(rows).toBe(3);
   });
 });

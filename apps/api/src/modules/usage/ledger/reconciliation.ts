@@ -56,7 +56,8 @@ export class ReconciliationService {
     for (const row of balances) {
       const user = String(row.user_id);
       const check = (kind: string, expected: unknown, actual: unknown) => {
-        if (n(expected) !== n(actual)) drifts.push({ userId: user, kind, callId: null, expected: n(expected), actual: n(actual) });
+        if (n(expected) !== n(actual))
+          drifts.push({ userId: user, kind, callId: null, expected: n(expected), actual: n(actual) });
       };
       check('balance_credits', row.credits, row.credits_micros);
       check('balance_debits', row.debits, row.debits_micros);
@@ -79,11 +80,13 @@ export class ReconciliationService {
     for (const call of calls) {
       const base = { userId: String(call.user_id), callId: String(call.id) };
       const charged = n(call.settled_micros);
-      if (n(call.debit) !== charged) drifts.push({ ...base, kind: 'call_ledger', expected: charged, actual: n(call.debit) });
+      if (n(call.debit) !== charged)
+        drifts.push({ ...base, kind: 'call_ledger', expected: charged, actual: n(call.debit) });
       if (!n(call.records)) {
         if (call.reason === 'expired') lostRecords += 1;
         else if (call.reason !== 'refused') drifts.push({ ...base, kind: 'call_record', expected: charged, actual: 0 });
-      } else if (n(call.cost) !== charged) drifts.push({ ...base, kind: 'call_record', expected: charged, actual: n(call.cost) });
+      } else if (n(call.cost) !== charged)
+        drifts.push({ ...base, kind: 'call_record', expected: charged, actual: n(call.cost) });
     }
 
     const unsettled: Record<string, unknown>[] = await this.dataSource.query(
@@ -93,7 +96,13 @@ export class ReconciliationService {
       [since, userId],
     );
     for (const row of unsettled)
-      drifts.push({ userId: String(row.user_id), kind: 'record_unsettled', callId: String(row.call_id), expected: 0, actual: n(row.cost_micros) });
+      drifts.push({
+        userId: String(row.user_id),
+        kind: 'record_unsettled',
+        callId: String(row.call_id),
+        expected: 0,
+        actual: n(row.cost_micros),
+      });
 
     return { drifts, usersChecked: balances.length, callsChecked: calls.length, lostRecords };
   }

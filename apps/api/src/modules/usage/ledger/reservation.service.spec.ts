@@ -8,13 +8,27 @@ import { ReservationsRepository } from './reservations.repository';
 
 function budgetOn(db: ReturnType<typeof slowPool>): ReservationService {
   const config = loadConfig({});
-  return new ReservationService(new ReservationsRepository(db.dataSource), new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
+  return new ReservationService(
+    new ReservationsRepository(db.dataSource),
+    new MetricsService(),
+    new InvalidationBus(new RedisConnection(config), config),
+    config,
+  );
 }
 
 const held = (id: string) => ({
   id,
   amountMicros: 100,
-  request: { id, requestId: null, userId: 'u', apiKeyId: null, oauthClientId: null, worstMicros: 100, minimumMicros: 1, inputEstimateMicros: 0 },
+  request: {
+    id,
+    requestId: null,
+    userId: 'u',
+    apiKeyId: null,
+    oauthClientId: null,
+    worstMicros: 100,
+    minimumMicros: 1,
+    inputEstimateMicros: 0,
+  },
 });
 
 describe('ReservationService settlement batches', () => {
@@ -32,7 +46,10 @@ describe('ReservationService settlement batches', () => {
     expect(db.writes).toHaveLength(1);
     // The interval (20 ms) started by the first latecomer writes them.
     await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(db.writes).toEqual([['r1', 'r2', 'r3'], ['r4', 'r5']]);
+    expect(db.writes).toEqual([
+      ['r1', 'r2', 'r3'],
+      ['r4', 'r5'],
+    ]);
     db.answerNext();
     await Promise.all(settled);
   });
@@ -73,7 +90,12 @@ function fakeLedger() {
 
 function budgetWith(ledger: ReturnType<typeof fakeLedger>['ledger']): ReservationService {
   const config = loadConfig({});
-  return new ReservationService(ledger as unknown as ReservationsRepository, new MetricsService(), new InvalidationBus(new RedisConnection(config), config), config);
+  return new ReservationService(
+    ledger as unknown as ReservationsRepository,
+    new MetricsService(),
+    new InvalidationBus(new RedisConnection(config), config),
+    config,
+  );
 }
 
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
@@ -84,7 +106,8 @@ describe('ReservationService never drops a settlement', () => {
   it('isolates a row that fails its batch: every other row is written at once, the bad one once it can be', async () => {
     const { ledger, calls } = fakeLedger();
     let poisoned = true;
-    ledger.failWith = (ids) => (poisoned && ids.includes('bad') ? Object.assign(new Error('violates check constraint'), { code: '23514' }) : null);
+    ledger.failWith = (ids) =>
+      poisoned && ids.includes('bad') ? Object.assign(new Error('violates check constraint'), { code: '23514' }) : null;
     const budget = budgetWith(ledger);
     const good = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => budget.settle(held(id), 10, 'success'));
     const bad = budget.settle(held('bad'), 20, 'success');
@@ -116,7 +139,16 @@ describe('ReservationService never drops a settlement', () => {
   it('gives a lease back only once the calls drawn on it are written', async () => {
     const { ledger, calls } = fakeLedger();
     const budget = budgetWith(ledger);
-    const request = (id: string) => ({ id, requestId: null, userId: 'u', apiKeyId: 'k', oauthClientId: null, worstMicros: 100, minimumMicros: 1, inputEstimateMicros: 0 });
+    const request = (id: string) => ({
+      id,
+      requestId: null,
+      userId: 'u',
+      apiKeyId: 'k',
+      oauthClientId: null,
+      worstMicros: 100,
+      minimumMicros: 1,
+      inputEstimateMicros: 0,
+    });
     // 20 calls within a second make the credential busy: a lease is taken off the calls' path.
     for (let i = 0; i < 20; i += 1) await budget.reserve(request(`db-${i}`));
     await ticks();

@@ -61,7 +61,6 @@ const LEASE_HEADROOM = 4;
 const LEASE_MAX_AGE_MS = 10_000;
 const LEASE_IDLE_MS = 2_000;
 
-
 /** A credential's recent database reservations, and how large its next lease is. */
 interface Demand {
   second: number;
@@ -109,9 +108,19 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
   ) {}
 
   onModuleInit(): void {
-    this.metrics.registerGauge('switchyard_reservations_open', 'Reservations held by calls in flight, on every instance', () => this.ledger.countOpen());
-    const heartbeat = setInterval(() => void this.ledger.extend(this.heldHere(), RESERVATION_TTL_SECONDS).catch(() => undefined), HEARTBEAT_MS);
-    const sweep = setInterval(() => void this.sweepExpired().catch((error: Error) => this.logger.error(`sweep failed: ${error.message}`)), SWEEP_MS);
+    this.metrics.registerGauge(
+      'switchyard_reservations_open',
+      'Reservations held by calls in flight, on every instance',
+      () => this.ledger.countOpen(),
+    );
+    const heartbeat = setInterval(
+      () => void this.ledger.extend(this.heldHere(), RESERVATION_TTL_SECONDS).catch(() => undefined),
+      HEARTBEAT_MS,
+    );
+    const sweep = setInterval(
+      () => void this.sweepExpired().catch((error: Error) => this.logger.error(`sweep failed: ${error.message}`)),
+      SWEEP_MS,
+    );
     const idle = setInterval(() => this.retireIdleLeases(), LEASE_IDLE_MS / 2);
     for (const timer of [heartbeat, sweep, idle]) timer.unref();
     this.timers = [heartbeat, sweep, idle];
@@ -131,7 +140,10 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
       await new Promise((resolve) => setTimeout(resolve, 100));
       await this.flushSettlements(true);
     }
-    if (this.retrying.length) this.logger.error(`${this.retrying.length} settlements could not be written before shutdown; the expiry sweeper settles them`);
+    if (this.retrying.length)
+      this.logger.error(
+        `${this.retrying.length} settlements could not be written before shutdown; the expiry sweeper settles them`,
+      );
     clearTimeout(this.retryTimer);
     // What the retired leases still hold goes back before the database closes (else it waits for the sweeper).
     await Promise.allSettled([...this.returning]);
@@ -157,9 +169,17 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     const result = await this.ledger.reserve({ ...request, ttlSeconds: RESERVATION_TTL_SECONDS });
     if (result.amountMicros === null) {
       if (result.tripped?.startsWith('app_'))
-        throw this.exhausted(result.remainingMicros, `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`, result.tripped);
+        throw this.exhausted(
+          result.remainingMicros,
+          `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`,
+          result.tripped,
+        );
       if (result.tripped && result.tripped !== 'account')
-        throw this.exhausted(result.remainingMicros, `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`, result.tripped);
+        throw this.exhausted(
+          result.remainingMicros,
+          `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`,
+          result.tripped,
+        );
       throw this.exhausted(result.remainingMicros);
     }
     this.running.add(request.id);
@@ -174,7 +194,8 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     if (now - lease.takenAt >= LEASE_MAX_AGE_MS || lease.freeMicros < request.worstMicros) {
       // Used up fast: this credential has more calls in flight than the lease covers; the next one is larger.
       const demand = this.demand.get(key);
-      if (demand && lease.freeMicros < request.worstMicros && now - lease.takenAt < 1000) demand.leaseCalls = Math.min(LEASE_CALLS_MAX, demand.leaseCalls * 2);
+      if (demand && lease.freeMicros < request.worstMicros && now - lease.takenAt < 1000)
+        demand.leaseCalls = Math.min(LEASE_CALLS_MAX, demand.leaseCalls * 2);
       this.retire(lease);
       return null;
     }
@@ -188,10 +209,17 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
   private noteDemand(key: string, request: ReservationRequest): void {
     const second = Math.floor(Date.now() / 1000);
     let demand = this.demand.get(key);
-    if (!demand) this.demand.set(key, (demand = { second, calls: 0, acquiring: false, refusedUntil: 0, leaseCalls: LEASE_CALLS }));
+    if (!demand)
+      this.demand.set(key, (demand = { second, calls: 0, acquiring: false, refusedUntil: 0, leaseCalls: LEASE_CALLS }));
     if (demand.second !== second) Object.assign(demand, { second, calls: 0 });
     demand.calls += 1;
-    if (demand.calls < LEASE_AFTER_CALLS || demand.acquiring || this.leases.has(key) || Date.now() < demand.refusedUntil) return;
+    if (
+      demand.calls < LEASE_AFTER_CALLS ||
+      demand.acquiring ||
+      this.leases.has(key) ||
+      Date.now() < demand.refusedUntil
+    )
+      return;
     demand.acquiring = true;
     void this.takeLease(key, request, demand)
       .catch((error: Error) => this.logger.warn(`taking a lease failed: ${error.message}`))
@@ -224,7 +252,15 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
       return;
     }
     const now = Date.now();
-    const lease: Lease = { id, key, takenAt: now, freeMicros: result.amountMicros, inFlight: 0, unwritten: 0, lastUsedAt: now };
+    const lease: Lease = {
+      id,
+      key,
+      takenAt: now,
+      freeMicros: result.amountMicros,
+      inFlight: 0,
+      unwritten: 0,
+      lastUsedAt: now,
+    };
     this.leases.set(key, lease);
     // Limits or credentials changed while it was being taken: it must not be used.
     if (generation !== this.generation) this.retire(lease);
@@ -244,7 +280,8 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
 
   private retireIdleLeases(): void {
     const now = Date.now();
-    for (const lease of [...this.leases.values()]) if (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.takenAt >= LEASE_MAX_AGE_MS) this.retire(lease);
+    for (const lease of [...this.leases.values()])
+      if (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.takenAt >= LEASE_MAX_AGE_MS) this.retire(lease);
   }
 
   /** Gives back what retired leases still hold, once no call draws on them and their calls' settlements are written. */
@@ -262,7 +299,11 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     }
   }
 
-  exhausted(remainingMicros: number, message = 'Your budget is exhausted: add funds to continue', limit = 'account'): UsageException {
+  exhausted(
+    remainingMicros: number,
+    message = 'Your budget is exhausted: add funds to continue',
+    limit = 'account',
+  ): UsageException {
     return new UsageException(UsageErrorCode.BUDGET_EXHAUSTED, message, {
       limit,
       remainingBudget: toUnits(Math.max(0, remainingMicros)),
@@ -297,12 +338,28 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     return this.queueLeased(lease, reservation, reservation.amountMicros, cost, reason);
   }
 
-  private queueLeased(lease: Lease, reservation: Reservation, holdMicros: number, costMicros: number, reason: string): Promise<number> {
+  private queueLeased(
+    lease: Lease,
+    reservation: Reservation,
+    holdMicros: number,
+    costMicros: number,
+    reason: string,
+  ): Promise<number> {
     lease.unwritten += 1;
     return new Promise((resolve) => {
       this.pendingLeased.push({
-        kind: 'leased', lease, reservation, leaseId: lease.id, id: reservation.id, requestId: reservation.request.requestId,
-        holdMicros, costMicros, reason, resolve, attempts: 0, notBefore: 0,
+        kind: 'leased',
+        lease,
+        reservation,
+        leaseId: lease.id,
+        id: reservation.id,
+        requestId: reservation.request.requestId,
+        holdMicros,
+        costMicros,
+        reason,
+        resolve,
+        attempts: 0,
+        notBefore: 0,
       });
       this.scheduleFlush();
     });
@@ -347,7 +404,9 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
       } else this.running.delete(reservation.id);
       return charged;
     } catch (error) {
-      this.logger.error(`settling call ${reservation.id} at its exact cost failed (${(error as Error).message}); it is charged what it held`);
+      this.logger.error(
+        `settling call ${reservation.id} at its exact cost failed (${(error as Error).message}); it is charged what it held`,
+      );
       return this.settle(reservation, reservation.amountMicros, reason);
     }
   }
@@ -375,7 +434,10 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     const now = Date.now();
     const due = this.retrying.filter((item) => allRetries || item.notBefore <= now);
     for (const item of due) this.retrying.splice(this.retrying.indexOf(item), 1);
-    const leased = [...due.filter((item): item is LeasedItem => item.kind === 'leased'), ...this.pendingLeased.splice(0)];
+    const leased = [
+      ...due.filter((item): item is LeasedItem => item.kind === 'leased'),
+      ...this.pendingLeased.splice(0),
+    ];
     const plain = [...due.filter((item): item is PlainItem => item.kind === 'plain'), ...this.pending.splice(0)];
     for (let i = 0; i < leased.length; i += SETTLE_BATCH) await this.writeLeased(leased.slice(i, i + SETTLE_BATCH));
     for (let i = 0; i < plain.length; i += SETTLE_BATCH) await this.writePlain(plain.slice(i, i + SETTLE_BATCH));
@@ -383,7 +445,11 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
   }
 
   private async writeLeased(batch: LeasedItem[]): Promise<void> {
-    const settled = await this.attempt(batch, (part) => this.ledger.settleLeased(part), (part) => this.writeLeased(part));
+    const settled = await this.attempt(
+      batch,
+      (part) => this.ledger.settleLeased(part),
+      (part) => this.writeLeased(part),
+    );
     if (!settled) return;
     for (const item of batch) {
       const charged = settled.get(item.id);
@@ -391,14 +457,26 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
         // Its lease is no longer open (the sweeper released it while the database could not be reached): the call
         // is written as a row of its own, charged from the free balance.
         void this.ledger
-          .settleExact({ ...item.reservation.request, leaseId: item.leaseId, costMicros: item.costMicros, reason: item.reason })
-          .then((amount) => this.written(item, amount), () => this.failed([item]));
+          .settleExact({
+            ...item.reservation.request,
+            leaseId: item.leaseId,
+            costMicros: item.costMicros,
+            reason: item.reason,
+          })
+          .then(
+            (amount) => this.written(item, amount),
+            () => this.failed([item]),
+          );
       } else this.written(item, charged);
     }
   }
 
   private async writePlain(batch: PlainItem[]): Promise<void> {
-    const settled = await this.attempt(batch, (part) => this.ledger.settleMany(part), (part) => this.writePlain(part));
+    const settled = await this.attempt(
+      batch,
+      (part) => this.ledger.settleMany(part),
+      (part) => this.writePlain(part),
+    );
     if (!settled) return;
     // A reservation named twice in a batch is debited once: only its first settlement reports the amount.
     const reported = new Set<string>();
@@ -429,7 +507,9 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
         await writePart(batch.slice(half));
         return null;
       }
-      this.logger.error(`settling ${batch.length} calls failed (attempt ${batch[0].attempts + 1}): ${(error as Error).message}`);
+      this.logger.error(
+        `settling ${batch.length} calls failed (attempt ${batch[0].attempts + 1}): ${(error as Error).message}`,
+      );
       this.failed(batch);
       return null;
     }

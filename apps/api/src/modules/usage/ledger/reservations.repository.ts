@@ -97,10 +97,23 @@ export class ReservationsRepository {
    * concurrent reservations on any instance serialise on it.
    */
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const rows = await hotQuery(this.dataSource, 'sy_reserve', 'SELECT remaining, amount, tripped FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)', [
-      input.userId, input.worstMicros, input.minimumMicros, input.id, input.requestId, input.apiKeyId, input.oauthClientId, input.inputEstimateMicros,
-      input.ttlSeconds, input.lease === true,
-    ]);
+    const rows = await hotQuery(
+      this.dataSource,
+      'sy_reserve',
+      'SELECT remaining, amount, tripped FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      [
+        input.userId,
+        input.worstMicros,
+        input.minimumMicros,
+        input.id,
+        input.requestId,
+        input.apiKeyId,
+        input.oauthClientId,
+        input.inputEstimateMicros,
+        input.ttlSeconds,
+        input.lease === true,
+      ],
+    );
     const row = rows[0] ?? {};
     return {
       amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount),
@@ -195,8 +208,12 @@ export class ReservationsRepository {
        SELECT id, settled_micros, (SELECT count(*) FROM b) AS balances, (SELECT count(*) FROM l) AS entries FROM calls
        UNION ALL SELECT id, settled_micros, 0, 0 FROM existing`,
       [
-        pgArray(items.map((i) => i.leaseId)), pgArray(items.map((i) => i.id)), pgArray(items.map((i) => i.requestId)),
-        pgArray(items.map((i) => i.holdMicros)), pgArray(items.map((i) => i.costMicros)), pgArray(items.map((i) => i.reason)),
+        pgArray(items.map((i) => i.leaseId)),
+        pgArray(items.map((i) => i.id)),
+        pgArray(items.map((i) => i.requestId)),
+        pgArray(items.map((i) => i.holdMicros)),
+        pgArray(items.map((i) => i.costMicros)),
+        pgArray(items.map((i) => i.reason)),
       ],
     );
     return new Map(rows.map((row) => [String(row.id), num(row.settled_micros)]));
@@ -210,7 +227,16 @@ export class ReservationsRepository {
   async settleExact(input: ExactSettlement): Promise<number> {
     const rows = await this.dataSource.query<{ charged: unknown }[]>(
       'SELECT charged FROM sy_settle_exact($1, $2, $3, $4, $5, $6, $7, $8)',
-      [input.id, input.userId, input.apiKeyId, input.oauthClientId, input.requestId, input.leaseId, Math.max(0, Math.round(input.costMicros)), input.reason],
+      [
+        input.id,
+        input.userId,
+        input.apiKeyId,
+        input.oauthClientId,
+        input.requestId,
+        input.leaseId,
+        Math.max(0, Math.round(input.costMicros)),
+        input.reason,
+      ],
     );
     return num(rows[0]?.charged);
   }
@@ -226,7 +252,9 @@ export class ReservationsRepository {
 
   /** Reservations held right now, on every instance (the metrics' gauge). */
   async countOpen(): Promise<number> {
-    const [row] = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`);
+    const [row] = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM reservations WHERE status = 'open'`,
+    );
     return Number(row.n);
   }
 
@@ -240,7 +268,10 @@ export class ReservationsRepository {
   }
 
   /** What happened to the money of these calls (by call id), read only among the user's own reservations. */
-  async trace(userId: string, callIds: string[]): Promise<Map<string, { reserved: number; settled: number | null; status: string; reason: string | null }>> {
+  async trace(
+    userId: string,
+    callIds: string[],
+  ): Promise<Map<string, { reserved: number; settled: number | null; status: string; reason: string | null }>> {
     const rows: Record<string, unknown>[] = callIds.length
       ? await this.dataSource.query(
           'SELECT id, amount_micros, settled_micros, status, reason FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
@@ -250,7 +281,12 @@ export class ReservationsRepository {
     return new Map(
       rows.map((row) => [
         String(row.id),
-        { reserved: num(row.amount_micros), settled: row.settled_micros === null ? null : num(row.settled_micros), status: String(row.status), reason: (row.reason as string) ?? null },
+        {
+          reserved: num(row.amount_micros),
+          settled: row.settled_micros === null ? null : num(row.settled_micros),
+          status: String(row.status),
+          reason: (row.reason as string) ?? null,
+        },
       ]),
     );
   }

@@ -1,5 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
-import type { AuthorizationDecisionRequest, AuthorizationDecisionResponse, AuthorizationParams } from '@switchyard/shared-dto';
+import type {
+  AuthorizationDecisionRequest,
+  AuthorizationDecisionResponse,
+  AuthorizationParams,
+} from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 
@@ -13,7 +17,11 @@ export interface AuthorizationDecision extends Pick<AuthorizationDecisionRequest
  * header (lib/http) is what proves the answer came from this page. The server answers where the browser goes:
  * the app's redirect URI with a code, or with error=access_denied.
  */
-export function decideAuthorization({ params, approve, limits }: AuthorizationDecision): Promise<AuthorizationDecisionResponse> {
+export function decideAuthorization({
+  params,
+  approve,
+  limits,
+}: AuthorizationDecision): Promise<AuthorizationDecisionResponse> {
   const body: AuthorizationDecisionRequest = { ...params, approve, ...(approve && limits ? { limits } : {}) };
   return http.post<AuthorizationDecisionResponse>('/api/v1/oauth2/authorize/decision', body);
 }

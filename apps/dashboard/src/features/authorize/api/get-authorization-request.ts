@@ -9,7 +9,10 @@ import { toQueryString } from './authorization-params';
  * What the consent page shows: the app, where it redirects, the scopes in words and earlier caps. The server
  * checks the client and redirect URI again here; an error answer is shown as it is and never followed.
  */
-export function getAuthorizationRequest(params: AuthorizationParams, signal?: AbortSignal): Promise<AuthorizationRequestInfo> {
+export function getAuthorizationRequest(
+  params: AuthorizationParams,
+  signal?: AbortSignal,
+): Promise<AuthorizationRequestInfo> {
   return http.get<AuthorizationRequestInfo>(`/api/v1/oauth2/authorize/request?${toQueryString(params)}`, { signal });
 }
 

@@ -10,7 +10,9 @@ export interface CheckoutRequest extends PaymentCheckoutCreateRequest {
 }
 
 export function createCheckoutSession({ idempotencyKey, ...body }: CheckoutRequest): Promise<CheckoutSessionResponse> {
-  return http.post<CheckoutSessionResponse>('/api/v1/payment/create-checkout-session', body, { headers: { 'idempotency-key': idempotencyKey } });
+  return http.post<CheckoutSessionResponse>('/api/v1/payment/create-checkout-session', body, {
+    headers: { 'idempotency-key': idempotencyKey },
+  });
 }
 
 export function useCreateCheckoutSession() {

@@ -23,5 +23,8 @@ export const balanceQueryOptions = () =>
  * remount (staleTime), so it is asked at most every 5 minutes; a top-up or a call made here invalidates it at once.
  */
 export function useBalance({ poll = false }: { poll?: boolean } = {}) {
-  return useQuery({ ...balanceQueryOptions(), ...(poll ? { refetchInterval: BALANCE_POLL_MS, staleTime: BALANCE_POLL_MS } : {}) });
+  return useQuery({
+    ...balanceQueryOptions(),
+    ...(poll ? { refetchInterval: BALANCE_POLL_MS, staleTime: BALANCE_POLL_MS } : {}),
+  });
 }

@@ -7,7 +7,9 @@ import { billingKeys } from './billing-keys';
 
 /** After the checkout redirect: credits a paid session (once, however often this is called). */
 export function verifyPayment(sessionId: string): Promise<PaymentVerifyResponse> {
-  return http.post<PaymentVerifyResponse>(`/api/v1/payment/verify-and-capture${queryString<PaymentVerifyQuery>({ session_id: sessionId })}`);
+  return http.post<PaymentVerifyResponse>(
+    `/api/v1/payment/verify-and-capture${queryString<PaymentVerifyQuery>({ session_id: sessionId })}`,
+  );
 }
 
 export function useVerifyPayment() {

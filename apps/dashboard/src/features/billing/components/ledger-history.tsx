@@ -33,7 +33,11 @@ export function LedgerHistory() {
     );
   } else if (ledger.isError && entries.length === 0) {
     body = (
-      <LoadError message={`Could not load the history: ${ledger.error.message}`} retrying={ledger.isFetching} onRetry={() => void ledger.refetch()} />
+      <LoadError
+        message={`Could not load the history: ${ledger.error.message}`}
+        retrying={ledger.isFetching}
+        onRetry={() => void ledger.refetch()}
+      />
     );
   } else if (entries.length === 0) {
     body = <p className="muted">No credits or charges yet.</p>;

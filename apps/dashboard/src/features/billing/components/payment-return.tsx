@@ -52,7 +52,8 @@ export function PaymentReturn({ sessionId }: { sessionId: string }) {
       <Alert tone="info">
         {result.status === 'paid' ? (
           <p>
-            Payment received: {formatMoney(result.amountAdded)} was added. Your balance is now {formatMoney(result.newBalance)}.
+            Payment received: {formatMoney(result.amountAdded)} was added. Your balance is now{' '}
+            {formatMoney(result.newBalance)}.
           </p>
         ) : result.status === 'expired' ? (
           <p>This checkout expired before it was paid. Nothing was charged.</p>

@@ -37,7 +37,12 @@ export function ConsentLimitsForm({ consent, onDone }: ConsentLimitsFormProps) {
   };
 
   return (
-    <form className="caps-form" onSubmit={handleSubmit} noValidate aria-label={`Spending caps for ${consent.clientName}`}>
+    <form
+      className="caps-form"
+      onSubmit={handleSubmit}
+      noValidate
+      aria-label={`Spending caps for ${consent.clientName}`}
+    >
       {clientErrors ? null : <FormAlert messages={serverErrors.general} />}
       <SpendCapFields
         value={inputs}

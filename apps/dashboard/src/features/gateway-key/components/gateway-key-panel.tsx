@@ -69,8 +69,8 @@ export function GatewayKeyPanel({ userId, value, onChange, onKeysChanged }: Gate
         </h2>
         <div className="key-panel-row">
           <p>
-            Calls from this page use <strong>{value.name}</strong> <code className="mono">{maskKey(value.key)}</code>. It is
-            kept in this browser tab only and forgotten when you close it.
+            Calls from this page use <strong>{value.name}</strong> <code className="mono">{maskKey(value.key)}</code>.
+            It is kept in this browser tab only and forgotten when you close it.
           </p>
           <Button variant="secondary" busy={revokeMutation.isPending} onClick={forget}>
             {value.id ? 'Revoke and forget key' : 'Forget key'}

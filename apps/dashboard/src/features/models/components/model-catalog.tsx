@@ -20,13 +20,21 @@ import {
 } from '../lib/catalog';
 import type { ModelFilters, PlaygroundTask } from '../lib/catalog';
 
-const TYPE_OPTIONS: { value: ModelType | ''; label: string }[] = [{ value: '', label: 'Any type' }, ...MODEL_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] }))];
+const TYPE_OPTIONS: { value: ModelType | ''; label: string }[] = [
+  { value: '', label: 'Any type' },
+  ...MODEL_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] })),
+];
 const METHOD_OPTIONS: { value: ModelMethod | ''; label: string }[] = [
   { value: '', label: 'Any method' },
   ...MODEL_METHODS.map((method) => ({ value: method, label: METHOD_LABELS[method] })),
 ];
 
-const TASK_LABELS: Record<PlaygroundTask, string> = { chat: 'chat', image: 'image generation', speech: 'speech', transcription: 'transcription' };
+const TASK_LABELS: Record<PlaygroundTask, string> = {
+  chat: 'chat',
+  image: 'image generation',
+  speech: 'speech',
+  transcription: 'transcription',
+};
 
 function ModelCard({ model }: { model: ModelEntry }) {
   const headingId = useId();
@@ -47,7 +55,11 @@ function ModelCard({ model }: { model: ModelEntry }) {
       <dl className="model-facts">
         <div>
           <dt>Methods</dt>
-          <dd>{model.methods && model.methods.length > 0 ? model.methods.map((method) => METHOD_LABELS[method] ?? method).join(', ') : 'Not listed'}</dd>
+          <dd>
+            {model.methods && model.methods.length > 0
+              ? model.methods.map((method) => METHOD_LABELS[method] ?? method).join(', ')
+              : 'Not listed'}
+          </dd>
         </div>
         <div>
           <dt>Capabilities</dt>
@@ -125,13 +137,32 @@ export function ModelCatalog({ apiKey }: { apiKey: string }) {
         Catalog
       </h2>
       <div className="filter-row">
-        <TextField label="Search" type="search" placeholder="Model id or owner" value={search} onChange={(event) => setSearch(event.target.value)} />
-        <SelectField label="Type" value={filters.type} options={TYPE_OPTIONS} onChange={(type) => setFilters({ ...filters, type })} />
-        <SelectField label="Method" value={filters.method} options={METHOD_OPTIONS} onChange={(method) => setFilters({ ...filters, method })} />
+        <TextField
+          label="Search"
+          type="search"
+          placeholder="Model id or owner"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+        <SelectField
+          label="Type"
+          value={filters.type}
+          options={TYPE_OPTIONS}
+          onChange={(type) => setFilters({ ...filters, type })}
+        />
+        <SelectField
+          label="Method"
+          value={filters.method}
+          options={METHOD_OPTIONS}
+          onChange={(method) => setFilters({ ...filters, method })}
+        />
         <SelectField
           label="Capability"
           value={filters.capability}
-          options={[{ value: '', label: 'Any capability' }, ...capabilities.map((capability) => ({ value: capability, label: capabilityLabel(capability) }))]}
+          options={[
+            { value: '', label: 'Any capability' },
+            ...capabilities.map((capability) => ({ value: capability, label: capabilityLabel(capability) })),
+          ]}
           onChange={(capability) => setFilters({ ...filters, capability })}
         />
       </div>
@@ -142,7 +173,13 @@ export function ModelCatalog({ apiKey }: { apiKey: string }) {
         {(list) => {
           const models = searchModels(list.data, search);
           if (models.length === 0) {
-            return <p className="muted">{filtering ? 'No model matches these filters.' : 'The catalog is empty: the operator has not configured any model.'}</p>;
+            return (
+              <p className="muted">
+                {filtering
+                  ? 'No model matches these filters.'
+                  : 'The catalog is empty: the operator has not configured any model.'}
+              </p>
+            );
           }
           return (
             <ul className="model-grid" aria-busy={filtered.isPlaceholderData || undefined}>

@@ -1,6 +1,15 @@
 import type { ModelEntry } from '@switchyard/shared-dto';
 
-import { capabilitiesOf, capabilityLabel, modelsForTask, modelsQuery, pricingLines, searchModels, tasksOf, tokensLabel } from './catalog';
+import {
+  capabilitiesOf,
+  capabilityLabel,
+  modelsForTask,
+  modelsQuery,
+  pricingLines,
+  searchModels,
+  tasksOf,
+  tokensLabel,
+} from './catalog';
 
 const chat: ModelEntry = {
   id: 'demo-chat',
@@ -12,14 +21,31 @@ const chat: ModelEntry = {
   context_length: 32768,
   pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 },
 };
-const tts: ModelEntry = { id: 'demo-tts', object: 'model', owned_by: 'switchyard-demo', type: 'audio', methods: ['audio_speech'], capabilities: [], pricing: { perMChars: 15 } };
+const tts: ModelEntry = {
+  id: 'demo-tts',
+  object: 'model',
+  owned_by: 'switchyard-demo',
+  type: 'audio',
+  methods: ['audio_speech'],
+  capabilities: [],
+  pricing: { perMChars: 15 },
+};
 // An id that looks like a chat model but whose entry says it makes images: only the entry counts.
-const misleading: ModelEntry = { id: 'gpt-chat-tts', object: 'model', owned_by: 'acme', type: 'image', methods: ['image_generation'], capabilities: ['multi_image_edit'] };
+const misleading: ModelEntry = {
+  id: 'gpt-chat-tts',
+  object: 'model',
+  owned_by: 'acme',
+  type: 'image',
+  methods: ['image_generation'],
+  capabilities: ['multi_image_edit'],
+};
 
 describe('the model catalog', () => {
   it('asks the gateway with only the filters set', () => {
     expect(modelsQuery({ type: '', method: '', capability: '' })).toBe('');
-    expect(modelsQuery({ type: 'audio', method: 'audio_speech', capability: '' })).toBe('?type=audio&method=audio_speech');
+    expect(modelsQuery({ type: 'audio', method: 'audio_speech', capability: '' })).toBe(
+      '?type=audio&method=audio_speech',
+    );
     expect(modelsQuery({ type: '', method: '', capability: 'vision' })).toBe('?capability=vision');
   });
 
@@ -41,7 +67,15 @@ describe('the model catalog', () => {
     expect(pricingLines(undefined)).toEqual([]);
     expect(pricingLines({ free: true, source: 'config' })).toEqual(['Free']);
     expect(
-      pricingLines({ inputPerMTok: 3, cacheReadPerMTok: 0.3, cacheWrite1hPerMTok: 6, tierAboveTokens: 200_000, inputAbovePerMTok: 6, perRequest: 0.001, source: 'catalog' }),
+      pricingLines({
+        inputPerMTok: 3,
+        cacheReadPerMTok: 0.3,
+        cacheWrite1hPerMTok: 6,
+        tierAboveTokens: 200_000,
+        inputAbovePerMTok: 6,
+        perRequest: 0.001,
+        source: 'catalog',
+      }),
     ).toEqual([
       '$3.00 per 1M input tokens',
       '$0.30 per 1M cached input tokens',

@@ -29,7 +29,9 @@ export function capabilitiesOf(models: readonly ModelEntry[]): string[] {
 export function searchModels(models: readonly ModelEntry[], text: string): ModelEntry[] {
   const needle = text.trim().toLowerCase();
   if (!needle) return [...models];
-  return models.filter((model) => model.id.toLowerCase().includes(needle) || model.owned_by.toLowerCase().includes(needle));
+  return models.filter(
+    (model) => model.id.toLowerCase().includes(needle) || model.owned_by.toLowerCase().includes(needle),
+  );
 }
 
 export const METHOD_LABELS: Record<ModelMethod, string> = {
@@ -60,7 +62,12 @@ export function capabilityLabel(capability: string): string {
 }
 
 const usd = (amount: number): string =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(amount);
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 6,
+  }).format(amount);
 
 /** The model's prices in words, one line per price it has; empty when the catalog lists none (docs/pricing.md). */
 export function pricingLines(pricing: ModelEntryPricing | undefined): string[] {
@@ -104,7 +111,9 @@ export type PlaygroundTask = keyof typeof PLAYGROUND_TASKS;
 /** The models a task may use: the task's type (when the entry states one) and its method. */
 export function modelsForTask(models: readonly ModelEntry[], task: PlaygroundTask): ModelEntry[] {
   const { type, method } = PLAYGROUND_TASKS[task];
-  return models.filter((model) => (model.type === undefined || model.type === type) && (model.methods ?? []).includes(method));
+  return models.filter(
+    (model) => (model.type === undefined || model.type === type) && (model.methods ?? []).includes(method),
+  );
 }
 
 /** The tasks a model can be tried with in the playground, in the playground's order. */

@@ -67,7 +67,9 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         <h3 id={headingId} className="app-card-title">
           {app.clientName}
         </h3>
-        <span className={`badge badge-${app.isActive ? 'active' : 'revoked'}`}>{app.isActive ? 'Active' : 'Deactivated'}</span>
+        <span className={`badge badge-${app.isActive ? 'active' : 'revoked'}`}>
+          {app.isActive ? 'Active' : 'Deactivated'}
+        </span>
       </div>
       <dl className="details">
         <div>
@@ -143,7 +145,11 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               <span className="visually-hidden"> of {app.clientName}</span>
             </Button>
             {app.isActive ? (
-              <Button variant="secondary" autoFocus={returnFocus === 'deactivate'} onClick={() => startConfirm('deactivate')}>
+              <Button
+                variant="secondary"
+                autoFocus={returnFocus === 'deactivate'}
+                onClick={() => startConfirm('deactivate')}
+              >
                 Deactivate<span className="visually-hidden"> {app.clientName}</span>
               </Button>
             ) : null}

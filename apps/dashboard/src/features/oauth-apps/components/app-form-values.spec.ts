@@ -22,8 +22,17 @@ describe('checkAppForm', () => {
   });
 
   it('names each field that breaks the API’s rules', () => {
-    const check = checkAppForm({ ...EMPTY_APP_FORM, clientName: 'ab', redirectUris: 'http://app.example/cb', accessTokenTtlSeconds: '59' });
+    const check = checkAppForm({
+      ...EMPTY_APP_FORM,
+      clientName: 'ab',
+      redirectUris: 'http://app.example/cb',
+      accessTokenTtlSeconds: '59',
+    });
     expect(check.ok).toBe(false);
-    expect(check.ok ? [] : Object.keys(check.errors).sort()).toEqual(['accessTokenTtlSeconds', 'clientName', 'redirectUris']);
+    expect(check.ok ? [] : Object.keys(check.errors).sort()).toEqual([
+      'accessTokenTtlSeconds',
+      'clientName',
+      'redirectUris',
+    ]);
   });
 });

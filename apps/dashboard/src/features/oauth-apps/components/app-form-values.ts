@@ -39,7 +39,14 @@ export const EMPTY_APP_FORM: AppFormValues = {
 };
 
 export function parseRedirectUris(text: string): string[] {
-  return [...new Set(text.split('\n').map((line) => line.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 function parseTtl(text: string, [min, max]: readonly [number, number]): number | string {
@@ -50,8 +57,7 @@ function parseTtl(text: string, [min, max]: readonly [number, number]): number |
 }
 
 export type AppFormCheck =
-  | { ok: true; request: OAuthClientCreateRequest }
-  | { ok: false; errors: Partial<Record<AppFormField, string[]>> };
+  { ok: true; request: OAuthClientCreateRequest } | { ok: false; errors: Partial<Record<AppFormField, string[]>> };
 
 /** The same rules the API applies (shared-dto's redirectUriProblem and ranges), checked before sending. */
 export function checkAppForm(values: AppFormValues): AppFormCheck {

@@ -19,7 +19,12 @@ export function NewAppPanel({ created, onDone }: NewAppPanelProps) {
           ? `${created.clientName} is registered. Copy the client secret now. You won't see it again.`
           : `${created.clientName} is registered.`}
       </p>
-      <CopyField label="Client ID" value={created.clientId} autoFocus={!secret} hint="Public: it goes in your app's configuration." />
+      <CopyField
+        label="Client ID"
+        value={created.clientId}
+        autoFocus={!secret}
+        hint="Public: it goes in your app's configuration."
+      />
       {secret ? (
         <CopyField
           label="Client secret"

@@ -50,7 +50,9 @@ export async function transcribe(apiKey: string, request: TranscriptionRequest):
   if (request.language) form.append('language', request.language);
   const response = await gatewayFetch('/audio/transcriptions', { apiKey, form });
   const type = response.headers.get('content-type') ?? '';
-  const text = type.includes('json') ? String(((await response.json()) as { text?: unknown }).text ?? '') : await response.text();
+  const text = type.includes('json')
+    ? String(((await response.json()) as { text?: unknown }).text ?? '')
+    : await response.text();
   return { text, cost: cost(response.headers) };
 }
 
@@ -64,5 +66,9 @@ export function useCreateSpeech(apiKey: string, onSettled: () => void) {
 }
 
 export function useTranscribe(apiKey: string, onSettled: () => void) {
-  return useMutation({ mutationFn: (request: TranscriptionRequest) => transcribe(apiKey, request), gcTime: 0, onSettled });
+  return useMutation({
+    mutationFn: (request: TranscriptionRequest) => transcribe(apiKey, request),
+    gcTime: 0,
+    onSettled,
+  });
 }

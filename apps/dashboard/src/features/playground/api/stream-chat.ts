@@ -19,13 +19,21 @@ export async function streamChat(
 
   // A provider may answer a stream request with plain JSON: take the message from it.
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const json = (await response.json()) as { choices?: { message?: { content?: string | null }; finish_reason?: string }[]; usage?: Record<string, number> };
+    const json = (await response.json()) as {
+      choices?: { message?: { content?: string | null }; finish_reason?: string }[];
+      usage?: Record<string, number>;
+    };
     const choice = json.choices?.[0];
     state = {
       content: choice?.message?.content ?? '',
       finishReason: choice?.finish_reason ?? null,
       usage: json.usage
-        ? { promptTokens: json.usage.prompt_tokens ?? 0, completionTokens: json.usage.completion_tokens ?? 0, totalTokens: json.usage.total_tokens ?? 0, cost: json.usage.cost ?? null }
+        ? {
+            promptTokens: json.usage.prompt_tokens ?? 0,
+            completionTokens: json.usage.completion_tokens ?? 0,
+            totalTokens: json.usage.total_tokens ?? 0,
+            cost: json.usage.cost ?? null,
+          }
         : null,
       done: true,
     };

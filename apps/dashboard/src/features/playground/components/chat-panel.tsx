@@ -49,7 +49,12 @@ function chatBody(options: ChatOptions, turns: readonly Turn[], next: Turn): Cha
     if (turn.error || turn.streaming) continue;
     messages.push({ role: turn.role, content: turn.role === 'user' ? userContent(turn) : turn.text });
   }
-  const body: ChatRequestBody = { model: options.model, messages, stream: true, stream_options: { include_usage: true } };
+  const body: ChatRequestBody = {
+    model: options.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
   const temperature = Number(options.temperature);
   if (options.temperature.trim() !== '' && Number.isFinite(temperature)) body.temperature = temperature;
   const maxTokens = Number(options.maxTokens);
@@ -59,7 +64,12 @@ function chatBody(options: ChatOptions, turns: readonly Turn[], next: Turn): Cha
 
 /** A conversation streamed token by token, with an optional picture in each message. */
 export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: PlaygroundPanelProps) {
-  const [options, setOptions] = useState<ChatOptions>({ model: pickModel(models, initialModel), system: '', temperature: '', maxTokens: '' });
+  const [options, setOptions] = useState<ChatOptions>({
+    model: pickModel(models, initialModel),
+    system: '',
+    temperature: '',
+    maxTokens: '',
+  });
   const [turns, setTurns] = useState<Turn[]>([]);
   const [input, setInput] = useState('');
   const [image, setImage] = useState<PreparedImage | null>(null);
@@ -115,7 +125,12 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
     const controller = new AbortController();
     abortRef.current = controller;
     try {
-      const final = await streamChat(apiKey, body, (state) => update({ text: state.content, usage: state.usage }), controller.signal);
+      const final = await streamChat(
+        apiKey,
+        body,
+        (state) => update({ text: state.content, usage: state.usage }),
+        controller.signal,
+      );
       update({ text: final.content, usage: final.usage, streaming: false });
       setAnnouncement(`Reply received: ${final.content}`);
     } catch (error) {
@@ -149,7 +164,12 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
     <div className="playground-panel">
       <div className="stack">
         <div className="filter-row">
-          <ModelSelect models={models} value={model} onChange={(value) => setOptions({ ...options, model: value })} task="chat" />
+          <ModelSelect
+            models={models}
+            value={model}
+            onChange={(value) => setOptions({ ...options, model: value })}
+            task="chat"
+          />
           <TextField
             label="Temperature"
             type="number"
@@ -179,15 +199,21 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
           onChange={(event) => setOptions({ ...options, system: event.target.value })}
         />
         <ol className="chat-log" aria-label="Conversation">
-          {turns.length === 0 ? <li className="muted chat-empty">Send a message to start. Replies stream in as they are written.</li> : null}
+          {turns.length === 0 ? (
+            <li className="muted chat-empty">Send a message to start. Replies stream in as they are written.</li>
+          ) : null}
           {turns.map((turn) => (
             <li key={turn.id} className={`chat-turn chat-turn-${turn.role}`}>
               <span className="chat-role">{turn.role === 'user' ? 'You' : 'Model'}</span>
-              {turn.image ? <img className="chat-image" src={turn.image.dataUrl} alt={`Attached: ${turn.image.name}`} /> : null}
+              {turn.image ? (
+                <img className="chat-image" src={turn.image.dataUrl} alt={`Attached: ${turn.image.name}`} />
+              ) : null}
               {turn.text ? <p className="chat-text">{turn.text}</p> : null}
               {turn.streaming && !turn.text ? <p className="muted">Waiting for the model…</p> : null}
               {turn.error ? <CallError error={turn.error} /> : null}
-              {turn.role === 'assistant' && !turn.streaming && turn.usage ? <CallCost tokens={turn.usage.totalTokens} cost={turn.usage.cost} /> : null}
+              {turn.role === 'assistant' && !turn.streaming && turn.usage ? (
+                <CallCost tokens={turn.usage.totalTokens} cost={turn.usage.cost} />
+              ) : null}
             </li>
           ))}
         </ol>
@@ -214,7 +240,11 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
               errors={imageError}
               onChange={(event) => void chooseImage(event)}
             />
-            {preparing ? <p className="muted" role="status">Preparing the image…</p> : null}
+            {preparing ? (
+              <p className="muted" role="status">
+                Preparing the image…
+              </p>
+            ) : null}
             {image ? (
               <div className="attachment">
                 <img src={image.dataUrl} alt="" className="attachment-thumb" />

@@ -24,7 +24,13 @@ export function ImagePanel({ apiKey, models, initialModel, onCallFinished }: Pla
   const generate = useGenerateImages(apiKey, onCallFinished);
   const model = pickModel(models, modelChoice);
 
-  const body: ImageRequestBody = { model, prompt: prompt.trim() || EXAMPLE_PROMPT, n: count, size, response_format: format };
+  const body: ImageRequestBody = {
+    model,
+    prompt: prompt.trim() || EXAMPLE_PROMPT,
+    n: count,
+    size,
+    response_format: format,
+  };
   const request: PlaygroundRequest = { kind: 'image', body };
 
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -37,10 +43,27 @@ export function ImagePanel({ apiKey, models, initialModel, onCallFinished }: Pla
     <div className="playground-panel">
       <form className="stack" onSubmit={handleSubmit} aria-label="Generate images">
         <ModelSelect models={models} value={model} onChange={setModelChoice} task="image generation" />
-        <TextField multiline label="Prompt" rows={3} placeholder={EXAMPLE_PROMPT} value={prompt} onChange={(event) => setPrompt(event.target.value)} />
+        <TextField
+          multiline
+          label="Prompt"
+          rows={3}
+          placeholder={EXAMPLE_PROMPT}
+          value={prompt}
+          onChange={(event) => setPrompt(event.target.value)}
+        />
         <div className="filter-row">
-          <SelectField label="Size" value={size} options={SIZES.map((option) => ({ value: option, label: option.replace('x', ' × ') }))} onChange={setSize} />
-          <SelectField label="Images" value={count} options={[1, 2, 3, 4].map((option) => ({ value: option, label: String(option) }))} onChange={setCount} />
+          <SelectField
+            label="Size"
+            value={size}
+            options={SIZES.map((option) => ({ value: option, label: option.replace('x', ' × ') }))}
+            onChange={setSize}
+          />
+          <SelectField
+            label="Images"
+            value={count}
+            options={[1, 2, 3, 4].map((option) => ({ value: option, label: String(option) }))}
+            onChange={setCount}
+          />
           <SelectField
             label="Answer as"
             value={format}

@@ -26,7 +26,14 @@ export function ModelSelect({ models, value, onChange, task }: ModelSelectProps)
   if (models.length === 0) {
     return <p className="muted">No model in the catalog does {task}. The operator can add one.</p>;
   }
-  return <SelectField label="Model" value={value} options={models.map((model) => ({ value: model.id, label: model.id }))} onChange={onChange} />;
+  return (
+    <SelectField
+      label="Model"
+      value={value}
+      options={models.map((model) => ({ value: model.id, label: model.id }))}
+      onChange={onChange}
+    />
+  );
 }
 
 /** The chosen model when the list has it, else the first one; '' when there is none. */

@@ -19,21 +19,25 @@ export function RequestCode({ request }: { request: PlaygroundRequest }) {
   const [language, setLanguage] = useState<Language>('curl');
   const baseUrl = gatewayBaseUrl();
   const code =
-    language === 'curl' ? curlSnippet(baseUrl, request) : language === 'javascript' ? javascriptSnippet(baseUrl, request) : pythonSnippet(baseUrl, request);
+    language === 'curl'
+      ? curlSnippet(baseUrl, request)
+      : language === 'javascript'
+        ? javascriptSnippet(baseUrl, request)
+        : pythonSnippet(baseUrl, request);
 
   return (
     <section className="stack request-code" aria-labelledby={`${idPrefix}-heading`}>
       <h3 id={`${idPrefix}-heading`} className="subheading">
         This request as code
       </h3>
-        <p className="field-hint">
-          Set <code className="mono">{KEY_VARIABLE}</code> to one of your API keys first. The JavaScript and Python code
-          uses the official <code className="mono">openai</code> package.
-        </p>
-        <Tabs label="Language" idPrefix={idPrefix} tabs={LANGUAGES} selected={language} onSelect={setLanguage} />
-        <TabPanel idPrefix={idPrefix} id={language}>
-          <CodeBlock code={code} copyLabel={`${LANGUAGES.find((item) => item.id === language)?.label} code`} />
-        </TabPanel>
+      <p className="field-hint">
+        Set <code className="mono">{KEY_VARIABLE}</code> to one of your API keys first. The JavaScript and Python code
+        uses the official <code className="mono">openai</code> package.
+      </p>
+      <Tabs label="Language" idPrefix={idPrefix} tabs={LANGUAGES} selected={language} onSelect={setLanguage} />
+      <TabPanel idPrefix={idPrefix} id={language}>
+        <CodeBlock code={code} copyLabel={`${LANGUAGES.find((item) => item.id === language)?.label} code`} />
+      </TabPanel>
     </section>
   );
 }

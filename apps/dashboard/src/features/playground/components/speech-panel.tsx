@@ -28,7 +28,12 @@ export function SpeechPanel({ apiKey, models, initialModel, onCallFinished }: Pl
   const audioUrl = useMemo(() => (speech.data ? URL.createObjectURL(speech.data.audio) : null), [speech.data]);
   useEffect(() => () => (audioUrl ? URL.revokeObjectURL(audioUrl) : undefined), [audioUrl]);
 
-  const body: SpeechRequestBody = { model, input: input.trim() || EXAMPLE_TEXT, voice: voice.trim() || 'alloy', response_format: format };
+  const body: SpeechRequestBody = {
+    model,
+    input: input.trim() || EXAMPLE_TEXT,
+    voice: voice.trim() || 'alloy',
+    response_format: format,
+  };
   const request: PlaygroundRequest = { kind: 'speech', body };
 
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -41,15 +46,33 @@ export function SpeechPanel({ apiKey, models, initialModel, onCallFinished }: Pl
     <div className="playground-panel">
       <form className="stack" onSubmit={handleSubmit} aria-label="Make speech">
         <ModelSelect models={models} value={model} onChange={setModelChoice} task="speech" />
-        <TextField multiline label="Text" rows={3} placeholder={EXAMPLE_TEXT} maxLength={4096} value={input} onChange={(event) => setInput(event.target.value)} />
+        <TextField
+          multiline
+          label="Text"
+          rows={3}
+          placeholder={EXAMPLE_TEXT}
+          maxLength={4096}
+          value={input}
+          onChange={(event) => setInput(event.target.value)}
+        />
         <div className="filter-row">
-          <TextField label="Voice" list={`${id}-voices`} value={voice} onChange={(event) => setVoice(event.target.value)} />
+          <TextField
+            label="Voice"
+            list={`${id}-voices`}
+            value={voice}
+            onChange={(event) => setVoice(event.target.value)}
+          />
           <datalist id={`${id}-voices`}>
             {VOICES.map((option) => (
               <option key={option} value={option} />
             ))}
           </datalist>
-          <SelectField label="Format" value={format} options={FORMATS.map((option) => ({ value: option, label: option }))} onChange={setFormat} />
+          <SelectField
+            label="Format"
+            value={format}
+            options={FORMATS.map((option) => ({ value: option, label: option }))}
+            onChange={setFormat}
+          />
         </div>
         <div>
           <Button type="submit" busy={speech.isPending} disabled={!input.trim() || !model}>

@@ -18,7 +18,12 @@ export function TranscriptionPanel({ apiKey, models, initialModel, onCallFinishe
   const transcription = useTranscribe(apiKey, onCallFinished);
   const model = pickModel(models, modelChoice);
 
-  const request: PlaygroundRequest = { kind: 'transcription', model, fileName: file?.name ?? 'recording.mp3', language: language.trim() || undefined };
+  const request: PlaygroundRequest = {
+    kind: 'transcription',
+    model,
+    fileName: file?.name ?? 'recording.mp3',
+    language: language.trim() || undefined,
+  };
 
   const handleSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -34,7 +34,11 @@ function encode(bitmap: ImageBitmap, width: number, height: number, quality: num
   context.imageSmoothingQuality = 'high';
   context.drawImage(bitmap, 0, 0, width, height);
   return new Promise((resolve, reject) =>
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('Could not encode the image.'))), 'image/jpeg', quality),
+    canvas.toBlob(
+      (blob) => (blob ? resolve(blob) : reject(new Error('Could not encode the image.'))),
+      'image/jpeg',
+      quality,
+    ),
   );
 }
 
@@ -48,13 +52,29 @@ export async function prepareImage(file: File, target = IMAGE_TARGET_BYTES): Pro
   }
   try {
     if (canSendAsIs(file, target)) {
-      return { dataUrl: await readAsDataUrl(file), name: file.name, bytes: file.size, width: bitmap.width, height: bitmap.height, originalBytes: file.size, downscaled: false };
+      return {
+        dataUrl: await readAsDataUrl(file),
+        name: file.name,
+        bytes: file.size,
+        width: bitmap.width,
+        height: bitmap.height,
+        originalBytes: file.size,
+        downscaled: false,
+      };
     }
     let attempt: ReturnType<typeof nextAttempt> = firstAttempt(bitmap.width, bitmap.height);
     while (attempt) {
       const blob = await encode(bitmap, attempt.width, attempt.height, attempt.quality);
       if (blob.size <= target) {
-        return { dataUrl: await readAsDataUrl(blob), name: file.name, bytes: blob.size, width: attempt.width, height: attempt.height, originalBytes: file.size, downscaled: true };
+        return {
+          dataUrl: await readAsDataUrl(blob),
+          name: file.name,
+          bytes: blob.size,
+          width: attempt.width,
+          height: attempt.height,
+          originalBytes: file.size,
+          downscaled: true,
+        };
       }
       attempt = nextAttempt(attempt, blob.size, target);
     }

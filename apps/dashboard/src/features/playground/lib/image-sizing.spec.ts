@@ -15,11 +15,19 @@ describe('image sizing for vision (about 800 KB)', () => {
 
   it('then shrinks the sides by the square root of what the encoding measured, with a margin', () => {
     // Four times the target: half the sides, less 5 %.
-    expect(nextAttempt({ width: 2000, height: 1000, quality: 0.85 }, IMAGE_TARGET_BYTES * 4)).toEqual({ width: 950, height: 475, quality: 0.85 });
+    expect(nextAttempt({ width: 2000, height: 1000, quality: 0.85 }, IMAGE_TARGET_BYTES * 4)).toEqual({
+      width: 950,
+      height: 475,
+      quality: 0.85,
+    });
   });
 
   it('shrinks by at least 10 % a step, and gives up below 64 pixels', () => {
-    expect(nextAttempt({ width: 1000, height: 500, quality: 0.85 }, IMAGE_TARGET_BYTES + 1)).toEqual({ width: 900, height: 450, quality: 0.85 });
+    expect(nextAttempt({ width: 1000, height: 500, quality: 0.85 }, IMAGE_TARGET_BYTES + 1)).toEqual({
+      width: 900,
+      height: 450,
+      quality: 0.85,
+    });
     expect(nextAttempt({ width: 70, height: 40, quality: 0.85 }, IMAGE_TARGET_BYTES * 2)).toBeNull();
   });
 

@@ -22,7 +22,11 @@ export function canSendAsIs(file: { size: number; type: string }, target = IMAGE
 /** The first encoding to try: the picture's own size (the long side at most MAX_IMAGE_SIDE), quality 0.85. */
 export function firstAttempt(width: number, height: number): ImageAttempt {
   const scale = Math.min(1, MAX_IMAGE_SIDE / Math.max(width, height));
-  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)), quality: QUALITY };
+  return {
+    width: Math.max(1, Math.round(width * scale)),
+    height: Math.max(1, Math.round(height * scale)),
+    quality: QUALITY,
+  };
 }
 
 /**
@@ -30,7 +34,11 @@ export function firstAttempt(width: number, height: number): ImageAttempt {
  * of target/encoded with a 5 % margin (and by at least 10 %, so every step makes progress); null when that
  * would go below MIN_IMAGE_SIDE.
  */
-export function nextAttempt(previous: ImageAttempt, encodedBytes: number, target = IMAGE_TARGET_BYTES): ImageAttempt | null {
+export function nextAttempt(
+  previous: ImageAttempt,
+  encodedBytes: number,
+  target = IMAGE_TARGET_BYTES,
+): ImageAttempt | null {
   const scale = Math.min(0.9, Math.sqrt(target / encodedBytes) * 0.95);
   const width = Math.round(previous.width * scale);
   const height = Math.round(previous.height * scale);

@@ -7,7 +7,15 @@ const chat: PlaygroundRequest = {
   kind: 'chat',
   body: {
     model: 'demo-chat',
-    messages: [{ role: 'user', content: [{ type: 'text', text: "It's here" }, { type: 'image_url', image_url: { url: image } }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: "It's here" },
+          { type: 'image_url', image_url: { url: image } },
+        ],
+      },
+    ],
     stream: true,
     stream_options: { include_usage: true },
   },
@@ -15,7 +23,11 @@ const chat: PlaygroundRequest = {
 
 describe('request snippets', () => {
   it('cuts image data URLs short and leaves other strings alone', () => {
-    expect(shortenDataUrls({ a: image, b: 'data:x', c: ['keep'] })).toEqual({ a: 'data:image/jpeg;base64,<BASE64_IMAGE>', b: 'data:x', c: ['keep'] });
+    expect(shortenDataUrls({ a: image, b: 'data:x', c: ['keep'] })).toEqual({
+      a: 'data:image/jpeg;base64,<BASE64_IMAGE>',
+      b: 'data:x',
+      c: ['keep'],
+    });
   });
 
   it('quotes shell words, a single quote included', () => {
@@ -33,7 +45,9 @@ describe('request snippets', () => {
   });
 
   it('writes curl with a multipart upload for a transcription, and an output file for speech', () => {
-    expect(curlSnippet(BASE, { kind: 'transcription', model: 'demo-transcribe', fileName: 'memo.wav', language: 'en' })).toBe(
+    expect(
+      curlSnippet(BASE, { kind: 'transcription', model: 'demo-transcribe', fileName: 'memo.wav', language: 'en' }),
+    ).toBe(
       [
         'curl https://gw.example/v1/audio/transcriptions',
         '  -H "Authorization: Bearer $SWITCHYARD_API_KEY"',
@@ -42,7 +56,10 @@ describe('request snippets', () => {
         "  -F language='en'",
       ].join(' \\\n'),
     );
-    const speech = curlSnippet(BASE, { kind: 'speech', body: { model: 'demo-tts', input: 'Hi', voice: 'alloy', response_format: 'wav' } });
+    const speech = curlSnippet(BASE, {
+      kind: 'speech',
+      body: { model: 'demo-tts', input: 'Hi', voice: 'alloy', response_format: 'wav' },
+    });
     expect(speech.endsWith('--output speech.wav')).toBe(true);
   });
 
@@ -55,15 +72,22 @@ describe('request snippets', () => {
   });
 
   it('writes image code that checks both url and b64_json', () => {
-    const request: PlaygroundRequest = { kind: 'image', body: { model: 'demo-image', prompt: 'A lighthouse', n: 1, size: '256x256', response_format: 'b64_json' } };
+    const request: PlaygroundRequest = {
+      kind: 'image',
+      body: { model: 'demo-image', prompt: 'A lighthouse', n: 1, size: '256x256', response_format: 'b64_json' },
+    };
     expect(javascriptSnippet(BASE, request)).toContain('image.url ?? `data:image/png;base64,${image.b64_json}`');
     expect(pythonSnippet(BASE, request)).toContain('image.url or "data:image/png;base64," + image.b64_json');
   });
 
   it('writes Python with keyword arguments and Python literals', () => {
-    expect(pythonLiteral({ a: true, b: null, c: [1, 'x'], d: false })).toBe('{\n    "a": True,\n    "b": None,\n    "c": [\n        1,\n        "x",\n    ],\n    "d": False,\n}');
+    expect(pythonLiteral({ a: true, b: null, c: [1, 'x'], d: false })).toBe(
+      '{\n    "a": True,\n    "b": None,\n    "c": [\n        1,\n        "x",\n    ],\n    "d": False,\n}',
+    );
     const code = pythonSnippet(BASE, chat);
-    expect(code).toContain('client = OpenAI(base_url="https://gw.example/v1", api_key=os.environ["SWITCHYARD_API_KEY"])');
+    expect(code).toContain(
+      'client = OpenAI(base_url="https://gw.example/v1", api_key=os.environ["SWITCHYARD_API_KEY"])',
+    );
     expect(code).toContain('    model="demo-chat",');
     expect(code).toContain('    stream=True,');
     expect(code).toContain('for chunk in stream:');

@@ -40,7 +40,9 @@ const DATA_URL = /^data:([^;,]+);base64,.{64,}$/s;
 export function shortenDataUrls<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value, (_key, inner: unknown) =>
-      typeof inner === 'string' && DATA_URL.test(inner) ? inner.replace(DATA_URL, 'data:$1;base64,<BASE64_IMAGE>') : inner,
+      typeof inner === 'string' && DATA_URL.test(inner)
+        ? inner.replace(DATA_URL, 'data:$1;base64,<BASE64_IMAGE>')
+        : inner,
     ),
   ) as T;
 }
@@ -141,7 +143,9 @@ export function pythonLiteral(value: unknown, indent = 0): string {
 }
 
 function pythonKeywords(body: object): string {
-  const entries = Object.entries(shortenDataUrls(body) as Record<string, unknown>).filter(([, item]) => item !== undefined);
+  const entries = Object.entries(shortenDataUrls(body) as Record<string, unknown>).filter(
+    ([, item]) => item !== undefined,
+  );
   return `(\n${entries.map(([key, item]) => `    ${key}=${pythonLiteral(item, 4)},`).join('\n')}\n)`;
 }
 

@@ -22,11 +22,25 @@ describe('applyChatEvent', () => {
   const chunk = (body: object) => JSON.stringify(body);
 
   it('adds the first choice’s text, then the finish reason, the usage with its cost, and [DONE]', () => {
-    let state = applyChatEvent(EMPTY_CHAT_STREAM, chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] }));
+    let state = applyChatEvent(
+      EMPTY_CHAT_STREAM,
+      chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] }),
+    );
     state = applyChatEvent(state, chunk({ choices: [{ index: 0, delta: { content: 'Hello' } }] }));
-    state = applyChatEvent(state, chunk({ choices: [{ index: 1, delta: { content: 'other choice' } }, { index: 0, delta: { content: ', world' } }] }));
+    state = applyChatEvent(
+      state,
+      chunk({
+        choices: [
+          { index: 1, delta: { content: 'other choice' } },
+          { index: 0, delta: { content: ', world' } },
+        ],
+      }),
+    );
     state = applyChatEvent(state, chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
-    state = applyChatEvent(state, chunk({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, cost: 0.000014 } }));
+    state = applyChatEvent(
+      state,
+      chunk({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5, cost: 0.000014 } }),
+    );
     expect(state).toEqual({
       content: 'Hello, world',
       finishReason: 'stop',
@@ -38,8 +52,8 @@ describe('applyChatEvent', () => {
 
   it('ignores data that is not JSON, and throws an error sent inside the stream', () => {
     expect(applyChatEvent(EMPTY_CHAT_STREAM, 'not json')).toBe(EMPTY_CHAT_STREAM);
-    expect(() => applyChatEvent(EMPTY_CHAT_STREAM, chunk({ error: { message: 'Budget exhausted', code: 'budget_exhausted' } }))).toThrow(
-      new StreamError('Budget exhausted', 'budget_exhausted'),
-    );
+    expect(() =>
+      applyChatEvent(EMPTY_CHAT_STREAM, chunk({ error: { message: 'Budget exhausted', code: 'budget_exhausted' } })),
+    ).toThrow(new StreamError('Budget exhausted', 'budget_exhausted'));
   });
 });

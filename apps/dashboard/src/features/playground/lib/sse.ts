@@ -71,7 +71,10 @@ const num = (value: unknown): number => (typeof value === 'number' && Number.isF
 
 /** An error sent inside the stream (some providers do), in the words it came with. */
 export class StreamError extends Error {
-  constructor(message: string, readonly code: string | null) {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
     super(message);
     this.name = 'StreamError';
   }
@@ -92,10 +95,13 @@ export function applyChatEvent(state: ChatStreamState, data: string): ChatStream
     throw new StreamError(message, typeof chunk.error.code === 'string' ? chunk.error.code : null);
   }
   let next = state;
-  const choice: unknown = Array.isArray(chunk.choices) ? (chunk.choices as unknown[]).find((item) => isRecord(item) && (item.index ?? 0) === 0) : undefined;
+  const choice: unknown = Array.isArray(chunk.choices)
+    ? (chunk.choices as unknown[]).find((item) => isRecord(item) && (item.index ?? 0) === 0)
+    : undefined;
   if (isRecord(choice)) {
     const delta = isRecord(choice.delta) ? choice.delta : {};
-    if (typeof delta.content === 'string' && delta.content !== '') next = { ...next, content: next.content + delta.content };
+    if (typeof delta.content === 'string' && delta.content !== '')
+      next = { ...next, content: next.content + delta.content };
     if (typeof choice.finish_reason === 'string') next = { ...next, finishReason: choice.finish_reason };
   }
   if (isRecord(chunk.usage)) {

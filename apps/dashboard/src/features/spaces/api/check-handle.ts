@@ -7,7 +7,9 @@ import { spaceKeys } from './space-keys';
 
 /** Whether a well-formed handle can be claimed (public). */
 export function checkHandle(handle: string, signal?: AbortSignal): Promise<HandleCheckResponse> {
-  return http.get<HandleCheckResponse>(`/api/v1/spaces/handle/check${queryString<SpaceHandleCheckQuery>({ handle })}`, { signal });
+  return http.get<HandleCheckResponse>(`/api/v1/spaces/handle/check${queryString<SpaceHandleCheckQuery>({ handle })}`, {
+    signal,
+  });
 }
 
 export const handleCheckQueryOptions = (handle: string) =>

@@ -14,7 +14,8 @@ export const spaceAppsQueryOptions = () =>
     queryKey: spaceKeys.apps(),
     queryFn: ({ signal }) => listSpaceApps(signal),
     // Live status: ask again while a model is writing one of them.
-    refetchInterval: (query) => (query.state.data?.some((app) => app.status === 'generating') ? GENERATING_POLL_MS : false),
+    refetchInterval: (query) =>
+      query.state.data?.some((app) => app.status === 'generating') ? GENERATING_POLL_MS : false,
   });
 
 export function useSpaceApps() {

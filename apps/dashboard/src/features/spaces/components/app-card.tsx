@@ -12,7 +12,11 @@ import { toFormErrors } from '../../../lib/form-errors';
 import { useDeleteSpaceApp, useEditSpaceApp, usePublishSpaceApp, useUndoSpaceApp } from '../api/change-app';
 import { AppPreview } from './app-preview';
 
-const STATUS_LABEL: Record<SpaceAppResponse['status'], string> = { generating: 'Generating…', ready: 'Ready', failed: 'Failed' };
+const STATUS_LABEL: Record<SpaceAppResponse['status'], string> = {
+  generating: 'Generating…',
+  ready: 'Ready',
+  failed: 'Failed',
+};
 const [EDIT_MIN, EDIT_MAX] = SPACE_EDIT_PROMPT_RANGE;
 
 interface AppCardProps {
@@ -31,7 +35,9 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
   const editMutation = useEditSpaceApp();
   const publishMutation = usePublishSpaceApp();
   const undoMutation = useUndoSpaceApp();
-  const deleteMutation = useDeleteSpaceApp({ onDeleted: () => onAnnounce(`${app.title} was deleted.`, { removed: true }) });
+  const deleteMutation = useDeleteSpaceApp({
+    onDeleted: () => onAnnounce(`${app.title} was deleted.`, { removed: true }),
+  });
   const editErrors = toFormErrors(editMutation.error, ['prompt'] as const);
   const failure = publishMutation.error ?? undoMutation.error ?? deleteMutation.error;
   const generating = app.status === 'generating';
@@ -59,7 +65,10 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
   const togglePublished = () =>
     publishMutation.mutate(
       { slug: app.slug, published: !app.published },
-      { onSuccess: (saved) => onAnnounce(saved.published ? `${saved.title} is published.` : `${saved.title} is no longer published.`) },
+      {
+        onSuccess: (saved) =>
+          onAnnounce(saved.published ? `${saved.title} is published.` : `${saved.title} is no longer published.`),
+      },
     );
 
   return (
@@ -68,7 +77,9 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         <h3 id={headingId} className="app-card-title">
           {app.title}
         </h3>
-        <span className={`badge badge-${app.status === 'failed' ? 'revoked' : 'active'}`}>{STATUS_LABEL[app.status]}</span>
+        <span className={`badge badge-${app.status === 'failed' ? 'revoked' : 'active'}`}>
+          {STATUS_LABEL[app.status]}
+        </span>
         {app.published ? <span className="badge badge-active">Published</span> : null}
       </div>
       {generating ? (
@@ -77,7 +88,11 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         </p>
       ) : null}
       {app.error ? (
-        <Alert>{app.status === 'failed' ? `Generation failed: ${app.error}` : `The last edit failed, so the page before it stays: ${app.error}`}</Alert>
+        <Alert>
+          {app.status === 'failed'
+            ? `Generation failed: ${app.error}`
+            : `The last edit failed, so the page before it stays: ${app.error}`}
+        </Alert>
       ) : null}
       <dl className="details">
         <div>
@@ -112,17 +127,31 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         {confirmingDelete ? (
           <div className="inline-confirm" role="group" aria-label={`Delete ${app.title}?`}>
             <span className="inline-confirm-question">Delete {app.title}? Every version goes with it.</span>
-            <Button variant="danger" busy={deleteMutation.isPending} onClick={() => deleteMutation.mutate(app.slug, { onError: () => setConfirmingDelete(false) })}>
+            <Button
+              variant="danger"
+              busy={deleteMutation.isPending}
+              onClick={() => deleteMutation.mutate(app.slug, { onError: () => setConfirmingDelete(false) })}
+            >
               Delete
             </Button>
-            <Button variant="secondary" autoFocus disabled={deleteMutation.isPending} onClick={() => setConfirmingDelete(false)}>
+            <Button
+              variant="secondary"
+              autoFocus
+              disabled={deleteMutation.isPending}
+              onClick={() => setConfirmingDelete(false)}
+            >
               Cancel
             </Button>
           </div>
         ) : (
           <>
             {hasPage ? (
-              <Button variant="secondary" aria-expanded={showPreview} aria-controls={showPreview ? previewId : undefined} onClick={() => setShowPreview((shown) => !shown)}>
+              <Button
+                variant="secondary"
+                aria-expanded={showPreview}
+                aria-controls={showPreview ? previewId : undefined}
+                onClick={() => setShowPreview((shown) => !shown)}
+              >
                 {showPreview ? 'Hide preview' : 'Preview'}
                 <span className="visually-hidden"> {app.title}</span>
               </Button>
@@ -137,7 +166,11 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               <Button
                 variant="secondary"
                 busy={undoMutation.isPending}
-                onClick={() => undoMutation.mutate(app.slug, { onSuccess: () => onAnnounce(`The last edit of ${app.title} was undone.`) })}
+                onClick={() =>
+                  undoMutation.mutate(app.slug, {
+                    onSuccess: () => onAnnounce(`The last edit of ${app.title} was undone.`),
+                  })
+                }
               >
                 Undo last edit<span className="visually-hidden"> of {app.title}</span>
               </Button>
@@ -171,7 +204,9 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               setChangeTooShort(false);
               setChange(event.target.value);
             }}
-            errors={changeTooShort ? [`Describe the change in at least ${EDIT_MIN} characters.`] : editErrors.fields.prompt}
+            errors={
+              changeTooShort ? [`Describe the change in at least ${EDIT_MIN} characters.`] : editErrors.fields.prompt
+            }
           />
           <Button type="submit" variant="secondary" busy={editMutation.isPending} disabled={generating}>
             Apply change<span className="visually-hidden"> to {app.title}</span>

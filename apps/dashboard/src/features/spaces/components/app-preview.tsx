@@ -21,7 +21,12 @@ export function AppPreview({ slug, title, id }: { slug: string; title: string; i
     );
   }
   if (appQuery.isError) return <Alert>Could not load the preview: {appQuery.error.message}</Alert>;
-  if (appQuery.data.html === null) return <p className="muted" id={id}>No page yet.</p>;
+  if (appQuery.data.html === null)
+    return (
+      <p className="muted" id={id}>
+        No page yet.
+      </p>
+    );
   return (
     <PreviewFrame
       key={appQuery.data.version}
@@ -51,5 +56,15 @@ function PreviewFrame({ id, title, src, html }: { id?: string; title: string; sr
     return () => window.removeEventListener('message', onMessage);
   }, [html]);
 
-  return <iframe ref={frame} id={id} className="space-frame" title={title} sandbox={SPACE_SANDBOX} referrerPolicy="no-referrer" src={src} />;
+  return (
+    <iframe
+      ref={frame}
+      id={id}
+      className="space-frame"
+      title={title}
+      sandbox={SPACE_SANDBOX}
+      referrerPolicy="no-referrer"
+      src={src}
+    />
+  );
 }

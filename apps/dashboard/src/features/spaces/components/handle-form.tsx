@@ -41,7 +41,8 @@ export function HandleForm({ current, onSaved }: HandleFormProps) {
 
   let status = '';
   if (mine && current) status = saved ? `Saved. Your handle is ${current}.` : `This is your handle.`;
-  else if (problem) status = SPACE_RESERVED_HANDLES.includes(value) ? `${value} is a reserved word.` : `A handle ${problem}.`;
+  else if (problem)
+    status = SPACE_RESERVED_HANDLES.includes(value) ? `${value} is a reserved word.` : `A handle ${problem}.`;
   else if (value && (settled !== value || check.isFetching)) status = 'Checking…';
   else if (check.data?.available) status = `${value} is available.`;
   else if (check.data?.reason === 'reserved') status = `${value} is a reserved word.`;

@@ -22,7 +22,14 @@ export function PublicProfile({ profile }: { profile: SpaceProfileResponse }) {
               <h2 id={`app-${app.slug}`} className="card-title">
                 {app.title}
               </h2>
-              <iframe className="space-frame" title={app.title} src={app.url} sandbox={SPACE_SANDBOX} loading="lazy" referrerPolicy="no-referrer" />
+              <iframe
+                className="space-frame"
+                title={app.title}
+                src={app.url}
+                sandbox={SPACE_SANDBOX}
+                loading="lazy"
+                referrerPolicy="no-referrer"
+              />
               <p>
                 <a href={app.url} target="_blank" rel="noopener noreferrer">
                   Open {app.title}

@@ -7,7 +7,11 @@ import type { DateRange } from '../lib/date-range';
 import { usageKeys } from './usage-keys';
 
 /** Requests, tokens and cost per group between two UTC dates (the end date counts whole). */
-export function getAnalytics(range: DateRange, groupBy: AnalyticsGroupBy, signal?: AbortSignal): Promise<AnalyticsResponse> {
+export function getAnalytics(
+  range: DateRange,
+  groupBy: AnalyticsGroupBy,
+  signal?: AbortSignal,
+): Promise<AnalyticsResponse> {
   const query = queryString<UsageAnalyticsQuery>({ from: range.from, to: range.to, groupBy });
   return http.get<AnalyticsResponse>(`/api/v1/usage/me/analytics${query}`, { signal });
 }

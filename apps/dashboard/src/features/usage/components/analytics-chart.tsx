@@ -6,16 +6,26 @@ import type { AnalyticsRow } from '../lib/analytics-rows';
 
 export type ChartMetric = 'cost' | 'totalTokens' | 'requests';
 
-export const METRIC_LABELS: Record<ChartMetric, string> = { cost: 'Spend (USD)', totalTokens: 'Tokens', requests: 'Requests' };
+export const METRIC_LABELS: Record<ChartMetric, string> = {
+  cost: 'Spend (USD)',
+  totalTokens: 'Tokens',
+  requests: 'Requests',
+};
 
 const MAX_BARS = 12;
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
-const moneyCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 2 });
+const moneyCompact = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  notation: 'compact',
+  maximumFractionDigits: 2,
+});
 const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 function formatValue(metric: ChartMetric, value: number): string {
   // Calls cost fractions of a cent: two significant digits keep the axis short ($0.000014, $0.25, $1.2K).
-  if (metric === 'cost') return value === 0 ? '$0' : value >= 1 ? moneyCompact.format(value) : `$${Number(value.toPrecision(2))}`;
+  if (metric === 'cost')
+    return value === 0 ? '$0' : value >= 1 ? moneyCompact.format(value) : `$${Number(value.toPrecision(2))}`;
   return compact.format(value);
 }
 
@@ -46,8 +56,19 @@ export function AnalyticsChart({ rows, groupBy, metric }: AnalyticsChartProps) {
         {overTime ? (
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid vertical={false} stroke="var(--border)" />
-            <XAxis dataKey="label" tickFormatter={formatDay} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" minTickGap={16} />
-            <YAxis tickFormatter={(value: number) => formatValue(metric, value)} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" width={84} />
+            <XAxis
+              dataKey="label"
+              tickFormatter={formatDay}
+              tick={{ fill: 'var(--muted)', fontSize: 12 }}
+              stroke="var(--border)"
+              minTickGap={16}
+            />
+            <YAxis
+              tickFormatter={(value: number) => formatValue(metric, value)}
+              tick={{ fill: 'var(--muted)', fontSize: 12 }}
+              stroke="var(--border)"
+              width={84}
+            />
             <Tooltip
               cursor={{ fill: 'var(--accent-soft)' }}
               contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}
@@ -57,10 +78,26 @@ export function AnalyticsChart({ rows, groupBy, metric }: AnalyticsChartProps) {
             <Bar dataKey="value" fill="var(--accent)" radius={[3, 3, 0, 0]} isAnimationActive={false} />
           </BarChart>
         ) : (
-          <BarChart data={data} layout="vertical" margin={{ top: 0, right: 16, bottom: 0, left: 0 }} accessibilityLayer={false}>
+          <BarChart
+            data={data}
+            layout="vertical"
+            margin={{ top: 0, right: 16, bottom: 0, left: 0 }}
+            accessibilityLayer={false}
+          >
             <CartesianGrid horizontal={false} stroke="var(--border)" />
-            <XAxis type="number" tickFormatter={(value: number) => formatValue(metric, value)} tick={{ fill: 'var(--muted)', fontSize: 12 }} stroke="var(--border)" />
-            <YAxis type="category" dataKey="label" width={130} tick={{ fill: 'var(--text)', fontSize: 12 }} stroke="var(--border)" />
+            <XAxis
+              type="number"
+              tickFormatter={(value: number) => formatValue(metric, value)}
+              tick={{ fill: 'var(--muted)', fontSize: 12 }}
+              stroke="var(--border)"
+            />
+            <YAxis
+              type="category"
+              dataKey="label"
+              width={130}
+              tick={{ fill: 'var(--text)', fontSize: 12 }}
+              stroke="var(--border)"
+            />
             <Tooltip
               cursor={{ fill: 'var(--accent-soft)' }}
               contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}

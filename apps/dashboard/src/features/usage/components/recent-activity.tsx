@@ -74,7 +74,11 @@ export function RecentActivity() {
           {activity.dataUpdatedAt ? (
             <span className="muted small">Updated {clock.format(activity.dataUpdatedAt)}</span>
           ) : null}
-          <Button variant="secondary" busy={activity.isFetching && !activity.isPending} onClick={() => void activity.refetch()}>
+          <Button
+            variant="secondary"
+            busy={activity.isFetching && !activity.isPending}
+            onClick={() => void activity.refetch()}
+          >
             Refresh
           </Button>
         </div>
@@ -83,17 +87,20 @@ export function RecentActivity() {
         {(page) =>
           page.items.length === 0 ? (
             <p className="muted">
-              No calls yet. Try a model in the <Link href="/playground">Playground</Link>, or call the gateway with one of{' '}
-              <Link href="/keys">your API keys</Link>.
+              No calls yet. Try a model in the <Link href="/playground">Playground</Link>, or call the gateway with one
+              of <Link href="/keys">your API keys</Link>.
             </p>
           ) : (
-            <ActivityTable rows={page.items.map((item, index) => toActivityRow(item as unknown as LooseActivityRecord, index))} labelledBy={headingId} />
+            <ActivityTable
+              rows={page.items.map((item, index) => toActivityRow(item as unknown as LooseActivityRecord, index))}
+              labelledBy={headingId}
+            />
           )
         }
       </QueryView>
       <p className="muted small">
-        Refreshes every {ACTIVITY_REFRESH_MS / 1000} seconds. Totals over time are on the <Link href="/usage">Usage</Link>{' '}
-        page.
+        Refreshes every {ACTIVITY_REFRESH_MS / 1000} seconds. Totals over time are on the{' '}
+        <Link href="/usage">Usage</Link> page.
       </p>
     </section>
   );

@@ -73,105 +73,117 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
   const exportCsv = () => downloadCsv(buildCsv(analyticsCsvColumns(groupBy), rows), csvFileName(groupBy, range));
 
   const renderFigures = ({ totals }: AnalyticsResponse) => (
-      <>
-        <dl className="details" aria-live="polite">
-          <div>
-            <dt>Spend</dt>
-            <dd className="balance-figure">{formatMoney(totals.cost)}</dd>
-          </div>
-          <div>
-            <dt>Requests</dt>
-            <dd>{count.format(totals.requests)}</dd>
-          </div>
-          <div>
-            <dt>Tokens</dt>
-            <dd>{count.format(totals.totalTokens)}</dd>
-          </div>
-        </dl>
-        {totals.requests === 0 ? (
-          <p className="muted">
-            No calls in this range{groupBy === 'key' ? ' with an API key' : groupBy === 'app' ? ' by an OAuth app' : ''}. Try a model in the{' '}
-            <Link href="/playground">Playground</Link>.
-          </p>
-        ) : (
-          <>
-            <fieldset className="fieldset segmented" aria-describedby={`${id}-metric-hint`}>
-              <legend className="field-label">Chart</legend>
-              <div className="segmented-options">
-                {METRICS.map((option) => (
-                  <label key={option.value} className="segmented-option">
-                    <input type="radio" name={`${id}-metric`} value={option.value} checked={metric === option.value} onChange={() => setMetric(option.value)} />
-                    <span>{option.label}</span>
-                  </label>
-                ))}
-              </div>
-              <p id={`${id}-metric-hint`} className="visually-hidden">
-                What the bars measure.
-              </p>
-            </fieldset>
-            <Suspense fallback={<p className="muted chart-placeholder">Drawing the chart…</p>}>
-              <AnalyticsChart rows={rows} groupBy={groupBy} metric={metric} />
-            </Suspense>
-          </>
-        )}
-        <div className="card-heading-row">
-          <h3 id={`${id}-table`} className="subheading">
-            {GROUP_BY_OPTIONS.find((option) => option.value === groupBy)?.heading}
-          </h3>
-          <Button variant="secondary" onClick={exportCsv} disabled={analytics.isPlaceholderData}>
-            Export CSV
-          </Button>
+    <>
+      <dl className="details" aria-live="polite">
+        <div>
+          <dt>Spend</dt>
+          <dd className="balance-figure">{formatMoney(totals.cost)}</dd>
         </div>
-        {groupBy === 'day' ? <p className="muted small">Days without calls are left out of the table; the CSV file has every day.</p> : null}
-        <div className="table-scroll">
-          <table className="data-table" aria-labelledby={`${id}-table`} aria-busy={analytics.isPlaceholderData || undefined}>
-            <thead>
-              <tr>
-                <th scope="col">{groupColumn(groupBy)}</th>
-                <th scope="col" className="numeric">
-                  Requests
-                </th>
-                <th scope="col" className="numeric">
-                  Prompt tokens
-                </th>
-                <th scope="col" className="numeric">
-                  Completion tokens
-                </th>
-                <th scope="col" className="numeric">
-                  Total tokens
-                </th>
-                <th scope="col" className="numeric">
-                  Spend
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tableRows.map((row) => (
-                <tr key={row.key}>
-                  <th scope="row" className="data-table-name">
-                    {groupBy === 'model' ? <code className="mono">{row.label}</code> : row.label}
-                  </th>
-                  <td className="numeric">{count.format(row.requests)}</td>
-                  <td className="numeric">{count.format(row.promptTokens)}</td>
-                  <td className="numeric">{count.format(row.completionTokens)}</td>
-                  <td className="numeric">{count.format(row.totalTokens)}</td>
-                  <td className="numeric">{formatMoney(row.cost)}</td>
-                </tr>
+        <div>
+          <dt>Requests</dt>
+          <dd>{count.format(totals.requests)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{count.format(totals.totalTokens)}</dd>
+        </div>
+      </dl>
+      {totals.requests === 0 ? (
+        <p className="muted">
+          No calls in this range{groupBy === 'key' ? ' with an API key' : groupBy === 'app' ? ' by an OAuth app' : ''}.
+          Try a model in the <Link href="/playground">Playground</Link>.
+        </p>
+      ) : (
+        <>
+          <fieldset className="fieldset segmented" aria-describedby={`${id}-metric-hint`}>
+            <legend className="field-label">Chart</legend>
+            <div className="segmented-options">
+              {METRICS.map((option) => (
+                <label key={option.value} className="segmented-option">
+                  <input
+                    type="radio"
+                    name={`${id}-metric`}
+                    value={option.value}
+                    checked={metric === option.value}
+                    onChange={() => setMetric(option.value)}
+                  />
+                  <span>{option.label}</span>
+                </label>
               ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row">Total</th>
-                <td className="numeric">{count.format(totals.requests)}</td>
-                <td className="numeric">{count.format(totals.promptTokens)}</td>
-                <td className="numeric">{count.format(totals.completionTokens)}</td>
-                <td className="numeric">{count.format(totals.totalTokens)}</td>
-                <td className="numeric">{formatMoney(totals.cost)}</td>
+            </div>
+            <p id={`${id}-metric-hint`} className="visually-hidden">
+              What the bars measure.
+            </p>
+          </fieldset>
+          <Suspense fallback={<p className="muted chart-placeholder">Drawing the chart…</p>}>
+            <AnalyticsChart rows={rows} groupBy={groupBy} metric={metric} />
+          </Suspense>
+        </>
+      )}
+      <div className="card-heading-row">
+        <h3 id={`${id}-table`} className="subheading">
+          {GROUP_BY_OPTIONS.find((option) => option.value === groupBy)?.heading}
+        </h3>
+        <Button variant="secondary" onClick={exportCsv} disabled={analytics.isPlaceholderData}>
+          Export CSV
+        </Button>
+      </div>
+      {groupBy === 'day' ? (
+        <p className="muted small">Days without calls are left out of the table; the CSV file has every day.</p>
+      ) : null}
+      <div className="table-scroll">
+        <table
+          className="data-table"
+          aria-labelledby={`${id}-table`}
+          aria-busy={analytics.isPlaceholderData || undefined}
+        >
+          <thead>
+            <tr>
+              <th scope="col">{groupColumn(groupBy)}</th>
+              <th scope="col" className="numeric">
+                Requests
+              </th>
+              <th scope="col" className="numeric">
+                Prompt tokens
+              </th>
+              <th scope="col" className="numeric">
+                Completion tokens
+              </th>
+              <th scope="col" className="numeric">
+                Total tokens
+              </th>
+              <th scope="col" className="numeric">
+                Spend
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tableRows.map((row) => (
+              <tr key={row.key}>
+                <th scope="row" className="data-table-name">
+                  {groupBy === 'model' ? <code className="mono">{row.label}</code> : row.label}
+                </th>
+                <td className="numeric">{count.format(row.requests)}</td>
+                <td className="numeric">{count.format(row.promptTokens)}</td>
+                <td className="numeric">{count.format(row.completionTokens)}</td>
+                <td className="numeric">{count.format(row.totalTokens)}</td>
+                <td className="numeric">{formatMoney(row.cost)}</td>
               </tr>
-            </tfoot>
-          </table>
-        </div>
-      </>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total</th>
+              <td className="numeric">{count.format(totals.requests)}</td>
+              <td className="numeric">{count.format(totals.promptTokens)}</td>
+              <td className="numeric">{count.format(totals.completionTokens)}</td>
+              <td className="numeric">{count.format(totals.totalTokens)}</td>
+              <td className="numeric">{formatMoney(totals.cost)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+    </>
   );
 
   return (

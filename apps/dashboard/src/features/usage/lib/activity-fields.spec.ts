@@ -21,9 +21,31 @@ describe('activity field fallbacks (docs/decisions.md#rules-for-clients)', () =>
 
   it('builds a row, adding the tokens when the total is missing and naming a failure', () => {
     expect(
-      toActivityRow({ id: 'r1', timestamp: 't', model: 'demo-chat', promptTokens: 3, completionTokens: 4, cost: 0.1, status: 'client_closed', errorCode: 'client_closed' }, 0),
-    ).toEqual({ id: 'r1', time: 't', name: 'Unknown', model: 'demo-chat', totalTokens: 7, cost: 0.1, problem: 'client_closed' });
-    expect(toActivityRow({ startTime: 's', name: 'CI', model: 'm', totalTokens: 10, cost: 0, status: 'success' }, 4)).toEqual({
+      toActivityRow(
+        {
+          id: 'r1',
+          timestamp: 't',
+          model: 'demo-chat',
+          promptTokens: 3,
+          completionTokens: 4,
+          cost: 0.1,
+          status: 'client_closed',
+          errorCode: 'client_closed',
+        },
+        0,
+      ),
+    ).toEqual({
+      id: 'r1',
+      time: 't',
+      name: 'Unknown',
+      model: 'demo-chat',
+      totalTokens: 7,
+      cost: 0.1,
+      problem: 'client_closed',
+    });
+    expect(
+      toActivityRow({ startTime: 's', name: 'CI', model: 'm', totalTokens: 10, cost: 0, status: 'success' }, 4),
+    ).toEqual({
       id: 'row-4',
       time: 's',
       name: 'CI',

@@ -33,7 +33,13 @@ describe('analytics rows', () => {
   });
 
   it('exports the same numbers as CSV, with the client id for apps', () => {
-    const rows = analyticsRows(response('app', [{ key: 'client-b', requests: 2, promptTokens: 3, completionTokens: 4, totalTokens: 7, cost: 0.000014 }]), range, new Map([['client-b', 'Notes, the app']]));
+    const rows = analyticsRows(
+      response('app', [
+        { key: 'client-b', requests: 2, promptTokens: 3, completionTokens: 4, totalTokens: 7, cost: 0.000014 },
+      ]),
+      range,
+      new Map([['client-b', 'Notes, the app']]),
+    );
     expect(buildCsv(analyticsCsvColumns('app'), rows)).toBe(
       'OAuth app,Client ID,Requests,Prompt tokens,Completion tokens,Total tokens,Cost (USD)\r\n"Notes, the app",client-b,2,3,4,7,0.000014\r\n',
     );

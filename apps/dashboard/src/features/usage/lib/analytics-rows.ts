@@ -29,10 +29,14 @@ export function analyticsRows(
   range: DateRange,
   appNames: ReadonlyMap<string, string> = new Map(),
 ): AnalyticsRow[] {
-  if (response.groupBy === 'day') return fillDays(response.groups, range).map((group) => ({ ...group, label: group.key }));
+  if (response.groupBy === 'day')
+    return fillDays(response.groups, range).map((group) => ({ ...group, label: group.key }));
   return [...response.groups]
     .sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens || a.key.localeCompare(b.key))
-    .map((group) => ({ ...group, label: response.groupBy === 'app' ? (appNames.get(group.key) ?? group.key) : group.key }));
+    .map((group) => ({
+      ...group,
+      label: response.groupBy === 'app' ? (appNames.get(group.key) ?? group.key) : group.key,
+    }));
 }
 
 export function analyticsCsvColumns(groupBy: AnalyticsGroupBy): CsvColumn<AnalyticsRow>[] {

@@ -15,12 +15,16 @@ describe('date ranges (UTC calendar days)', () => {
     expect(rangeProblem({ from: '2026-11-01', to: '2026-11-22' })).toBeNull();
     expect(rangeProblem({ from: '', to: '2026-11-22' })).toBe('Enter a start date.');
     expect(rangeProblem({ from: '2026-02-30', to: '2026-03-01' })).toBe('Enter a start date.');
-    expect(rangeProblem({ from: '2026-11-23', to: '2026-11-22' })).toBe('The start date must not be after the end date.');
+    expect(rangeProblem({ from: '2026-11-23', to: '2026-11-22' })).toBe(
+      'The start date must not be after the end date.',
+    );
     expect(rangeProblem({ from: '2024-01-01', to: '2026-01-01' })).toBe('Choose at most 366 days.');
   });
 
   it('fills the days without calls with zeros, in order', () => {
-    const groups = [{ key: '2026-11-21', requests: 2, promptTokens: 5, completionTokens: 5, totalTokens: 10, cost: 0.5 }];
+    const groups = [
+      { key: '2026-11-21', requests: 2, promptTokens: 5, completionTokens: 5, totalTokens: 10, cost: 0.5 },
+    ];
     const days = fillDays(groups, { from: '2026-11-20', to: '2026-11-22' });
     expect(days.map((day) => [day.key, day.requests])).toEqual([
       ['2026-11-20', 0],

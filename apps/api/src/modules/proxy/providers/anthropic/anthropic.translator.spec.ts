@@ -28,7 +28,8 @@ function runStream(sse: string, seed: number, includeUsage = true) {
   return runSharedStream(anthropicTranslator, RESPONSE_CTX, sse, seed, includeUsage);
 }
 
-const contentOf = (chunks: ChatCompletionChunk[]): string => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+const contentOf = (chunks: ChatCompletionChunk[]): string =>
+  chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
 
 describe('anthropicTranslator.buildRequest', () => {
   it('translates a plain chat into a Messages API request', async () => {
@@ -54,7 +55,13 @@ describe('anthropicTranslator.buildRequest', () => {
     const request = await build({
       messages: [
         { role: 'system', content: 'You are terse.' },
-        { role: 'developer', content: [{ type: 'text', text: 'Answer in ' }, { type: 'text', text: 'French.' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Answer in ' },
+            { type: 'text', text: 'French.' },
+          ],
+        },
         { role: 'user', content: 'Hi' },
         { role: 'system', content: 'Never mention the weather.' },
       ],
@@ -75,8 +82,20 @@ describe('anthropicTranslator.buildRequest', () => {
       ],
     });
     expect(request.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'First' }, { type: 'text', text: 'Second' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Answer one' }, { type: 'text', text: 'Answer two' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'First' },
+          { type: 'text', text: 'Second' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Answer one' },
+          { type: 'text', text: 'Answer two' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Third' }] },
     ]);
   });
@@ -105,7 +124,9 @@ describe('anthropicTranslator.buildRequest', () => {
       stream: true,
       metadata: { user_id: 'user-42' },
     });
-    expect((await build({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 50, stop: 'STOP' })).stop_sequences).toEqual(['STOP']);
+    expect(
+      (await build({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 50, stop: 'STOP' })).stop_sequences,
+    ).toEqual(['STOP']);
     expect((await build({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 50 })).max_tokens).toBe(50);
   });
 
@@ -136,10 +157,18 @@ describe('anthropicTranslator.buildRequest', () => {
 
   it('sends PDF files as document blocks', async () => {
     const request = await build({
-      messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } }],
+        },
+      ],
     });
     expect(request.messages).toEqual([
-      { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }] },
+      {
+        role: 'user',
+        content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }],
+      },
     ]);
   });
 
@@ -158,7 +187,10 @@ describe('anthropicTranslator.buildRequest', () => {
 
   it('maps tool_choice and parallel_tool_calls', async () => {
     const tools: ChatCompletionCreateParams['tools'] = [
-      { type: 'function', function: { name: 'a', parameters: { type: 'object', properties: { x: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: { name: 'a', parameters: { type: 'object', properties: { x: { type: 'string' } } } },
+      },
       { type: 'function', function: { name: 'b', description: 'no parameters' } },
     ];
     const base = { messages: [{ role: 'user' as const, content: 'Hi' }], tools };
@@ -175,14 +207,20 @@ describe('anthropicTranslator.buildRequest', () => {
       type: 'tool',
       name: 'b',
     });
-    expect((await build({ ...base, parallel_tool_calls: false })).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect((await build({ ...base, parallel_tool_calls: false })).tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
     expect((await build({ ...base, tool_choice: 'required', parallel_tool_calls: false })).tool_choice).toEqual({
       type: 'any',
       disable_parallel_tool_use: true,
     });
     const allowed = await build({
       ...base,
-      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] } },
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] },
+      },
     });
     expect(allowed.tool_choice).toEqual({ type: 'any' });
     expect((allowed.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['b']);
@@ -192,7 +230,11 @@ describe('anthropicTranslator.buildRequest', () => {
     const request = await build({
       messages: [
         { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'toolu_1', content: 'Sunny' },
         { role: 'user', content: 'Summarize.' },
       ],
@@ -205,7 +247,11 @@ describe('anthropicTranslator.buildRequest', () => {
     const request = await build({
       messages: [
         { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'w', arguments: '' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'w', arguments: '' } }],
+        },
         { role: 'user', content: 'Also, be brief.' },
         { role: 'tool', tool_call_id: 'toolu_1', content: [{ type: 'text', text: 'Sunny' }] },
       ],
@@ -228,23 +274,63 @@ describe('anthropicTranslator.buildRequest', () => {
     const user = { role: 'user' as const, content: 'Hi' };
     it.each<[string, Partial<ChatCompletionCreateParams>, string | undefined]>([
       ['n > 1', { messages: [user], n: 2 }, 'n'],
-      ['audio input', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA=', format: 'wav' } }] }] }, 'messages[0].content[0]'],
+      [
+        'audio input',
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA=', format: 'wav' } }] },
+          ],
+        },
+        'messages[0].content[0]',
+      ],
       ['audio output', { messages: [user], modalities: ['text', 'audio'] }, 'modalities'],
       ['temperature above 1', { messages: [user], temperature: 1.5 }, 'temperature'],
       ['JSON mode', { messages: [user], response_format: { type: 'json_object' } }, 'response_format'],
       ['logprobs', { messages: [user], logprobs: true }, 'logprobs'],
       ['legacy functions', { messages: [user], functions: [{ name: 'f' }] }, 'functions'],
       ['custom tools', { messages: [user], tools: [{ type: 'custom', custom: { name: 'grammar' } }] }, 'tools[0]'],
-      ['an unsupported image type', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/tiff;base64,AAAA' } }] }] }, 'messages[0].content[0].image_url'],
-      ['a non-http image URL', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://host/cat.png' } }] }] }, 'messages[0].content[0].image_url'],
-      ['a file_id', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }] }, 'messages[0].content[0]'],
+      [
+        'an unsupported image type',
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/tiff;base64,AAAA' } }] },
+          ],
+        },
+        'messages[0].content[0].image_url',
+      ],
+      [
+        'a non-http image URL',
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://host/cat.png' } }] }] },
+        'messages[0].content[0].image_url',
+      ],
+      [
+        'a file_id',
+        { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }] },
+        'messages[0].content[0]',
+      ],
       [
         'tool call arguments that are not JSON',
-        { messages: [user, { role: 'assistant', tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{oops' } }] }] },
+        {
+          messages: [
+            user,
+            {
+              role: 'assistant',
+              tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{oops' } }],
+            },
+          ],
+        },
         'messages[1].tool_calls[0].function.arguments',
       ],
-      ['the legacy function role', { messages: [user, { role: 'function', name: 'f', content: 'x' }] }, 'messages[1].role'],
-      ['a conversation without content', { messages: [{ role: 'system', content: 'Only a system prompt' }] }, 'messages'],
+      [
+        'the legacy function role',
+        { messages: [user, { role: 'function', name: 'f', content: 'x' }] },
+        'messages[1].role',
+      ],
+      [
+        'a conversation without content',
+        { messages: [{ role: 'system', content: 'Only a system prompt' }] },
+        'messages',
+      ],
       ['a required tool without tools', { messages: [user], tool_choice: 'required' }, 'tool_choice'],
     ])('%s', async (_name, body, param) => {
       const error = await buildError(body);
@@ -269,7 +355,13 @@ describe('anthropicTranslator.parseResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 21, completion_tokens: 12, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        prompt_tokens: 21,
+        completion_tokens: 12,
+        total_tokens: 33,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
     });
   });
 
@@ -288,7 +380,12 @@ describe('anthropicTranslator.parseResponse', () => {
   });
 
   it('gives null content when there is no text block', () => {
-    const response = { type: 'message', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 0 } };
+    const response = {
+      type: 'message',
+      content: [],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 0 },
+    };
     expect(anthropicTranslator.parseResponse(response, RESPONSE_CTX).choices[0].message.content).toBeNull();
   });
 
@@ -305,13 +402,25 @@ describe('a tool call round trip', () => {
         function: {
           name: 'get_weather',
           description: 'Current weather',
-          parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] },
+          parameters: {
+            type: 'object',
+            properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+            required: ['location'],
+          },
         },
       },
     ];
-    const first = await build({ messages: [{ role: 'user', content: 'Weather in SF and Paris?' }], tools, tool_choice: 'auto' });
+    const first = await build({
+      messages: [{ role: 'user', content: 'Weather in SF and Paris?' }],
+      tools,
+      tool_choice: 'auto',
+    });
     expect(first.tools).toEqual([
-      { name: 'get_weather', description: 'Current weather', input_schema: tools[0].type === 'function' ? tools[0].function.parameters : {} },
+      {
+        name: 'get_weather',
+        description: 'Current weather',
+        input_schema: tools[0].type === 'function' ? tools[0].function.parameters : {},
+      },
     ]);
     expect(first.tool_choice).toEqual({ type: 'auto' });
 
@@ -320,8 +429,16 @@ describe('a tool call round trip', () => {
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
     expect(message.content).toBe("I'll check the weather in both cities.");
     expect(message.tool_calls).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
-      { id: 'toolu_01B7fe8c2d3e4f5a6b7c8d9e', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+      },
+      {
+        id: 'toolu_01B7fe8c2d3e4f5a6b7c8d9e',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Paris, France"}' },
+      },
     ]);
     // cache reads and writes are input tokens too
     expect(completion.usage).toEqual({
@@ -347,8 +464,18 @@ describe('a tool call round trip', () => {
         role: 'assistant',
         content: [
           { type: 'text', text: "I'll check the weather in both cities." },
-          { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'celsius' } },
-          { type: 'tool_use', id: 'toolu_01B7fe8c2d3e4f5a6b7c8d9e', name: 'get_weather', input: { location: 'Paris, France' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_01A09q90qw90lq917835lq9',
+            name: 'get_weather',
+            input: { location: 'San Francisco, CA', unit: 'celsius' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_01B7fe8c2d3e4f5a6b7c8d9e',
+            name: 'get_weather',
+            input: { location: 'Paris, France' },
+          },
         ],
       },
       {
@@ -368,21 +495,35 @@ describe('anthropicTranslator streams', () => {
   it('streams text with usage, whatever the slicing of the upstream bytes', () => {
     const { chunks, stream } = runStream(fixture('stream-text.sse'), 7);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ id: 'chatcmpl-test123', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'claude-sonnet' });
+      expect(chunk).toMatchObject({
+        id: 'chatcmpl-test123',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model: 'claude-sonnet',
+      });
     }
-    expect(chunks[0].choices).toEqual([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+    expect(chunks[0].choices).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]);
     expect(contentOf(chunks)).toBe('Bonjour à tous 👋, 世界!');
     const finish = chunks[chunks.length - 2];
     expect(finish.choices).toEqual([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
     expect(finish.usage).toBeNull();
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(last.usage).toEqual({
+      prompt_tokens: 25,
+      completion_tokens: 15,
+      total_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
     expect(stream.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 });
     expect(stream.error).toBeNull();
 
     const reference = JSON.stringify(runStream(fixture('stream-text.sse'), 0).chunks);
-    for (const seed of SEEDS) expect(JSON.stringify(runStream(fixture('stream-text.sse'), seed).chunks)).toBe(reference);
+    for (const seed of SEEDS)
+      expect(JSON.stringify(runStream(fixture('stream-text.sse'), seed).chunks)).toBe(reference);
     expect(JSON.stringify(runStream(fixture('stream-text.sse').replace(/\n/g, '\r\n'), 5).chunks)).toBe(reference);
   });
 
@@ -398,7 +539,12 @@ describe('anthropicTranslator streams', () => {
     for (const seed of SEEDS) expect(runStream(fixture('stream-tool-use.sse'), seed).chunks).toEqual(reference);
 
     const toolDeltas = reference.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
-    expect(toolDeltas[0]).toEqual({ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } });
+    expect(toolDeltas[0]).toEqual({
+      index: 0,
+      id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '' },
+    });
     const args = (index: number): string =>
       toolDeltas
         .filter((delta) => delta.index === index)
@@ -410,13 +556,24 @@ describe('anthropicTranslator streams', () => {
     expect(toolDeltas.some((delta) => delta.function?.arguments === '' && delta.id === undefined)).toBe(false);
     expect(contentOf(reference)).toBe('Let me check both cities.');
     expect(reference[reference.length - 2].choices[0].finish_reason).toBe('tool_calls');
-    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(reference[reference.length - 1].usage).toEqual({
+      prompt_tokens: 472,
+      completion_tokens: 89,
+      total_tokens: 561,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
   });
 
   it('reports a mid-stream error event and does not invent a finish chunk', () => {
     const { chunks, stream } = runStream(fixture('stream-error.sse'), 11);
     expect(contentOf(chunks)).toBe('Partial');
-    expect(stream.error).toEqual({ status: 503, message: 'Overloaded', type: 'server_error', code: 'overloaded_error' });
+    expect(stream.error).toEqual({
+      status: 503,
+      message: 'Overloaded',
+      type: 'server_error',
+      code: 'overloaded_error',
+    });
     expect(chunks.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
     expect(stream.usage).toEqual({ prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 });
   });
@@ -468,7 +625,10 @@ describe('anthropicTranslator.parseError', () => {
     [429, 'rate_limit_error', 'rate_limit_error'],
     [500, 'api_error', 'server_error'],
   ])('HTTP %i %s → %s', (status, anthropicType, openAiType) => {
-    const info = anthropicTranslator.parseError(status, JSON.stringify({ type: 'error', error: { type: anthropicType, message: 'x' } }));
+    const info = anthropicTranslator.parseError(
+      status,
+      JSON.stringify({ type: 'error', error: { type: anthropicType, message: 'x' } }),
+    );
     expect(info).toEqual({ status, message: 'x', type: openAiType, code: anthropicType });
   });
 
@@ -481,7 +641,10 @@ describe('anthropicTranslator.parseError', () => {
     });
     const info = anthropicTranslator.parseError(
       404,
-      JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'Not found: https://api.anthropic.com/v1/messages?key=secret' } }),
+      JSON.stringify({
+        type: 'error',
+        error: { type: 'not_found_error', message: 'Not found: https://api.anthropic.com/v1/messages?key=secret' },
+      }),
     );
     expect(info.message).toBe('Not found: [url]');
   });

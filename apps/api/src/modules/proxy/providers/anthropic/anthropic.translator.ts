@@ -104,7 +104,8 @@ function fileBlock(part: ChatCompletionContentPart.File, param: string): Anthrop
   const { mimeType, data } = fileData.startsWith('data:')
     ? parseDataUrl(fileData, param)
     : { mimeType: filename?.toLowerCase().endsWith('.pdf') ? 'application/pdf' : 'unknown', data: fileData };
-  if (mimeType !== 'application/pdf') throw new TranslationError('Only PDF files are supported by Anthropic models.', param);
+  if (mimeType !== 'application/pdf')
+    throw new TranslationError('Only PDF files are supported by Anthropic models.', param);
   return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } };
 }
 
@@ -126,15 +127,24 @@ function userBlocks(content: string | ChatCompletionContentPart[], param: string
       case 'input_audio':
         throw new TranslationError('Audio input is not supported by Anthropic models.', partParam);
       default:
-        throw new TranslationError(`Content parts of type '${(part as { type: string }).type}' are not supported.`, partParam);
+        throw new TranslationError(
+          `Content parts of type '${(part as { type: string }).type}' are not supported.`,
+          partParam,
+        );
     }
   });
   return blocks;
 }
 
-function assistantBlocks(message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>, param: string): AnthropicContentBlock[] {
+function assistantBlocks(
+  message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>,
+  param: string,
+): AnthropicContentBlock[] {
   if (message.function_call) {
-    throw new TranslationError("The deprecated 'function_call' is not supported; use 'tool_calls'.", `${param}.function_call`);
+    throw new TranslationError(
+      "The deprecated 'function_call' is not supported; use 'tool_calls'.",
+      `${param}.function_call`,
+    );
   }
   const blocks: AnthropicContentBlock[] = [];
   const { content } = message;
@@ -149,7 +159,8 @@ function assistantBlocks(message: Extract<ChatCompletionMessageParam, { role: 'a
   }
   message.tool_calls?.forEach((call, index) => {
     const callParam = `${param}.tool_calls[${index}]`;
-    if (call.type !== 'function') throw new TranslationError(`Tool calls of type '${call.type}' are not supported.`, callParam);
+    if (call.type !== 'function')
+      throw new TranslationError(`Tool calls of type '${call.type}' are not supported.`, callParam);
     blocks.push({
       type: 'tool_use',
       id: call.id,
@@ -202,7 +213,9 @@ function convertMessages(input: readonly ChatCompletionMessageParam[]): Converte
       case 'tool': {
         // Tool results travel in a user turn, matched to the tool_use by id.
         const text = textContent(message.content, `${param}.content`);
-        append('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id, ...(text !== '' ? { content: text } : {}) }]);
+        append('user', [
+          { type: 'tool_result', tool_use_id: message.tool_call_id, ...(text !== '' ? { content: text } : {}) },
+        ]);
         break;
       }
       default:
@@ -234,7 +247,11 @@ function convertMessages(input: readonly ChatCompletionMessageParam[]): Converte
   if (messages.length === 0) {
     throw new TranslationError('At least one user or assistant message with content is required.', 'messages');
   }
-  return { system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined, messages, usedToolNames: [...usedToolNames] };
+  return {
+    system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined,
+    messages,
+    usedToolNames: [...usedToolNames],
+  };
 }
 
 function convertTool(tool: ChatCompletionFunctionTool): AnthropicTool {
@@ -256,7 +273,10 @@ function allowedToolNames(entries: ReadonlyArray<JsonObject>): Set<string> {
   return names;
 }
 
-function convertTools(body: ChatCompletionCreateParams, usedToolNames: string[]): Pick<AnthropicRequest, 'tools' | 'tool_choice'> {
+function convertTools(
+  body: ChatCompletionCreateParams,
+  usedToolNames: string[],
+): Pick<AnthropicRequest, 'tools' | 'tool_choice'> {
   let tools = (body.tools ?? []).filter((tool): tool is ChatCompletionFunctionTool => tool.type === 'function');
   const choice = body.tool_choice;
   let anthropicChoice: AnthropicToolChoice | undefined;
@@ -282,7 +302,10 @@ function convertTools(body: ChatCompletionCreateParams, usedToolNames: string[])
     // Anthropic refuses a history with tool_use blocks when no tools are defined. OpenAI lets a client drop the
     // tools for a final turn, so declare the used names with an open schema and forbid calling them.
     if (usedToolNames.length > 0) {
-      return { tools: usedToolNames.map((name) => ({ name, input_schema: { type: 'object' } })), tool_choice: { type: 'none' } };
+      return {
+        tools: usedToolNames.map((name) => ({ name, input_schema: { type: 'object' } })),
+        tool_choice: { type: 'none' },
+      };
     }
     return {};
   }
@@ -370,7 +393,8 @@ class UsageAccumulator {
 }
 
 function parseResponse(json: unknown, ctx: ResponseContext): ChatCompletion {
-  if (!isRecord(json) || !Array.isArray(json.content)) throw new Error('Unexpected Anthropic response: no content array.');
+  if (!isRecord(json) || !Array.isArray(json.content))
+    throw new Error('Unexpected Anthropic response: no content array.');
   const texts: string[] = [];
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
   for (const block of json.content) {
@@ -380,7 +404,10 @@ function parseResponse(json: unknown, ctx: ResponseContext): ChatCompletion {
       toolCalls.push({
         id: stringOr(block.id, ''),
         type: 'function',
-        function: { name: stringOr(block.name, ''), arguments: JSON.stringify(isRecord(block.input) ? block.input : {}) },
+        function: {
+          name: stringOr(block.name, ''),
+          arguments: JSON.stringify(isRecord(block.input) ? block.input : {}),
+        },
       });
     }
     // thinking, redacted_thinking and server-tool blocks have no Chat Completions counterpart.
@@ -559,7 +586,12 @@ class AnthropicStreamTranslator implements ChatStreamTranslator {
       chunks.push(
         this.writer.delta(0, {
           tool_calls: [
-            { index: toolIndex, id: stringOr(block.id, ''), type: 'function', function: { name: stringOr(block.name, ''), arguments: '' } },
+            {
+              index: toolIndex,
+              id: stringOr(block.id, ''),
+              type: 'function',
+              function: { name: stringOr(block.name, ''), arguments: '' },
+            },
           ],
         }),
       );
@@ -572,10 +604,16 @@ class AnthropicStreamTranslator implements ChatStreamTranslator {
     if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') {
       this.start(chunks);
       chunks.push(this.writer.delta(0, { content: delta.text }));
-    } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
+    } else if (
+      delta.type === 'input_json_delta' &&
+      typeof delta.partial_json === 'string' &&
+      delta.partial_json !== ''
+    ) {
       const toolIndex = this.toolIndexByBlock.get(numberOr(data.index, -1));
       if (toolIndex === undefined) return; // deltas of a server-tool block, which the client never sees
-      chunks.push(this.writer.delta(0, { tool_calls: [{ index: toolIndex, function: { arguments: delta.partial_json } }] }));
+      chunks.push(
+        this.writer.delta(0, { tool_calls: [{ index: toolIndex, function: { arguments: delta.partial_json } }] }),
+      );
     }
     // thinking_delta, signature_delta and citations_delta have no Chat Completions counterpart.
   }

@@ -39,11 +39,7 @@ export interface AnthropicToolResultBlock {
 }
 
 export type AnthropicContentBlock =
-  | AnthropicTextBlock
-  | AnthropicImageBlock
-  | AnthropicDocumentBlock
-  | AnthropicToolUseBlock
-  | AnthropicToolResultBlock;
+  AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -78,13 +74,7 @@ export interface AnthropicRequest {
 
 /** https://docs.anthropic.com/en/api/messages#response-stop-reason */
 export type AnthropicStopReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'tool_use'
-  | 'pause_turn'
-  | 'refusal'
-  | 'model_context_window_exceeded';
+  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
 export interface AnthropicUsage {
   input_tokens?: number;

@@ -12,7 +12,16 @@ describe('toGeminiSchema', () => {
         nested: {
           type: 'object',
           additionalProperties: { type: 'string' },
-          properties: { list: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { a: { type: 'integer', examples: [1] } } } } },
+          properties: {
+            list: {
+              type: 'array',
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                properties: { a: { type: 'integer', examples: [1] } },
+              },
+            },
+          },
         },
       },
       required: ['nested', 'missing'],
@@ -21,7 +30,10 @@ describe('toGeminiSchema', () => {
       type: 'object',
       properties: {
         additionalProperties: { type: 'string', description: 'a property with an unlucky name' },
-        nested: { type: 'object', properties: { list: { type: 'array', items: { type: 'object', properties: { a: { type: 'integer' } } } } } },
+        nested: {
+          type: 'object',
+          properties: { list: { type: 'array', items: { type: 'object', properties: { a: { type: 'integer' } } } } },
+        },
       },
       required: ['nested'],
     });
@@ -36,7 +48,9 @@ describe('toGeminiSchema', () => {
       nullable: true,
       description: 'count',
     });
-    expect(toGeminiSchema({ oneOf: [{ type: 'string' }, { type: 'number' }] })).toEqual({ anyOf: [{ type: 'string' }, { type: 'number' }] });
+    expect(toGeminiSchema({ oneOf: [{ type: 'string' }, { type: 'number' }] })).toEqual({
+      anyOf: [{ type: 'string' }, { type: 'number' }],
+    });
   });
 
   it('inlines local $refs and cuts recursion', () => {
@@ -54,7 +68,10 @@ describe('toGeminiSchema', () => {
       },
     });
     expect(toGeminiSchema({ $ref: '#/$defs/Missing' })).toEqual({ type: 'object' });
-    const recursive = { $ref: '#/definitions/Node', definitions: { Node: { type: 'object', properties: { child: { $ref: '#/definitions/Node' } } } } };
+    const recursive = {
+      $ref: '#/definitions/Node',
+      definitions: { Node: { type: 'object', properties: { child: { $ref: '#/definitions/Node' } } } },
+    };
     expect(toGeminiSchema(recursive)).toEqual({ type: 'object', properties: { child: { type: 'object' } } });
   });
 

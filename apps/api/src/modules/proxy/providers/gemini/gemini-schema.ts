@@ -54,7 +54,11 @@ function resolveRef(ref: string, ctx: Context): JsonObject | undefined {
 }
 
 function isNullSchema(schema: unknown): boolean {
-  return isRecord(schema) && schema.type === 'null' && Object.keys(schema).every((key) => key === 'type' || key === 'description');
+  return (
+    isRecord(schema) &&
+    schema.type === 'null' &&
+    Object.keys(schema).every((key) => key === 'type' || key === 'description')
+  );
 }
 
 /** Merges `allOf` members (already converted) into one schema: properties and required are unioned. */
@@ -62,9 +66,15 @@ function mergeAll(schemas: JsonObject[]): JsonObject {
   const merged: JsonObject = {};
   for (const schema of schemas) {
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && isRecord(value)) merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value };
+      if (key === 'properties' && isRecord(value))
+        merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value };
       else if (key === 'required' && Array.isArray(value)) {
-        merged.required = [...new Set([...(Array.isArray(merged.required) ? (merged.required as unknown[]) : []), ...(value as unknown[])])];
+        merged.required = [
+          ...new Set([
+            ...(Array.isArray(merged.required) ? (merged.required as unknown[]) : []),
+            ...(value as unknown[]),
+          ]),
+        ];
       } else if (!(key in merged)) merged[key] = value;
     }
   }
@@ -131,7 +141,11 @@ function convert(node: unknown, depth: number, ctx: Context): JsonObject {
     }
   }
 
-  if (typeof node.format === 'string' && typeof result.type === 'string' && FORMATS_BY_TYPE[result.type]?.has(node.format)) {
+  if (
+    typeof node.format === 'string' &&
+    typeof result.type === 'string' &&
+    FORMATS_BY_TYPE[result.type]?.has(node.format)
+  ) {
     result.format = node.format;
   }
 
@@ -144,7 +158,9 @@ function convert(node: unknown, depth: number, ctx: Context): JsonObject {
   }
   if (Array.isArray(node.required)) {
     const names = node.required.filter((name): name is string => typeof name === 'string');
-    result.required = [...new Set([...(Array.isArray(result.required) ? (result.required as unknown[]) : []), ...names])];
+    result.required = [
+      ...new Set([...(Array.isArray(result.required) ? (result.required as unknown[]) : []), ...names]),
+    ];
   }
   if (Array.isArray(result.required)) {
     // Gemini rejects a required name that is not a declared property.

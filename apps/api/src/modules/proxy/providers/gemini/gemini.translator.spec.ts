@@ -9,7 +9,9 @@ import { runStream as runSharedStream, translationErrorOf } from '../../../../..
 const fixture = (name: string): string => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 const jsonFixture = (name: string): unknown => JSON.parse(fixture(name));
 
-function context(fetchImage: TranslatorContext['fetchImage'] = () => Promise.reject(new Error('unexpected fetch'))): TranslatorContext {
+function context(
+  fetchImage: TranslatorContext['fetchImage'] = () => Promise.reject(new Error('unexpected fetch')),
+): TranslatorContext {
   return { upstreamModel: 'gemini-2.0-flash', apiKey: 'AIza-test-key', fetchImage };
 }
 const RESPONSE_CTX = { publicModel: 'gemini-flash', id: 'chatcmpl-gem1', created: 1_700_000_000 };
@@ -34,7 +36,10 @@ const user = { role: 'user' as const, content: 'Hi' };
 
 describe('geminiTranslator.buildRequest', () => {
   it('translates a plain chat into a generateContent request', async () => {
-    const spec = await geminiTranslator.buildRequest({ model: 'gemini-flash', messages: [{ role: 'user', content: 'Hello' }] }, context());
+    const spec = await geminiTranslator.buildRequest(
+      { model: 'gemini-flash', messages: [{ role: 'user', content: 'Hello' }] },
+      context(),
+    );
     expect(spec).toEqual({
       path: '/models/gemini-2.0-flash:generateContent',
       method: 'POST',
@@ -46,9 +51,15 @@ describe('geminiTranslator.buildRequest', () => {
   it('streams through streamGenerateContent with alt=sse, and keeps model paths safe', async () => {
     const stream = await geminiTranslator.buildRequest({ model: 'g', messages: [user], stream: true }, context());
     expect(stream.path).toBe('/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
-    const tuned = await geminiTranslator.buildRequest({ model: 'g', messages: [user] }, { ...context(), upstreamModel: 'tunedModels/my-model' });
+    const tuned = await geminiTranslator.buildRequest(
+      { model: 'g', messages: [user] },
+      { ...context(), upstreamModel: 'tunedModels/my-model' },
+    );
     expect(tuned.path).toBe('/tunedModels/my-model:generateContent');
-    const odd = await geminiTranslator.buildRequest({ model: 'g', messages: [user] }, { ...context(), upstreamModel: 'x?key=1#y' });
+    const odd = await geminiTranslator.buildRequest(
+      { model: 'g', messages: [user] },
+      { ...context(), upstreamModel: 'x?key=1#y' },
+    );
     expect(odd.path).toBe('/models/x%3Fkey%3D1%23y:generateContent');
   });
 
@@ -97,7 +108,16 @@ describe('geminiTranslator.buildRequest', () => {
       user: 'ignored',
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'answer', strict: true, schema: { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } }, required: ['a'] } },
+        json_schema: {
+          name: 'answer',
+          strict: true,
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { a: { type: 'string' } },
+            required: ['a'],
+          },
+        },
       },
     });
     expect(request.generationConfig).toEqual({
@@ -114,7 +134,9 @@ describe('geminiTranslator.buildRequest', () => {
     expect((await build({ messages: [user], response_format: { type: 'json_object' } })).generationConfig).toEqual({
       responseMimeType: 'application/json',
     });
-    expect((await build({ messages: [user], stop: ['a', 'b'], n: 1 })).generationConfig).toEqual({ stopSequences: ['a', 'b'] });
+    expect((await build({ messages: [user], stop: ['a', 'b'], n: 1 })).generationConfig).toEqual({
+      stopSequences: ['a', 'b'],
+    });
   });
 
   it('sends data-URL images inline and fetches http(s) images through the engine, once per URL', async () => {
@@ -159,13 +181,23 @@ describe('geminiTranslator.buildRequest', () => {
   it('does not fetch images for a request it refuses, and passes fetch failures through', async () => {
     const fetchImage = jest.fn(async (): Promise<FetchedImage> => ({ mimeType: 'image/png', data: 'x' }));
     const image = { type: 'image_url' as const, image_url: { url: 'https://example.com/a.png' } };
-    await expect(build({ messages: [{ role: 'user', content: [image] }], logprobs: true }, context(fetchImage))).rejects.toThrow(TranslationError);
     await expect(
-      build({ messages: [{ role: 'user', content: [image, { type: 'file', file: { file_id: 'file-1' } }] }] }, context(fetchImage)),
+      build({ messages: [{ role: 'user', content: [image] }], logprobs: true }, context(fetchImage)),
+    ).rejects.toThrow(TranslationError);
+    await expect(
+      build(
+        { messages: [{ role: 'user', content: [image, { type: 'file', file: { file_id: 'file-1' } }] }] },
+        context(fetchImage),
+      ),
     ).rejects.toThrow(TranslationError);
     expect(fetchImage).not.toHaveBeenCalled();
     const failure = new Error('image too large');
-    await expect(build({ messages: [{ role: 'user', content: [image] }] }, context(() => Promise.reject(failure)))).rejects.toBe(failure);
+    await expect(
+      build(
+        { messages: [{ role: 'user', content: [image] }] },
+        context(() => Promise.reject(failure)),
+      ),
+    ).rejects.toBe(failure);
   });
 
   it('sends audio and PDF input inline', async () => {
@@ -206,7 +238,11 @@ describe('geminiTranslator.buildRequest', () => {
             additionalProperties: false,
             properties: {
               query: { type: 'string' },
-              filters: { type: ['object', 'null'], additionalProperties: false, properties: { site: { type: 'string', format: 'hostname' } } },
+              filters: {
+                type: ['object', 'null'],
+                additionalProperties: false,
+                properties: { site: { type: 'string', format: 'hostname' } },
+              },
             },
             required: ['query'],
           },
@@ -223,7 +259,10 @@ describe('geminiTranslator.buildRequest', () => {
             description: 'Search the web',
             parameters: {
               type: 'object',
-              properties: { query: { type: 'string' }, filters: { type: 'object', nullable: true, properties: { site: { type: 'string' } } } },
+              properties: {
+                query: { type: 'string' },
+                filters: { type: 'object', nullable: true, properties: { site: { type: 'string' } } },
+              },
               required: ['query'],
             },
           },
@@ -243,7 +282,10 @@ describe('geminiTranslator.buildRequest', () => {
     const allowed = await build({
       messages: [user],
       tools,
-      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'now' } }] } },
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'now' } }] },
+      },
     });
     expect(allowed.tools).toEqual([{ functionDeclarations: [{ name: 'now' }] }]);
     expect(allowed.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
@@ -255,15 +297,43 @@ describe('geminiTranslator.buildRequest', () => {
       ['audio output', { messages: [user], audio: { format: 'mp3', voice: 'alloy' } }, 'audio'],
       ['custom tools', { messages: [user], tools: [{ type: 'custom', custom: { name: 'g' } }] }, 'tools[0]'],
       ['legacy function_call', { messages: [user], function_call: 'auto' }, 'function_call'],
-      ['a non-base64 data URL', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/svg+xml,<svg/>' } }] }] }, 'messages[0].content[0].image_url'],
-      ['a file reference', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] }, 'messages[0].content[0]'],
-      ['a tool result for an unknown call', { messages: [user, { role: 'tool', tool_call_id: 'call_9', content: 'x' }] }, 'messages[1].tool_call_id'],
+      [
+        'a non-base64 data URL',
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/svg+xml,<svg/>' } }] },
+          ],
+        },
+        'messages[0].content[0].image_url',
+      ],
+      [
+        'a file reference',
+        { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] },
+        'messages[0].content[0]',
+      ],
+      [
+        'a tool result for an unknown call',
+        { messages: [user, { role: 'tool', tool_call_id: 'call_9', content: 'x' }] },
+        'messages[1].tool_call_id',
+      ],
       [
         'tool call arguments that are not a JSON object',
-        { messages: [user, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] },
+        {
+          messages: [
+            user,
+            {
+              role: 'assistant',
+              tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }],
+            },
+          ],
+        },
         'messages[1].tool_calls[0].function.arguments',
       ],
-      ['a named tool without tools', { messages: [user], tool_choice: { type: 'function', function: { name: 'f' } } }, 'tool_choice'],
+      [
+        'a named tool without tools',
+        { messages: [user], tool_choice: { type: 'function', function: { name: 'f' } } },
+        'tool_choice',
+      ],
       ['no messages', { messages: [] }, 'messages'],
     ])('%s', async (_name, body, param) => {
       expect((await buildError(body)).param).toBe(param);
@@ -286,7 +356,13 @@ describe('geminiTranslator.parseResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 8, completion_tokens: 10, total_tokens: 18, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        prompt_tokens: 8,
+        completion_tokens: 10,
+        total_tokens: 18,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
     });
   });
 
@@ -302,16 +378,29 @@ describe('geminiTranslator.parseResponse', () => {
     ['MALFORMED_FUNCTION_CALL', 'stop'],
     [undefined, 'stop'],
   ])('maps finishReason %s to finish_reason %s', (reason, expected) => {
-    const response = { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: reason, index: 0 }] };
+    const response = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: reason, index: 0 }],
+    };
     expect(geminiTranslator.parseResponse(response, RESPONSE_CTX).choices[0].finish_reason).toBe(expected);
   });
 
   it('answers a blocked prompt with one empty choice filtered for content', () => {
     const completion = geminiTranslator.parseResponse(jsonFixture('blocked-prompt-response.json'), RESPONSE_CTX);
     expect(completion.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'content_filter' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: null },
+        logprobs: null,
+        finish_reason: 'content_filter',
+      },
     ]);
-    expect(completion.usage).toEqual({ prompt_tokens: 12, completion_tokens: 0, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(completion.usage).toEqual({
+      prompt_tokens: 12,
+      completion_tokens: 0,
+      total_tokens: 12,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
   });
 
   it('reads a missing candidate index as 0, as proto3 JSON leaves out default values', () => {
@@ -321,7 +410,9 @@ describe('geminiTranslator.parseResponse', () => {
         { content: { role: 'model', parts: [{ text: 'A' }] }, finishReason: 'STOP' },
       ],
     };
-    expect(geminiTranslator.parseResponse(response, RESPONSE_CTX).choices.map((choice) => choice.message.content)).toEqual(['A', 'B']);
+    expect(
+      geminiTranslator.parseResponse(response, RESPONSE_CTX).choices.map((choice) => choice.message.content),
+    ).toEqual(['A', 'B']);
   });
 
   it('returns every candidate as a choice, in index order', () => {
@@ -342,10 +433,20 @@ describe('geminiTranslator.parseResponse', () => {
 describe('a tool call round trip', () => {
   it('reads functionCall parts as tool_calls with synthesized ids and sends results back as functionResponse parts', async () => {
     const tools: ChatCompletionCreateParams['tools'] = [
-      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } },
-      { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { timezone: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+      },
+      {
+        type: 'function',
+        function: { name: 'get_time', parameters: { type: 'object', properties: { timezone: { type: 'string' } } } },
+      },
     ];
-    const first = await build({ messages: [{ role: 'user', content: 'Weather and time in Boston?' }], tools, tool_choice: 'auto' });
+    const first = await build({
+      messages: [{ role: 'user', content: 'Weather and time in Boston?' }],
+      tools,
+      tool_choice: 'auto',
+    });
     expect((first.tools as Array<{ functionDeclarations: unknown[] }>)[0].functionDeclarations).toHaveLength(2);
 
     const completion = geminiTranslator.parseResponse(jsonFixture('function-call-response.json'), RESPONSE_CTX);
@@ -353,7 +454,11 @@ describe('a tool call round trip', () => {
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
     expect(message.content).toBe('Let me look that up.'); // the thought summary is not part of the answer
     expect(message.tool_calls).toEqual([
-      { id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' } },
+      {
+        id: 'call_0',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' },
+      },
       { id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{"timezone":"America/New_York"}' } },
     ]);
     expect(completion.usage).toEqual({
@@ -364,7 +469,9 @@ describe('a tool call round trip', () => {
       completion_tokens_details: { reasoning_tokens: 50 },
     });
     // deterministic: the same response gives the same ids
-    expect(geminiTranslator.parseResponse(jsonFixture('function-call-response.json'), RESPONSE_CTX)).toEqual(completion);
+    expect(geminiTranslator.parseResponse(jsonFixture('function-call-response.json'), RESPONSE_CTX)).toEqual(
+      completion,
+    );
 
     const followUp = await build({
       tools,
@@ -381,7 +488,10 @@ describe('a tool call round trip', () => {
         role: 'model',
         parts: [
           { text: 'Let me look that up.' },
-          { functionCall: { name: 'get_weather', args: { location: 'Boston, MA', unit: 'celsius' } }, thoughtSignature: GEMINI_SKIP_THOUGHT_SIGNATURE },
+          {
+            functionCall: { name: 'get_weather', args: { location: 'Boston, MA', unit: 'celsius' } },
+            thoughtSignature: GEMINI_SKIP_THOUGHT_SIGNATURE,
+          },
           { functionCall: { name: 'get_time', args: { timezone: 'America/New_York' } } },
         ],
       },
@@ -396,9 +506,18 @@ describe('a tool call round trip', () => {
   });
 
   it('finds the name of a reused id in the nearest earlier assistant message', async () => {
-    const call = (name: string) => ({ role: 'assistant' as const, tool_calls: [{ id: 'call_0', type: 'function' as const, function: { name, arguments: '{}' } }] });
+    const call = (name: string) => ({
+      role: 'assistant' as const,
+      tool_calls: [{ id: 'call_0', type: 'function' as const, function: { name, arguments: '{}' } }],
+    });
     const request = await build({
-      messages: [user, call('first'), { role: 'tool', tool_call_id: 'call_0', content: 'a' }, call('second'), { role: 'tool', tool_call_id: 'call_0', content: 'b' }],
+      messages: [
+        user,
+        call('first'),
+        { role: 'tool', tool_call_id: 'call_0', content: 'a' },
+        call('second'),
+        { role: 'tool', tool_call_id: 'call_0', content: 'b' },
+      ],
     });
     const names = (request.contents as Array<{ parts: Array<{ functionResponse?: { name: string } }> }>)
       .flatMap((content) => content.parts)
@@ -413,19 +532,33 @@ describe('geminiTranslator streams', () => {
   it('streams text with usage, whatever the slicing of the upstream bytes', () => {
     const { chunks, stream } = runStream(fixture('stream-text.sse'), 9);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ id: 'chatcmpl-gem1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gemini-flash' });
+      expect(chunk).toMatchObject({
+        id: 'chatcmpl-gem1',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model: 'gemini-flash',
+      });
     }
-    expect(chunks[0].choices).toEqual([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+    expect(chunks[0].choices).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]);
     expect(contentOf(chunks)).toBe('Bonjour à tous 👋, 世界!');
     expect(chunks[chunks.length - 2].choices).toEqual([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(last.usage).toEqual({
+      prompt_tokens: 9,
+      completion_tokens: 8,
+      total_tokens: 17,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
     expect(stream.usage).toEqual({ prompt_tokens: 9, completion_tokens: 8, total_tokens: 17 });
     expect(stream.error).toBeNull();
 
     const reference = JSON.stringify(runStream(fixture('stream-text.sse'), 0).chunks);
-    for (const seed of SEEDS) expect(JSON.stringify(runStream(fixture('stream-text.sse'), seed).chunks)).toBe(reference);
+    for (const seed of SEEDS)
+      expect(JSON.stringify(runStream(fixture('stream-text.sse'), seed).chunks)).toBe(reference);
     // the fixture uses CRLF, as Gemini does; LF-only streams give the same result
     expect(JSON.stringify(runStream(fixture('stream-text.sse').replace(/\r\n/g, '\n'), 4).chunks)).toBe(reference);
   });
@@ -435,11 +568,27 @@ describe('geminiTranslator streams', () => {
     for (const seed of SEEDS) expect(runStream(fixture('stream-function-call.sse'), seed).chunks).toEqual(reference);
     expect(contentOf(reference)).toBe('Checking both.');
     expect(reference.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])).toEqual([
-      { index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Zürich"}' } },
-      { index: 1, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+      {
+        index: 0,
+        id: 'call_0',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Zürich"}' },
+      },
+      {
+        index: 1,
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+      },
     ]);
     expect(reference[reference.length - 2].choices[0].finish_reason).toBe('tool_calls');
-    expect(reference[reference.length - 1].usage).toEqual({ prompt_tokens: 60, completion_tokens: 25, total_tokens: 85, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(reference[reference.length - 1].usage).toEqual({
+      prompt_tokens: 60,
+      completion_tokens: 25,
+      total_tokens: 85,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
   });
 
   it('reports an error event in the middle of the stream', () => {
@@ -457,7 +606,10 @@ describe('geminiTranslator streams', () => {
 
   it('finishes a blocked prompt with content_filter', () => {
     const stream = geminiTranslator.createStream({ ...RESPONSE_CTX, includeUsage: false });
-    const chunks = [...stream.push({ data: JSON.stringify(jsonFixture('blocked-prompt-response.json')) }), ...stream.finish()];
+    const chunks = [
+      ...stream.push({ data: JSON.stringify(jsonFixture('blocked-prompt-response.json')) }),
+      ...stream.finish(),
+    ];
     expect(chunks.map((chunk) => chunk.choices[0].finish_reason)).toEqual([null, 'content_filter']);
   });
 
@@ -465,19 +617,28 @@ describe('geminiTranslator streams', () => {
     const stream = geminiTranslator.createStream({ ...RESPONSE_CTX, includeUsage: false });
     const event = (candidates: unknown[]) => ({ data: JSON.stringify({ candidates }) });
     const chunks = [
-      ...stream.push(event([{ index: 0, content: { parts: [{ text: 'A1' }] } }, { index: 1, content: { parts: [{ text: 'B1' }] } }])),
+      ...stream.push(
+        event([
+          { index: 0, content: { parts: [{ text: 'A1' }] } },
+          { index: 1, content: { parts: [{ text: 'B1' }] } },
+        ]),
+      ),
       ...stream.push(event([{ index: 1, content: { parts: [{ text: 'B2' }] }, finishReason: 'MAX_TOKENS' }])),
       ...stream.push(event([{ index: 0, content: { parts: [{ text: 'A2' }] }, finishReason: 'STOP' }])),
       ...stream.finish(),
     ];
     expect(contentOf(chunks, 0)).toBe('A1A2');
     expect(contentOf(chunks, 1)).toBe('B1B2');
-    const finishes = chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.finish_reason).map((choice) => [choice.index, choice.finish_reason]));
+    const finishes = chunks.flatMap((chunk) =>
+      chunk.choices.filter((choice) => choice.finish_reason).map((choice) => [choice.index, choice.finish_reason]),
+    );
     expect(finishes).toEqual([
       [1, 'length'],
       [0, 'stop'],
     ]);
-    expect(chunks.filter((chunk) => chunk.choices[0].delta.role === 'assistant').map((chunk) => chunk.choices[0].index)).toEqual([0, 1]);
+    expect(
+      chunks.filter((chunk) => chunk.choices[0].delta.role === 'assistant').map((chunk) => chunk.choices[0].index),
+    ).toEqual([0, 1]);
   });
 
   it('finishes a stream that never gave a finishReason, once', () => {
@@ -504,7 +665,8 @@ describe('geminiTranslator.parseError', () => {
   it('maps RESOURCE_EXHAUSTED to a rate limit error, without the URLs of the message', () => {
     expect(geminiTranslator.parseError(429, fixture('error-resource-exhausted.json'))).toEqual({
       status: 429,
-      message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: [url]',
+      message:
+        'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: [url]',
       type: 'rate_limit_error',
       code: 'resource_exhausted',
     });
@@ -521,11 +683,18 @@ describe('geminiTranslator.parseError', () => {
     [504, 'DEADLINE_EXCEEDED', 'server_error'],
   ])('HTTP %i %s → %s', (status, grpcStatus, type) => {
     const body = JSON.stringify({ error: { code: status, message: 'm', status: grpcStatus } });
-    expect(geminiTranslator.parseError(status, body)).toEqual({ status, message: 'm', type, code: grpcStatus.toLowerCase() });
+    expect(geminiTranslator.parseError(status, body)).toEqual({
+      status,
+      message: 'm',
+      type,
+      code: grpcStatus.toLowerCase(),
+    });
   });
 
   it('reads array-wrapped errors and copes with bodies that are not JSON', () => {
-    const wrapped = JSON.stringify([{ error: { code: 404, message: 'models/nope is not found', status: 'NOT_FOUND' } }]);
+    const wrapped = JSON.stringify([
+      { error: { code: 404, message: 'models/nope is not found', status: 'NOT_FOUND' } },
+    ]);
     expect(geminiTranslator.parseError(404, wrapped).type).toBe('not_found_error');
     expect(geminiTranslator.parseError(404, '<html>The requested URL /v1beta/models/x was not found</html>')).toEqual({
       status: 404,

@@ -106,7 +106,11 @@ function filePart(part: ChatCompletionContentPart.File, param: string): GeminiPa
   throw new TranslationError('file_data must be a base64 data URL (or a .pdf filename must be given).', param);
 }
 
-function userParts(content: string | ChatCompletionContentPart[], param: string, pending: PendingImage[]): GeminiPart[] {
+function userParts(
+  content: string | ChatCompletionContentPart[],
+  param: string,
+  pending: PendingImage[],
+): GeminiPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
   const parts: GeminiPart[] = [];
   content.forEach((part, index) => {
@@ -126,7 +130,10 @@ function userParts(content: string | ChatCompletionContentPart[], param: string,
         parts.push(filePart(part, partParam));
         break;
       default:
-        throw new TranslationError(`Content parts of type '${(part as { type: string }).type}' are not supported.`, partParam);
+        throw new TranslationError(
+          `Content parts of type '${(part as { type: string }).type}' are not supported.`,
+          partParam,
+        );
     }
   });
   return parts;
@@ -134,7 +141,10 @@ function userParts(content: string | ChatCompletionContentPart[], param: string,
 
 function modelParts(message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>, param: string): GeminiPart[] {
   if (message.function_call) {
-    throw new TranslationError("The deprecated 'function_call' is not supported; use 'tool_calls'.", `${param}.function_call`);
+    throw new TranslationError(
+      "The deprecated 'function_call' is not supported; use 'tool_calls'.",
+      `${param}.function_call`,
+    );
   }
   const parts: GeminiPart[] = [];
   const { content } = message;
@@ -148,9 +158,13 @@ function modelParts(message: Extract<ChatCompletionMessageParam, { role: 'assist
   }
   message.tool_calls?.forEach((call, index) => {
     const callParam = `${param}.tool_calls[${index}]`;
-    if (call.type !== 'function') throw new TranslationError(`Tool calls of type '${call.type}' are not supported.`, callParam);
+    if (call.type !== 'function')
+      throw new TranslationError(`Tool calls of type '${call.type}' are not supported.`, callParam);
     parts.push({
-      functionCall: { name: call.function.name, args: parseToolArguments(call.function.arguments, `${callParam}.function.arguments`) },
+      functionCall: {
+        name: call.function.name,
+        args: parseToolArguments(call.function.arguments, `${callParam}.function.arguments`),
+      },
     });
   });
   return parts;
@@ -261,7 +275,8 @@ function convertTools(body: ChatCompletionCreateParams): Pick<GeminiRequest, 'to
   }
 
   if (tools.length === 0) {
-    if (toolConfig?.functionCallingConfig.mode === 'ANY') throw new TranslationError('tool_choice requires tools.', 'tool_choice');
+    if (toolConfig?.functionCallingConfig.mode === 'ANY')
+      throw new TranslationError('tool_choice requires tools.', 'tool_choice');
     return {};
   }
   const functionDeclarations = tools.map((tool): GeminiFunctionDeclaration => {
@@ -402,7 +417,11 @@ function candidateIndex(candidate: JsonObject): number {
 
 function promptBlocked(response: JsonObject): boolean {
   const candidates = Array.isArray(response.candidates) ? response.candidates : [];
-  return candidates.length === 0 && isRecord(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string';
+  return (
+    candidates.length === 0 &&
+    isRecord(response.promptFeedback) &&
+    typeof response.promptFeedback.blockReason === 'string'
+  );
 }
 
 function parseResponse(json: unknown, ctx: ResponseContext): ChatCompletion {
@@ -496,7 +515,8 @@ function errorInfo(httpStatus: number, payload: unknown): UpstreamErrorInfo {
   const grpcStatus = typeof error?.status === 'string' ? error.status : undefined;
   const known = grpcStatus !== undefined ? BY_GRPC_STATUS[grpcStatus] : undefined;
   let status = httpStatus;
-  if (status < 400 || status > 599) status = known?.status ?? (numberOr(error?.code, 0) >= 400 ? numberOr(error?.code, 502) : 502);
+  if (status < 400 || status > 599)
+    status = known?.status ?? (numberOr(error?.code, 0) >= 400 ? numberOr(error?.code, 502) : 502);
   let type = known?.type ?? errorTypeForStatus(status);
   let code = grpcStatus?.toLowerCase() ?? null;
   // A bad key is reported as 400 INVALID_ARGUMENT with reason API_KEY_INVALID; it is an authentication failure.
@@ -572,7 +592,9 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
         if (!state.finished) this.finishChoice(index, state, undefined, chunks);
       }
     }
-    chunks.push(...this.writer.usageChunks(this.usageSeen ? completionUsage(this.usageMetadata, this.ctx.usageNote) : null));
+    chunks.push(
+      ...this.writer.usageChunks(this.usageSeen ? completionUsage(this.usageMetadata, this.ctx.usageNote) : null),
+    );
     return chunks;
   }
 
@@ -624,7 +646,12 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
     return state;
   }
 
-  private finishChoice(index: number, state: ChoiceState, reason: string | undefined, chunks: ChatCompletionChunk[]): void {
+  private finishChoice(
+    index: number,
+    state: ChoiceState,
+    reason: string | undefined,
+    chunks: ChatCompletionChunk[],
+  ): void {
     state.finished = true;
     chunks.push(this.writer.delta(index, {}, finishReason(reason, state.toolCalls > 0)));
   }

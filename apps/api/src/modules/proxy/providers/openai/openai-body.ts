@@ -15,7 +15,12 @@ export function openAiJsonBody(call: Call): string | Buffer | undefined {
   const renamed = call.json.model !== call.model.upstreamModel;
   if (!renamed && !(askForUsage && 'stream_options' in call.json)) {
     if (!askForUsage && !call.outputBound) return call.raw!;
-    return setTopLevelFields(call.raw!, call.outputBound ?? {}, askForUsage ? ASK_FOR_USAGE : null, call.outputBoundReplaces);
+    return setTopLevelFields(
+      call.raw!,
+      call.outputBound ?? {},
+      askForUsage ? ASK_FOR_USAGE : null,
+      call.outputBoundReplaces,
+    );
   }
   // call.json already holds the output bound.
   const body: Record<string, unknown> = { ...call.json, model: call.model.upstreamModel };

@@ -28,7 +28,8 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   async dispatch(call: Call, sink: AnswerSink, req: IncomingMessage | null): Promise<void> {
     if (call.route.action === 'video_content') {
-      if (!req) throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, 'Video downloads are served over HTTP only');
+      if (!req)
+        throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, 'Video downloads are served over HTTP only');
       return this.proxyBinary(call, req, sink);
     }
     const provider = call.model.provider;
@@ -91,10 +92,20 @@ export class OpenAiAdapter implements ProviderAdapter {
     (req as IncomingMessage & { upstreamPath?: string }).upstreamPath = upstreamPath(call);
     res.setHeader(COST_HEADER, '0');
     return new Promise<void>((resolve, reject) => {
-      res.on('finish', () => (res.statusCode >= 500 ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')) : resolve()));
+      res.on('finish', () =>
+        res.statusCode >= 500
+          ? reject(new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed'))
+          : resolve(),
+      );
       res.on('close', () => resolve());
       // The middleware hands its failures to this callback; the promise it returns carries no outcome.
-      void proxy(req, res as never, (error?: unknown) => reject(error ? upstreamFailure(error) : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed')));
+      void proxy(req, res as never, (error?: unknown) =>
+        reject(
+          error
+            ? upstreamFailure(error)
+            : new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider failed'),
+        ),
+      );
     });
   }
 }
