@@ -3,6 +3,7 @@
  * gateway's aliases and the pages outside the API, each request built from its own seeded generator, so request N
  * is the same whatever order the requests run in.
  */
+import { seededRandom } from '../../src/modules/demo';
 
 export interface FuzzCredentials {
   /** A dashboard session (Bearer on /api/v1). */
@@ -50,18 +51,6 @@ interface Schema {
   properties?: Record<string, Schema>;
   items?: Schema;
   oneOf?: Schema[];
-}
-
-/** mulberry32: small, fast, and good enough to pick mutations. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 class Dice {
@@ -664,7 +653,7 @@ function credentialFor(
 
 /** Request number `index` of the run with this seed. */
 export function fuzzRequest(index: number, seed: number, routes: Route[], credentials: FuzzCredentials): FuzzRequest {
-  const dice = new Dice(generator(seed ^ Math.imul(index + 1, 0x9e3779b1)));
+  const dice = new Dice(seededRandom(seed ^ Math.imul(index + 1, 0x9e3779b1)));
   const route = routes[index % routes.length];
   const labels: string[] = [];
   let method = route.method;

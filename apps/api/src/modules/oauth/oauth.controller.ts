@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Header, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { TokenResponse, UserInfoResponse } from '@switchyard/shared-dto';
+import { AUTHORIZATION_PARAM_NAMES, type TokenResponse, type UserInfoResponse } from '@switchyard/shared-dto';
 import type { Request, Response } from 'express';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
@@ -13,15 +13,6 @@ import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } 
 import { OAuthService, RegisteredClient } from './oauth.service';
 
 const REGISTRATIONS_PER_IP_PER_HOUR = 20;
-const AUTHORIZATION_PARAMS = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-];
 
 /** The OAuth protocol (docs/oauth.md#endpoints, docs/decisions.md#oauth-standards). Errors use RFC 6749's shape. */
 @ApiTags('oauth2')
@@ -54,7 +45,7 @@ export class OAuthController {
       // The consent page gets the parameters it understands; others (nonce, resource…) are ignored, as RFC 6749
       // section 3.1 says unknown request parameters must be.
       const known = Object.fromEntries(
-        AUTHORIZATION_PARAMS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]),
+        AUTHORIZATION_PARAM_NAMES.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]),
       );
       res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
