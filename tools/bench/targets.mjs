@@ -128,7 +128,8 @@ function modelsConfig(upstreamPort) {
     '    type: text',
     '    methods: [chat_completions]',
     '    capabilities: [streaming]',
-    ...(priced ? ['    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }'] : []),
+    // An unpriced model must say it is free (a model with no price is refused: docs/pricing.md).
+    priced ? '    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }' : '    free: true',
   ];
   return [
     'providers:',
