@@ -376,17 +376,14 @@ function finishReason(stopReason: unknown): FinishReason {
  */
 class UsageAccumulator {
   private readonly reported: Record<string, unknown> = {};
-  private seen = false;
 
   add(usage: unknown): void {
-    if (!isRecord(usage)) return;
     mergeUsage(this.reported, usage);
-    this.seen = true;
   }
 
   get completionUsage(): CompletionUsage | null {
-    if (!this.seen) return null;
-    // Without input_tokens (no message_start usage) the usage is not known: the gateway then bills its estimate.
+    // Without input_tokens (no usage at all, or no message_start usage) the usage is not known: the gateway then
+    // bills its estimate.
     const usage = fromAnthropic(this.reported);
     return usage ? toOpenAiUsage(usage) : null;
   }

@@ -553,9 +553,11 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
   private readonly writer: ChunkWriter;
   private readonly ids = new ToolCallIds();
   private readonly choices = new Map<number, ChoiceState>();
-  /** Every usageMetadata seen, merged count by count (a count may be missing from the last one). */
+  /**
+   * Every usageMetadata seen, merged count by count (a count may be missing from the last one); none, or none with
+   * a promptTokenCount, is no usage (fromGemini).
+   */
   private readonly usageMetadata: Record<string, unknown> = {};
-  private usageSeen = false;
   private ended = false;
   private upstreamError: UpstreamErrorInfo | null = null;
 
@@ -564,7 +566,7 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
   }
 
   get usage(): TokenUsage | null {
-    const usage = this.usageSeen ? completionUsage(this.usageMetadata) : null;
+    const usage = completionUsage(this.usageMetadata);
     return usage ? toTokenUsage(usage) : null;
   }
 
@@ -592,9 +594,7 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
         if (!state.finished) this.finishChoice(index, state, undefined, chunks);
       }
     }
-    chunks.push(
-      ...this.writer.usageChunks(this.usageSeen ? completionUsage(this.usageMetadata, this.ctx.usageNote) : null),
-    );
+    chunks.push(...this.writer.usageChunks(completionUsage(this.usageMetadata, this.ctx.usageNote)));
     return chunks;
   }
 
@@ -603,10 +603,7 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
       this.upstreamError = errorInfo(200, response);
       return;
     }
-    if (isRecord(response.usageMetadata)) {
-      mergeUsage(this.usageMetadata, response.usageMetadata);
-      this.usageSeen = true;
-    }
+    mergeUsage(this.usageMetadata, response.usageMetadata);
     if (promptBlocked(response)) {
       const state = this.choice(0, chunks);
       if (!state.finished) {
