@@ -1,6 +1,7 @@
 // Reading the live catalog (GET /v1/models). Everything shown comes from the entry's own fields; nothing is
 // guessed from a model's id (docs/decisions.md#rules-for-clients).
 import type { ModelEntry, ModelEntryPricing, ModelMethod, ModelType } from '@switchyard/shared-dto';
+import { queryString } from '../../../lib/query-string';
 
 export interface ModelFilters {
   type: ModelType | '';
@@ -12,12 +13,11 @@ export const NO_FILTERS: ModelFilters = { type: '', method: '', capability: '' }
 
 /** The query string the gateway filters by (docs/gateway.md, models list); empty filters are left out. */
 export function modelsQuery(filters: ModelFilters): string {
-  const query = new URLSearchParams();
-  if (filters.type) query.set('type', filters.type);
-  if (filters.method) query.set('method', filters.method);
-  if (filters.capability) query.set('capability', filters.capability);
-  const text = query.toString();
-  return text ? `?${text}` : '';
+  return queryString({
+    type: filters.type || undefined,
+    method: filters.method || undefined,
+    capability: filters.capability || undefined,
+  });
 }
 
 /** Every capability some model lists, sorted: the choices of the capability filter. */
