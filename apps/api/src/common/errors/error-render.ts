@@ -3,13 +3,16 @@ import type { ApiFailure, OAuthErrorBody, OpenAIErrorBody } from '@switchyard/sh
 import { AppException } from './app.exception';
 
 /** Which error shape a path answers in (docs/decisions.md#answers-and-errors). */
-export type ErrorSurface = 'openai' | 'oauth' | 'envelope';
+export type ErrorSurface = 'openai' | 'anthropic' | 'oauth' | 'envelope';
 
 const OPENAI_PREFIXES = ['/v1/', '/apikey/v1/', '/oauth2/v1/'];
+/** The gateway's Anthropic Messages routes (docs/anthropic.md), under each gateway prefix. */
+const ANTHROPIC_PATHS = /^\/(v1|apikey\/v1|oauth2\/v1)\/messages(\/count_tokens)?\/?$/;
 const OAUTH_PROTOCOL_PATHS = ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/oauth2/register'];
 
 export function errorSurface(path: string): ErrorSurface {
   const lower = path.toLowerCase();
+  if (ANTHROPIC_PATHS.test(lower)) return 'anthropic';
   if (OPENAI_PREFIXES.some((prefix) => lower.startsWith(prefix) || lower === prefix.slice(0, -1))) return 'openai';
   if (OAUTH_PROTOCOL_PATHS.includes(lower.replace(/\/+$/, ''))) return 'oauth';
   return 'envelope';
@@ -25,11 +28,48 @@ export function openAiErrorType(status: number): string {
   return 'invalid_request_error';
 }
 
+/** Anthropic's error `type` for an HTTP status (docs/anthropic.md, "Errors"). */
+export function anthropicErrorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503 || status === 529) return 'overloaded_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/**
+ * The status of an error on Anthropic's routes: the gateway's own, but a bad API key is 401 (Anthropic's
+ * authentication_error; the OpenAI face answers 403) and an unsupported media type 400.
+ */
+export function anthropicStatus(error: AppException): number {
+  if (error.code === 'INVALID_API_KEY') return 401;
+  if (error.status === 415) return 400;
+  return error.status;
+}
+
+/** An error in Anthropic's shape: `{"type":"error","error":{"type","message"}}` (and the request's id). */
+export function anthropicError(status: number, message: string, requestId?: string): AnthropicErrorBody {
+  return {
+    type: 'error',
+    error: { type: anthropicErrorType(status), message },
+    ...(requestId ? { request_id: requestId } : {}),
+  };
+}
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: string; message: string };
+  request_id?: string;
+}
+
 export function renderError(
   surface: ErrorSurface,
   error: AppException,
   requestId: string | undefined,
-): ApiFailure | OpenAIErrorBody | OAuthErrorBody {
+): ApiFailure | OpenAIErrorBody | AnthropicErrorBody | OAuthErrorBody {
   const { details, extra } = error.options;
   switch (surface) {
     case 'openai':
@@ -42,6 +82,8 @@ export function renderError(
           ...extra,
         },
       };
+    case 'anthropic':
+      return anthropicError(anthropicStatus(error), error.message, requestId);
     case 'oauth':
       return { error: error.code.toLowerCase(), error_description: error.message };
     case 'envelope':
@@ -71,7 +113,11 @@ export function sendError(req: ErroredRequest, res: ServerResponse, error: AppEx
   const surface = errorSurface(req.path);
   for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value);
   if (surface === 'oauth') res.setHeader('Cache-Control', 'no-store');
-  writeJson(res, error.status, renderError(surface, error, req.requestId));
+  writeJson(
+    res,
+    surface === 'anthropic' ? anthropicStatus(error) : error.status,
+    renderError(surface, error, req.requestId),
+  );
 }
 
 /** A JSON answer, as Express's res.json writes it, on node's response API. */

@@ -2,7 +2,14 @@ import type { ModelMethod } from '@switchyard/shared-dto';
 
 /** What a route does; the model's catalog `methods` must list it (docs/decisions.md#model-catalog). */
 export type RouteMethod =
-  ModelMethod | 'list_models' | 'get_model' | 'video_retrieve' | 'video_content' | 'video_remix';
+  | ModelMethod
+  | 'list_models'
+  | 'get_model'
+  | 'video_retrieve'
+  | 'video_content'
+  | 'video_remix'
+  | 'messages'
+  | 'count_tokens';
 
 export type BodyKind = 'none' | 'json' | 'multipart';
 
@@ -35,6 +42,20 @@ export const GATEWAY_ROUTES: GatewayRoute[] = [
     action: 'chat_completions',
     body: 'json',
     summary: 'Chat completion (SSE with stream: true)',
+  },
+  {
+    method: 'POST',
+    template: '/messages',
+    action: 'messages',
+    body: 'json',
+    summary: "Anthropic's Messages API, for any chat model (SSE with stream: true; docs/anthropic.md)",
+  },
+  {
+    method: 'POST',
+    template: '/messages/count_tokens',
+    action: 'count_tokens',
+    body: 'json',
+    summary: 'Input tokens of a Messages request (free; docs/anthropic.md)',
   },
   { method: 'POST', template: '/completions', action: 'completions', body: 'json', summary: 'Legacy text completion' },
   { method: 'POST', template: '/responses', action: 'responses', body: 'json', summary: 'Responses API' },

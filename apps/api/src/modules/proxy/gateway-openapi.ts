@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { GATEWAY_ROUTES } from './allowlist';
+import { GATEWAY_ROUTES, type GatewayRoute } from './allowlist';
 
 /**
  * The gateway's routes in the OpenAPI document, generated from the allowlist itself (they are not Nest
@@ -10,8 +10,18 @@ export function addGatewayPaths(document: OpenAPIObject): void {
   document.components.securitySchemes = {
     ...document.components.securitySchemes,
     gateway: { type: 'http', scheme: 'bearer', description: 'An API key (sy-…) or an OAuth access token' },
+    anthropicApiKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: 'An API key (sy-…), as Anthropic’s SDKs send it: on the Messages routes only',
+    },
   };
   for (const route of GATEWAY_ROUTES) {
+    if (route.action === 'messages' || route.action === 'count_tokens') {
+      addMessagesPath(document, route);
+      continue;
+    }
     const path = `/v1${route.template}`;
     const parameters = route.template.includes('{id}')
       ? [{ name: 'id', in: 'path' as const, required: true, schema: { type: 'string' as const } }]
@@ -69,4 +79,59 @@ export function addGatewayPaths(document: OpenAPIObject): void {
       },
     };
   }
+}
+
+/** Anthropic's Messages routes (docs/anthropic.md): Anthropic's bodies, headers and error shape. */
+function addMessagesPath(document: OpenAPIObject, route: GatewayRoute): void {
+  const counting = route.action === 'count_tokens';
+  document.paths[`/v1${route.template}`] = {
+    post: {
+      operationId: `gateway_${route.action}`,
+      summary: route.summary,
+      description:
+        'Anthropic’s Messages API (docs/anthropic.md): any chat model of the catalog, natively for models on an Anthropic provider, translated for the others. Credential in x-api-key or Authorization: Bearer; anthropic-version and anthropic-beta accepted. Also served under /apikey/v1 and /oauth2/v1. Errors in Anthropic’s shape {type: "error", error: {type, message}}.',
+      tags: ['gateway'],
+      security: [{ gateway: [] }, { anthropicApiKey: [] }],
+      parameters: ['anthropic-version', 'anthropic-beta'].map((name) => ({
+        name,
+        in: 'header' as const,
+        required: false,
+        schema: { type: 'string' as const },
+      })),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object' as const,
+              required: counting ? ['model', 'messages'] : ['model', 'max_tokens', 'messages'],
+              properties: {
+                model: { type: 'string' as const },
+                ...(counting ? {} : { max_tokens: { type: 'integer' as const, minimum: 1 } }),
+                messages: { type: 'array' as const, items: { type: 'object' as const } },
+                system: { oneOf: [{ type: 'string' as const }, { type: 'array' as const }] },
+                tools: { type: 'array' as const, items: { type: 'object' as const } },
+                ...(counting ? {} : { stream: { type: 'boolean' as const } }),
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: counting
+            ? 'The input tokens, {"input_tokens": N}: the provider’s count for Anthropic models, the gateway’s estimate for the others; free'
+            : 'A Message, or its events (SSE) with stream: true; x-switchyard-call-id on every answer, x-switchyard-cost on JSON answers',
+        },
+        400: { description: 'invalid_request_error (max_tokens missing or not a whole number from 1, …)' },
+        401: { description: 'authentication_error (missing or invalid credential)' },
+        403: { description: 'permission_error (budget exhausted, spend limit, model not priced)' },
+        404: { description: 'not_found_error (unknown model)' },
+        413: { description: 'request_too_large (body over 20 MB)' },
+        429: { description: 'rate_limit_error' },
+        502: { description: 'api_error (the provider failed)' },
+        503: { description: 'overloaded_error (the instance is shutting down)' },
+      },
+    },
+  };
 }

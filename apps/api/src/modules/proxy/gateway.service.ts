@@ -16,6 +16,7 @@ import { CatalogService } from './catalog/catalog.service';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
+import { TokenCounter } from './messages/count-tokens';
 import { CALL_ID_HEADER, GatewayPipeline, MODEL_HEADER } from './pipeline/gateway-pipeline';
 import { COST_HEADER } from './relay/relay';
 import { type ParsedMultipart, readJsonBody, readMultipart } from './request-body';
@@ -62,6 +63,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
     private readonly upstream: UpstreamClient,
     private readonly lifecycle: Lifecycle,
     private readonly limiter: RateLimiterService,
+    private readonly tokens: TokenCounter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -183,7 +185,8 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async handle(req: GatewayRequest, res: ServerResponse, abort: Cancel): Promise<void> {
     const match = matchGatewayRoute(req.method ?? 'GET', req.path);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
-    const caller = await this.credentials.authenticate(req, match.prefix);
+    const anthropic = match.route.action === 'messages' || match.route.action === 'count_tokens';
+    const caller = await this.credentials.authenticate(req, match.prefix, anthropic);
     await this.limitRate(caller);
     if (match.route.action === 'list_models') return this.listModels(req, res);
     if (match.route.action === 'get_model') return this.getModel(match.params.id, res);
@@ -200,6 +203,10 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       if (match.route.body === 'multipart' || (match.route.body === 'json' && multipart))
         form = await readMultipart(req);
       else if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
+      if (match.route.action === 'count_tokens') {
+        writeJson(res, 200, { input_tokens: await this.tokens.count(json ?? {}, req.headers, abort) });
+        return;
+      }
       const requestId = req.requestId ?? newRequestId();
       await this.pipeline.run(
         {

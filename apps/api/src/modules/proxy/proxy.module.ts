@@ -7,6 +7,7 @@ import { CatalogService } from './catalog/catalog.service';
 import { ApiKeyStrategy } from './credentials/api-key.strategy';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { GatewayService } from './gateway.service';
+import { TokenCounter } from './messages/count-tokens';
 import { GatewayPipeline } from './pipeline/gateway-pipeline';
 import { DemoAdapter } from './providers/demo.adapter';
 import { OpenAiAdapter } from './providers/openai/openai.adapter';
@@ -37,6 +38,7 @@ import { VideoJobsRepository } from './video-jobs.repository';
     AnthropicAdapter,
     GeminiAdapter,
     DemoAdapter,
+    TokenCounter,
     UpstreamClient,
     VideoJobsRepository,
   ],

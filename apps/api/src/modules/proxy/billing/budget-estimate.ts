@@ -73,7 +73,8 @@ function outputBound(json: Record<string, unknown>, action: RouteMethod, model: 
   const limit = model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   let fields: OutputField[];
   if (action === 'responses') fields = ['max_output_tokens'];
-  else if (action === 'completions') fields = ['max_tokens'];
+  // Anthropic's Messages: max_tokens, required (checked before: messages/messages-request.ts), bounds thinking too.
+  else if (action === 'completions' || action === 'messages') fields = ['max_tokens'];
   else {
     fields = (['max_tokens', 'max_completion_tokens'] as const).filter(
       (field) => json[field] !== undefined && json[field] !== null,
@@ -146,11 +147,13 @@ export function estimateCall(
   switch (action) {
     case 'chat_completions':
     case 'completions':
-    case 'responses': {
+    case 'responses':
+    case 'messages': {
       const body = json ?? {};
       const tools = Array.isArray(body.tools) && body.tools.length ? body.tools : null;
       const parts = [
         body.messages,
+        body.system,
         body.prompt,
         body.input,
         body.instructions,
@@ -160,7 +163,7 @@ export function estimateCall(
         body.text,
         body.prediction,
       ];
-      if (action === 'responses') parts.splice(1, 1);
+      if (action === 'responses') parts.splice(2, 1);
       const measured = measurePrompt(parts);
       if (action === 'responses') measured.unbounded ??= responsesUnbounded(body);
       const size = boundedPrompt(measured, model);
@@ -256,7 +259,11 @@ export function worstTokenMicros(pricing: ModelPricing, inputTokens: number, out
 /** Whether a kind of call costs anything at all (retrieving a video does not: its creation was charged). */
 export function isBillable(action: RouteMethod): boolean {
   return (
-    action !== 'video_retrieve' && action !== 'video_content' && action !== 'list_models' && action !== 'get_model'
+    action !== 'video_retrieve' &&
+    action !== 'video_content' &&
+    action !== 'list_models' &&
+    action !== 'get_model' &&
+    action !== 'count_tokens'
   );
 }
 
@@ -281,6 +288,7 @@ export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
     case 'chat_completions':
     case 'completions':
     case 'responses':
+    case 'messages':
     case 'embeddings':
       return tokens;
     case 'image_generation':

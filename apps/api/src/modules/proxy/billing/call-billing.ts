@@ -9,6 +9,7 @@ import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
 import { costMicros, type Metered, promptTokensOf } from './pricing';
 import { estimateTextTokens } from './prompt-size';
+import { fitThinking } from '../messages/messages-request';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
 export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
@@ -61,7 +62,9 @@ export class CallBilling {
     let tokens = output.tokens;
     if (call.reservation.amountMicros < estimate.worstMicros) {
       tokens = affordableOutputTokens(call.model, estimate, call.reservation.amountMicros);
-      if (tokens < Math.min(1, output.tokens) || !call.json) {
+      // A native Messages call's thinking budget stays below the lowered max_tokens, or the call is refused.
+      const thinkingFits = call.route.action !== 'messages' || !call.json || fitThinking(call.json, tokens);
+      if (tokens < Math.min(1, output.tokens) || !call.json || !thinkingFits) {
         const reservation = call.reservation;
         call.reservation = null;
         await this.reservations.settle(reservation, 0, 'refused');
@@ -138,7 +141,7 @@ export class CallBilling {
         apiKeyId: call.caller.apiKeyId,
         oauthClientId: call.caller.oauthClientId,
         credentialName: call.caller.credentialName,
-        method: call.route.action,
+        method: call.calledAs,
         model: call.model.id,
         provider: call.model.provider.id,
         stream: call.stream,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { GatewayRoute } from '../allowlist';
+import type { GatewayRoute, RouteMethod } from '../allowlist';
 import type { Estimate } from '../billing/budget-estimate';
 import type { Metered } from '../billing/pricing';
 import type { CatalogModel } from '../catalog/catalog.types';
@@ -20,6 +20,8 @@ export interface Call {
   /** The caller's X-Request-Id (or one made for it): for correlation only, never a key. */
   requestId: string;
   route: GatewayRoute;
+  /** What the caller called, for its usage record: `messages` for a Messages call served as a chat completion. */
+  calledAs: RouteMethod;
   params: Record<string, string>;
   caller: Caller;
   model: CatalogModel;

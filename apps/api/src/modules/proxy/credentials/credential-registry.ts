@@ -14,7 +14,11 @@ export class CredentialRegistry {
     this.strategies.push(strategy);
   }
 
-  async authenticate(req: IncomingMessage, prefix: PrefixKind): Promise<Caller> {
+  /**
+   * `xApiKey`: the route also takes the credential in `x-api-key` (Anthropic's Messages routes: what Anthropic's SDKs
+   * send), when no Authorization header is given.
+   */
+  async authenticate(req: IncomingMessage, prefix: PrefixKind, xApiKey = false): Promise<Caller> {
     // RFC 6750 section 2.3 / OAuth 2.1: a credential in the URL ends up in logs and histories; refuse it.
     if (/[?&](access_token|api_key)=/i.test(req.url ?? ''))
       throw new GatewayException(
@@ -23,16 +27,22 @@ export class CredentialRegistry {
         { param: 'access_token' },
       );
     const header = req.headers.authorization;
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) {
+    const apiKeyHeader = xApiKey && !header ? req.headers['x-api-key'] : undefined;
+    const token = header
+      ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
+      : typeof apiKeyHeader === 'string'
+        ? /^\s*(\S+)\s*$/.exec(apiKeyHeader)?.[1]
+        : undefined;
+    if (!token) {
       throw new GatewayException(
         GatewayErrorCode.MISSING_CREDENTIALS,
         header
           ? 'The Authorization header must be "Bearer <key or token>"'
-          : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
+          : xApiKey
+            ? 'Missing credentials: send "x-api-key: <API key>" or "Authorization: Bearer <API key or access token>"'
+            : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
       );
     }
-    const token = match[1];
     const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));
     const strategy = accepted.find((candidate) => candidate.claims(token));
     if (strategy) {

@@ -31,6 +31,7 @@ export function meterJson(call: Call, body: ProviderJson): void {
   const usage = (body.usage && typeof body.usage === 'object' ? body.usage : {}) as ProviderJson;
   switch (call.route.action) {
     case 'chat_completions':
+    case 'messages':
     case 'completions':
     case 'embeddings':
       setUsage(call, usage, 'chat');

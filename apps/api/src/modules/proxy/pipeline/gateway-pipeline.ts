@@ -5,7 +5,8 @@ import type { ModelMethod } from '@switchyard/shared-dto';
 import { toAppException } from '../../../common/errors/all-exceptions.filter';
 import type { AppException } from '../../../common/errors/app.exception';
 import type { UsageStatus } from '../../usage';
-import type { GatewayRoute } from '../allowlist';
+import { anthropicError } from '../../../common/errors/error-render';
+import { GATEWAY_ROUTES, type GatewayRoute, type RouteMethod } from '../allowlist';
 import { type Estimate, estimateCall, isBillable, isPriced } from '../billing/budget-estimate';
 import { CallBilling } from '../billing/call-billing';
 import type { AnswerSink } from '../call/answer-sink';
@@ -14,6 +15,8 @@ import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { Caller } from '../credentials/caller';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { MessagesAnswer } from '../messages/messages-answer';
+import { checkMessagesRequest, toChatRequest } from '../messages/messages-request';
 import { Delivered } from '../metering/delivered';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { worthFallingBack } from '../providers/upstream-errors';
@@ -26,6 +29,13 @@ import { VideoJobsRepository } from '../video-jobs.repository';
 export const MODEL_HEADER = 'x-switchyard-model';
 /** The call's own id: what its ledger entry and its record in the activity name. */
 export const CALL_ID_HEADER = 'x-switchyard-call-id';
+
+const CHAT_ROUTE = GATEWAY_ROUTES.find((route) => route.action === 'chat_completions')!;
+
+/** The catalog method a route's model must list: Anthropic's Messages are served by chat models. */
+export function modelMethodOf(action: RouteMethod): ModelMethod {
+  return action === 'messages' || action === 'count_tokens' ? 'chat_completions' : (action as ModelMethod);
+}
 
 /** A call as it enters the pipeline: authenticated, its body read. */
 export interface CallInput {
@@ -66,6 +76,7 @@ export class GatewayPipeline {
    */
   async run(input: CallInput, sink: AnswerSink, req: IncomingMessage | null): Promise<void> {
     const startedAt = new Date();
+    const calledAs = input.route.action;
     const errored = { path: input.path, requestId: input.requestId };
     let call: Call | null = null;
     let requestedModel = '';
@@ -76,7 +87,8 @@ export class GatewayPipeline {
         throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', {
           param: 'stream',
         });
-      call = newCall(input, model, startedAt);
+      if (calledAs === 'messages') ({ input, sink } = messagesCall(input, model, sink));
+      call = newCall(input, model, startedAt, calledAs);
       sink.setHeader(CALL_ID_HEADER, call.callId);
       await this.billing.reserve(call, sink);
       await this.dispatch(call, sink, req);
@@ -104,10 +116,12 @@ export class GatewayPipeline {
       }
       if (gone) throw new ClientGoneError('client closed the request');
       if (sink.headersSent) {
-        // Mid-stream failure: tell the client in the stream (as OpenAI does) and end it.
+        // Mid-stream failure: tell the client in the stream (as OpenAI and Anthropic do) and end it.
         const failure = toAppException(error, errored);
         sink.end(
-          `data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`,
+          calledAs === 'messages'
+            ? `event: error\ndata: ${JSON.stringify(anthropicError(failure.status, failure.message))}\n\n`
+            : `data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`,
         );
         return;
       }
@@ -141,7 +155,7 @@ export class GatewayPipeline {
         `The model ${String(modelId).slice(0, 200)} does not exist`,
         { param: 'model' },
       );
-    const needed: ModelMethod = video ? 'video_generation' : (route.action as ModelMethod);
+    const needed: ModelMethod = video ? 'video_generation' : modelMethodOf(route.action);
     if (!model.methods.includes(needed))
       throw new GatewayException(
         GatewayErrorCode.UNSUPPORTED_METHOD,
@@ -189,10 +203,12 @@ export class GatewayPipeline {
 
   /** The next fallback that serves the method and whose worst case fits in what the call holds. */
   private nextFallback(call: Call, remaining: string[]): { model: CatalogModel; estimate: Estimate } | null {
-    const needed = call.route.action as ModelMethod;
+    const needed = modelMethodOf(call.route.action);
     while (remaining.length) {
       const model = this.catalog.find(remaining.shift()!);
       if (!model || !model.methods.includes(needed)) continue;
+      // A Messages call sent natively stays with Anthropic's format: its fallbacks are Anthropic models.
+      if (call.route.action === 'messages' && model.provider.type !== 'anthropic') continue;
       let estimate: Estimate;
       try {
         estimate = estimateCall(call.route.action, model, call.json, call.form);
@@ -211,9 +227,25 @@ export class GatewayPipeline {
   }
 }
 
-function newCall(input: CallInput, model: CatalogModel, startedAt: Date): Call {
+/**
+ * A Messages call (Anthropic's format; docs/anthropic.md), checked; for a model not on an Anthropic provider,
+ * translated into a chat completion, its answer translated back on the way out (messages/messages-answer.ts).
+ */
+function messagesCall(input: CallInput, model: CatalogModel, sink: AnswerSink): { input: CallInput; sink: AnswerSink } {
+  const json = input.json ?? {};
+  checkMessagesRequest(json);
+  if (model.provider.type === 'anthropic') return { input, sink };
+  const chat = toChatRequest(json, model);
+  return {
+    input: { ...input, route: CHAT_ROUTE, json: chat, raw: Buffer.from(JSON.stringify(chat)) },
+    sink: new MessagesAnswer(sink, model.id, json.stream === true),
+  };
+}
+
+function newCall(input: CallInput, model: CatalogModel, startedAt: Date, calledAs: RouteMethod): Call {
   const streamOptions = input.json?.stream_options as { include_usage?: unknown } | undefined;
   return {
+    calledAs,
     callId: randomUUID(),
     requestId: input.requestId,
     route: input.route,
@@ -225,7 +257,8 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date): Call {
     raw: input.raw,
     form: input.form,
     stream: input.json?.stream === true,
-    callerWantsUsage: streamOptions?.include_usage === true,
+    // A translated Messages call's usage chunk becomes its message_delta's usage.
+    callerWantsUsage: streamOptions?.include_usage === true || calledAs === 'messages',
     signal: input.signal,
     startedAt,
     metered: {},

@@ -8,7 +8,12 @@ import type { Call } from '../call/call';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { AnswerRelay, type Frame, sseSource } from '../relay/relay';
 import { forwardedRequestHeaders } from '../upstream/forwarded-headers';
-import { readText, UpstreamClient } from '../upstream/upstream-client';
+import { readText, UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client';
+import { meterFrame } from '../metering/metering';
+import { ANTHROPIC_VERSION } from './anthropic/anthropic.types';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CatalogModel } from '../catalog/catalog.types';
+import type { Cancel } from '../upstream/cancel';
 import { anthropicTranslator } from './anthropic/anthropic.translator';
 import { geminiTranslator } from './gemini/gemini.translator';
 import type { ProviderAdapter } from './provider-adapter';
@@ -27,9 +32,9 @@ class TranslatedAdapter implements ProviderAdapter {
   private readonly logger = new Logger('Gateway');
 
   constructor(
-    private readonly translator: ChatTranslator,
-    private readonly upstream: UpstreamClient,
-    private readonly relay: AnswerRelay,
+    protected readonly translator: ChatTranslator,
+    protected readonly upstream: UpstreamClient,
+    protected readonly relay: AnswerRelay,
     private readonly config: AppConfig,
   ) {}
 
@@ -77,26 +82,10 @@ class TranslatedAdapter implements ProviderAdapter {
       signal: call.signal,
       timeoutMs: provider.timeoutMs,
     });
-    if (upstream.status >= 400) {
-      const info = translator.parseError(upstream.status, await readText(upstream.body, undefined, call.signal));
-      throw mapUpstreamStatus(info.status, info.message, info.code, call.model);
-    }
-    call.accepted = true;
-    const context = {
-      publicModel: call.model.id,
-      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
-      created: Math.floor(Date.now() / 1000),
-      usageNote: (problem: string) =>
-        this.logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId }),
-    };
+    await this.accept(call, upstream);
+    const context = this.context(call);
     if (!call.stream) {
-      const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
-      }
+      const parsed = this.parseJson(await readText(upstream.body, MAX_JSON_ANSWER, call.signal));
       return this.relay.json(
         call,
         200,
@@ -120,13 +109,155 @@ class TranslatedAdapter implements ProviderAdapter {
     };
     return this.relay.stream(call, sink, sseSource(upstream.body, call.signal, translate));
   }
+
+  /** Throws the provider's error answer (in the gateway's terms); else the provider accepted the call. */
+  protected async accept(call: Call, upstream: UpstreamResponse): Promise<void> {
+    if (upstream.status >= 400) {
+      const info = this.translator.parseError(upstream.status, await readText(upstream.body, undefined, call.signal));
+      throw mapUpstreamStatus(info.status, info.message, info.code, call.model);
+    }
+    call.accepted = true;
+  }
+
+  protected context(call: Call) {
+    return {
+      publicModel: call.model.id,
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+      usageNote: (problem: string) =>
+        this.logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId }),
+    };
+  }
+
+  protected parseJson(text: string): Record<string, unknown> {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // answered below
+    }
+    throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
+  }
 }
 
-/** Anthropic's Messages API (providers/anthropic). */
+/**
+ * Anthropic's Messages API (providers/anthropic): chat completions translated; Anthropic's own Messages calls
+ * (docs/anthropic.md) sent natively, the caller's body as it came but for the model's name and the output bound
+ * (thinking blocks and their signatures untouched), the answer relayed as the provider wrote it and metered through
+ * the translator (its usage read in OpenAI's format, cache reads and writes included).
+ */
 @Injectable()
 export class AnthropicAdapter extends TranslatedAdapter {
   constructor(upstream: UpstreamClient, relay: AnswerRelay, @Inject(APP_CONFIG) config: AppConfig) {
     super(anthropicTranslator, upstream, relay, config);
+  }
+
+  override async dispatch(call: Call, sink: AnswerSink): Promise<void> {
+    if (call.route.action !== 'messages') return super.dispatch(call, sink);
+    const upstream = await this.upstream.send({
+      url: call.model.provider.baseUrl + '/messages',
+      method: 'POST',
+      headers: anthropicHeaders(call.model, call.requestHeaders, call.stream),
+      // call.json holds the output bound the call reserved for (and a thinking budget kept below it).
+      body: JSON.stringify({ ...call.json, model: call.model.upstreamModel }),
+      signal: call.signal,
+      timeoutMs: call.model.provider.timeoutMs,
+    });
+    await this.accept(call, upstream);
+    const context = this.context(call);
+    if (!call.stream) {
+      const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
+      const body = this.parseJson(text);
+      const metered = this.translator.parseResponse(body, context) as unknown as Record<string, unknown>;
+      body.model = call.model.id;
+      return this.relay.json(call, 200, body, sink, undefined, metered);
+    }
+    // Every event passes as it came (the model's name aside); the translator reads it for the meter: what was
+    // relayed, and the usage, which becomes known with message_delta.
+    const meter = this.translator.createStream({ ...context, includeUsage: true });
+    const frameOf = (data: string): string => {
+      const chunks = meter.push({ data });
+      if (meter.error) throw mapUpstreamStatus(meter.error.status, meter.error.message, meter.error.code, call.model);
+      if (data.includes('"thinking_delta"')) call.delivered.addText(thinkingOf(data));
+      for (const chunk of chunks) meterFrame(call, JSON.stringify(chunk), false);
+      // message_delta carries the final usage: the call is charged when it ends (CallBilling.finish), and a charge
+      // above the hold is settled exactly then; nothing in the stream waits for it.
+      if (data.includes('"message_delta"'))
+        for (const chunk of meter.finish()) meterFrame(call, JSON.stringify(chunk), false);
+      return data.includes('"message_start"') ? renamed(data, call) : data;
+    };
+    return this.relay.stream(
+      call,
+      sink,
+      sseSource(upstream.body, call.signal, (events) => events),
+      frameOf,
+    );
+  }
+
+  /** The provider's own count of a Messages request's input tokens (its /messages/count_tokens): free. */
+  async countTokens(
+    model: CatalogModel,
+    json: Record<string, unknown>,
+    requestHeaders: IncomingHttpHeaders,
+    signal: Cancel,
+  ): Promise<number> {
+    const { stream: _stream, max_tokens: _max, ...body } = json;
+    const upstream = await this.upstream.send({
+      url: model.provider.baseUrl + '/messages/count_tokens',
+      method: 'POST',
+      headers: anthropicHeaders(model, requestHeaders, false),
+      body: JSON.stringify({ ...body, model: model.upstreamModel }),
+      signal,
+      timeoutMs: model.provider.timeoutMs,
+    });
+    if (upstream.status >= 400) {
+      const info = this.translator.parseError(upstream.status, await readText(upstream.body, undefined, signal));
+      throw mapUpstreamStatus(info.status, info.message, info.code, model);
+    }
+    const count = this.parseJson(await readText(upstream.body, MAX_JSON_ANSWER, signal)).input_tokens;
+    if (typeof count !== 'number' || !Number.isFinite(count) || count < 0)
+      throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, 'The model provider sent an unreadable answer');
+    return count;
+  }
+}
+
+/** The headers of a native Messages call: the provider's key, the caller's anthropic-version and -beta. */
+function anthropicHeaders(model: CatalogModel, requestHeaders: IncomingHttpHeaders, stream: boolean) {
+  const provider = model.provider;
+  const asked = (name: string) => {
+    const value = requestHeaders[name];
+    return typeof value === 'string' && value.length <= 256 ? value : undefined;
+  };
+  const beta = asked('anthropic-beta');
+  return {
+    ...provider.headers,
+    'x-api-key': provider.apiKey ?? '',
+    'anthropic-version': asked('anthropic-version') ?? ANTHROPIC_VERSION,
+    ...(beta ? { 'anthropic-beta': beta } : {}),
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  };
+}
+
+/** A thinking_delta's text, for the bill of a stream that ends without usage. */
+function thinkingOf(data: string): string {
+  try {
+    const event = JSON.parse(data) as { delta?: { thinking?: unknown } };
+    return typeof event.delta?.thinking === 'string' ? event.delta.thinking : '';
+  } catch {
+    return '';
+  }
+}
+
+/** message_start names the model: the catalog's id, not the provider's. */
+function renamed(data: string, call: Call): string {
+  try {
+    const event = JSON.parse(data) as { message?: { model?: unknown } };
+    if (!event.message || typeof event.message.model !== 'string') return data;
+    event.message.model = call.model.id;
+    return JSON.stringify(event);
+  } catch {
+    return data;
   }
 }
 

@@ -94,15 +94,20 @@ export class AnswerRelay {
     sink.end();
   }
 
-  /** `original`: the upstream's own text of `body`, written into rather than re-serialised when it allows (answer-splice.ts). */
+  /**
+   * `original`: the upstream's own text of `body`, written into rather than re-serialised when it allows
+   * (answer-splice.ts). `meterFrom`: the answer's usage in OpenAI's format, when `body` is in another (a native
+   * Anthropic Message).
+   */
   async json(
     call: Call,
     status: number,
     body: Record<string, unknown>,
     sink: AnswerSink,
     original?: string,
+    meterFrom?: Record<string, unknown>,
   ): Promise<void> {
-    meterJson(call, body);
+    meterJson(call, meterFrom ?? body);
     const cost = await this.billing.charge(call);
     if (
       (call.route.action === 'video_generation' || call.route.action === 'video_remix') &&
@@ -133,7 +138,13 @@ export class AnswerRelay {
    * (chat, completions) or the final response event (responses), and what was relayed, for the bill when the
    * client leaves early. The usage chunk gets `usage.cost` and is passed on only if the caller asked for it.
    */
-  async stream(call: Call, sink: AnswerSink, source: FrameSource): Promise<void> {
+  async stream(
+    call: Call,
+    sink: AnswerSink,
+    source: FrameSource,
+    frameOf: (data: string) => string | null | Promise<string | null> = (data) =>
+      this.frame(call, data, call.route.action === 'responses'),
+  ): Promise<void> {
     sink.writeHead(200, SSE_HEADERS);
     // The headers leave with the first frame (one write, not two), or on their own if the provider has sent none
     // within HEADERS_ALONE_MS (a model slow to start): the caller always sees the answer begin at once.
@@ -141,13 +152,12 @@ export class AnswerRelay {
       headersAlone = undefined;
       if (!sink.writableEnded) sink.flushHeaders();
     }, HEADERS_ALONE_MS);
-    const responses = call.route.action === 'responses';
     let ended = false;
     // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk. `start`
     // and `metered`: where a chunk resumes after its usage frame waited for a charge above the hold to be written.
     const relay = (frames: Frame[], start: number, out: string, metered?: string | null): ChunkVerdict => {
       for (let i = start; i < frames.length; i += 1) {
-        const data = i === start && metered !== undefined ? metered : this.frame(call, frames[i].data, responses);
+        const data = i === start && metered !== undefined ? metered : frameOf(frames[i].data);
         if (data instanceof Promise) return data.then((settled) => void relay(frames, i, out, settled));
         if (data === null) continue;
         out += `${frames[i].event ? `event: ${frames[i].event}\n` : ''}data: ${data}\n\n`;
