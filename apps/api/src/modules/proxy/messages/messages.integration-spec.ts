@@ -3,6 +3,8 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
 import { startTestApp, TestApp, uniqueEmail } from '../../../../test/support/test-app';
 import { ReservationService, UsageRecorder } from '../../usage';
@@ -13,8 +15,8 @@ import { ReservationService, UsageRecorder } from '../../usage';
  * demo provider) translated both ways; each call charged exactly price × usage on the same money path as every
  * other call; every error in Anthropic's shape. The fake upstreams speak the providers' wire formats.
  */
-const fixture = (name: string) =>
-  readFileSync(join(__dirname, '..', 'providers', 'anthropic', 'fixtures', name), 'utf8');
+const fixture = (name: string, provider = 'anthropic') =>
+  readFileSync(join(__dirname, '..', 'providers', provider, 'fixtures', name), 'utf8');
 const sse = (events: [string, unknown][]) =>
   events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 
@@ -140,9 +142,14 @@ function fakeUpstreams() {
     const json = 'application/json';
     const stream = 'text/event-stream';
     const tools = Array.isArray(body.tools) && body.tools.length > 0;
+    if (req.url!.startsWith('/ge/v1beta/models/gemini-test:streamGenerateContent'))
+      return send(200, stream, fixture('stream-text.sse', 'gemini'));
+    if (req.url!.startsWith('/ge/v1beta/models/gemini-test:generateContent'))
+      return send(200, json, fixture('text-response.json', 'gemini'));
     switch (req.url) {
       case '/an/v1/messages':
         if (body.model === 'claude-overloaded') return send(529, json, fixture('error-overloaded.json'));
+        if (body.model === 'claude-stream-error') return send(200, stream, fixture('stream-error.sse'));
         if (body.stream) return send(200, stream, tools ? CLAUDE_CODE_STREAM : fixture('stream-cache.sse'));
         return send(200, json, fixture(tools ? 'tool-use-response.json' : 'cache-response.json'));
       case '/an/v1/messages/count_tokens':
@@ -270,12 +277,15 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
         providers: [
           { id: 'an', type: 'anthropic', baseUrl: `${base}/an/v1`, apiKey: 'anthropic-upstream-key' },
           { id: 'oa', type: 'openai', baseUrl: `${base}/oa/v1`, apiKey: 'openai-upstream-key' },
+          { id: 'ge', type: 'gemini', baseUrl: `${base}/ge/v1beta`, apiKey: 'gemini-upstream-key' },
           { id: 'demo', type: 'demo' },
         ],
         models: [
           chat('claude', 'an', 'claude-upstream', CLAUDE),
           chat('claude-overloaded', 'an', 'claude-overloaded', CLAUDE),
+          chat('claude-stream-error', 'an', 'claude-stream-error', CLAUDE),
           chat('gpt', 'oa', 'up', OPENAI),
+          chat('gemini', 'ge', 'gemini-test', OPENAI),
           chat('slow', 'oa', 'slow', OPENAI),
           chat('demo-chat', 'demo', 'demo-chat', { inputPerMTok: 0.5, outputPerMTok: 1.5 }),
         ],
@@ -583,6 +593,25 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
       expect(streamed.usage.output_tokens).toBeGreaterThan(0);
     });
 
+    it('a Gemini model, through its translator, plain and streamed', async () => {
+      const message = await client.messages.create({
+        model: 'gemini',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Hello Gemini' }],
+      });
+      expect(message).toMatchObject({ model: 'gemini', stop_reason: 'end_turn' });
+      expect(message.content[0].type).toBe('text');
+      expect(message.usage.input_tokens).toBeGreaterThan(0);
+      const streamed = await client.messages
+        .stream({ model: 'gemini', max_tokens: 100, messages: [{ role: 'user', content: 'Hello Gemini' }] })
+        .finalMessage();
+      expect(streamed.content[0].type).toBe('text');
+      expect(streamed.usage.output_tokens).toBeGreaterThan(0);
+      expect(lastSeen('/ge/v1beta/models/gemini-test:streamGenerateContent?alt=sse').headers['x-goog-api-key']).toBe(
+        'gemini-upstream-key',
+      );
+    });
+
     it('countTokens: the gateway’s estimate, free of charge', async () => {
       const before = await balance();
       const counted = await client.messages.countTokens({
@@ -625,7 +654,64 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
     });
   });
 
+  it.each([
+    ['an Anthropic model', 'claude'],
+    ['an OpenAI-compatible model', 'gpt'],
+  ])(
+    'works with the Vercel AI SDK’s Anthropic provider against %s (generateText, streamText with a tool)',
+    async (_kind, model) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(__dirname, '../../../../test/support/ai-sdk-anthropic-check.mjs')],
+        {
+          env: { ...process.env, NODE_OPTIONS: '', BASE_URL: `${app.url}/v1`, API_KEY: key, MODEL: model },
+          timeout: 30_000,
+        },
+      );
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(result.generatedText.length).toBeGreaterThan(0);
+      expect(result.generatedUsage.inputTokens).toBeGreaterThan(0);
+      expect(result.streamedParts).toEqual(
+        expect.arrayContaining(['reasoning-delta', 'text-delta', 'tool-call', 'finish']),
+      );
+      expect(result.toolCalls).toEqual([{ name: 'Bash', input: { command: 'ls' } }]);
+      expect(result.streamedUsage.outputTokens).toBe(model === 'claude' ? 80 : 60);
+    },
+  );
+
   describe('errors, in Anthropic’s shape', () => {
+    it('an error after the stream began is an event: error (the provider’s own, natively); the call is billed what it relayed', async () => {
+      const res = await fetch(`${app.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'msg-stream-error' },
+        body: JSON.stringify({
+          model: 'claude-stream-error',
+          max_tokens: 100,
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('"text":"Partial"');
+      const last = text.trim().split('\n\n').at(-1)!;
+      expect(last.split('\n')[0]).toBe('event: error');
+      expect(JSON.parse(last.split('\n')[1].slice('data: '.length))).toMatchObject({
+        type: 'error',
+        error: { type: 'overloaded_error' },
+      });
+      const { record, debit } = await books({ requestId: 'msg-stream-error' });
+      expect(record).toMatchObject({ status: 'upstream_error', method: 'messages' });
+      expect(record.cost).toBeGreaterThan(0);
+      expect(debit).toBe(record.cost);
+      const failing = client.messages.stream({
+        model: 'claude-stream-error',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      await expect(failing.finalMessage()).rejects.toBeInstanceOf(Anthropic.APIError);
+    });
+
     const raw = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }, path = '/v1/messages') =>
       app.http(path, { headers, body });
 

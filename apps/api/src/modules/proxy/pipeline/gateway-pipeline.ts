@@ -116,7 +116,9 @@ export class GatewayPipeline {
       }
       if (gone) throw new ClientGoneError('client closed the request');
       if (sink.headersSent) {
-        // Mid-stream failure: tell the client in the stream (as OpenAI and Anthropic do) and end it.
+        // Mid-stream failure: tell the client in the stream (as OpenAI and Anthropic do) and end it, unless the
+        // provider's own error event, in the caller's format, already ended it (a native Messages stream).
+        if (sink.writableEnded) return;
         const failure = toAppException(error, errored);
         sink.end(
           calledAs === 'messages'

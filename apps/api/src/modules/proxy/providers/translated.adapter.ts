@@ -177,7 +177,9 @@ export class AnthropicAdapter extends TranslatedAdapter {
     const meter = this.translator.createStream({ ...context, includeUsage: true });
     const frameOf = (data: string): string => {
       const chunks = meter.push({ data });
-      if (meter.error) throw mapUpstreamStatus(meter.error.status, meter.error.message, meter.error.code, call.model);
+      // The provider's error event is already in the caller's format: it is relayed as it came, and the call then
+      // fails (below) with the answer already ended.
+      if (meter.error) return data;
       if (data.includes('"thinking_delta"')) call.delivered.addText(thinkingOf(data));
       for (const chunk of chunks) meterFrame(call, JSON.stringify(chunk), false);
       // message_delta carries the final usage: the call is charged when it ends (CallBilling.finish), and a charge
@@ -186,12 +188,14 @@ export class AnthropicAdapter extends TranslatedAdapter {
         for (const chunk of meter.finish()) meterFrame(call, JSON.stringify(chunk), false);
       return data.includes('"message_start"') ? renamed(data, call) : data;
     };
-    return this.relay.stream(
+    await this.relay.stream(
       call,
       sink,
       sseSource(upstream.body, call.signal, (events) => events),
       frameOf,
     );
+    const failed = meter.error;
+    if (failed) throw mapUpstreamStatus(failed.status, failed.message, failed.code, call.model);
   }
 
   /** The provider's own count of a Messages request's input tokens (its /messages/count_tokens): free. */
