@@ -385,7 +385,7 @@ export const tests = [
     },
   },
   {
-    name: 'the docs show the quick start, the OAuth steps and every endpoint of /openapi.json',
+    name: 'the docs show the quick start, the Anthropic API with Claude Code, the OAuth steps and every endpoint of /openapi.json',
     async run({ newPage, baseUrl }) {
       const document = await (await fetch(`${baseUrl}/openapi.json`, { signal: AbortSignal.timeout(10_000) })).json();
       const operations = Object.values(document.paths).reduce(
@@ -399,6 +399,8 @@ export const tests = [
       await expectVisible(page.getByRole('heading', { name: 'Quick start with an API key', level: 2 }));
       await expectVisible(page.getByRole('heading', { name: 'Sign in with Switchyard: OAuth 2 with PKCE', level: 2 }));
       await expectText(page.locator('#quick-start'), `${baseUrl}/v1`);
+      await expectText(page.locator('#anthropic'), `ANTHROPIC_BASE_URL=${baseUrl}`);
+      await expectText(page.locator('#anthropic'), 'x-api-key');
       await expectText(page.locator('#oauth'), "crypto.subtle.digest('SHA-256'");
       await expectText(page.locator('#oauth'), 'X-Service-OAuth-Client-Id');
       await expectText(page.locator('#endpoints'), `${operations} of ${operations} endpoints`);

@@ -1,3 +1,4 @@
+import { AnthropicGuide } from '../../features/docs/components/anthropic-guide';
 import { EndpointReference } from '../../features/docs/components/endpoint-reference';
 import { ErrorsSection, LimitsSection } from '../../features/docs/components/errors-and-limits';
 import { OAuthGuide } from '../../features/docs/components/oauth-guide';
@@ -7,6 +8,7 @@ import { useDocumentTitle } from '../../lib/router';
 
 const CONTENTS = [
   { id: 'quick-start', label: 'Quick start' },
+  { id: 'anthropic', label: 'Anthropic API, Claude Code' },
   { id: 'oauth', label: 'OAuth (PKCE)' },
   { id: 'endpoints', label: 'Endpoints' },
   { id: 'errors', label: 'Errors' },
@@ -38,6 +40,7 @@ export function DocsRoute() {
         </ul>
       </nav>
       <QuickStart baseUrl={baseUrl} />
+      <AnthropicGuide origin={origin} />
       <OAuthGuide origin={origin} baseUrl={baseUrl} />
       <EndpointReference origin={origin} />
       <ErrorsSection />

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
+import { freePort, OAuthTestKit } from '../../../../test/support/oauth-flow';
 import { startTestApp, TestApp, uniqueEmail } from '../../../../test/support/test-app';
 import { ReservationService, UsageRecorder } from '../../usage';
 
@@ -291,7 +292,9 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
         ],
       }),
     );
-    app = await startTestApp({ modelsConfig: catalog, signupCredit: 5 });
+    // PUBLIC_URL matches the port: it is the OAuth issuer the OAuth test's client discovers.
+    const port = await freePort();
+    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, modelsConfig: catalog, signupCredit: 5 });
     session = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('msg'), password: 'messages for all' } })
     ).body.data.token;
@@ -766,6 +769,24 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
         'anthropic-version': '2023-06-01',
         'anthropic-beta': 'tools-2024-04-04',
       });
+    });
+
+    it('takes an app’s OAuth access token with the client-id header, as on /v1; without the header 400', async () => {
+      const kit = await OAuthTestKit.start(app);
+      const oauthClient = await kit.createClient({ clientName: 'Claude-style app' });
+      const tokens = await kit.tokensFor(oauthClient);
+      const ask = { model: 'gpt', max_tokens: 10, messages: [{ role: 'user' as const, content: 'x' }] };
+      const app_ = new Anthropic({
+        baseURL: app.url,
+        authToken: tokens.access_token,
+        apiKey: null,
+        defaultHeaders: { 'X-Service-OAuth-Client-Id': oauthClient.clientId },
+        maxRetries: 0,
+      });
+      expect((await app_.messages.create(ask)).content[0]).toMatchObject({ type: 'text', text: 'Hello from OpenAI.' });
+      const headerless = await raw(ask, { authorization: `Bearer ${tokens.access_token}` });
+      expect(headerless.status).toBe(400);
+      expect(headerless.body.error.type).toBe('invalid_request_error');
     });
 
     it('refuses thinking budgets at or above max_tokens, or below 1,024', async () => {

@@ -25,6 +25,7 @@ const TAG_TITLES: Record<string, string> = {
 
 const SCHEME_LABELS: Record<string, string> = {
   gateway: 'API key or OAuth access token',
+  anthropicApiKey: 'API key in x-api-key',
   session: 'session token',
   'session-cookie': 'dashboard session cookie',
   oauth: 'OAuth access token',
