@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** The fakes' edge: an http server on 127.0.0.1 and a free port, and its origin (`http://127.0.0.1:PORT`). */
 export async function listenLocally(
@@ -14,4 +17,26 @@ export async function listenLocally(
 export async function closeLocally(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+}
+
+/**
+ * Fake providers for a suite: a local server answering with `handle`, and a catalog file (MODELS_CONFIG) that
+ * `catalog` writes for the server's origin. `close` stops the server and removes the file.
+ */
+export async function fakeProviders(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
+  catalog: (origin: string) => unknown,
+): Promise<{ origin: string; catalogPath: string; close: () => Promise<void> }> {
+  const { server, origin } = await listenLocally(handle);
+  const dir = mkdtempSync(join(tmpdir(), 'sy-providers-'));
+  const catalogPath = join(dir, 'models.json');
+  writeFileSync(catalogPath, JSON.stringify(catalog(origin)));
+  return {
+    origin,
+    catalogPath,
+    close: async () => {
+      await closeLocally(server);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

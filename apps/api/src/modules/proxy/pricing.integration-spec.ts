@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { fakeProviders } from '../../../test/support/local-server';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { ReservationService, UsageRecorder } from '../usage';
 
@@ -51,8 +50,7 @@ function fakeUpstreams() {
       return send(json, fixture('gemini', 'thinking-cache-response.json'));
     res.writeHead(404).end();
   };
-  const server: Server = createServer((req, res) => void answer(req, res));
-  return { server, paths };
+  return { answer, paths };
 }
 
 const OPENAI = { inputPerMTok: 1.1, outputPerMTok: 4.4, cacheReadPerMTok: 0.275, perRequest: 0.0001 };
@@ -78,32 +76,27 @@ const GEMINI_TIERED = {
 describe('prices that match the providers: each provider kind charged exactly the formula', () => {
   const fake = fakeUpstreams();
   let app: TestApp;
-  let dir: string;
+  let providers: Awaited<ReturnType<typeof fakeProviders>> | undefined;
   let key: string;
   let session: string;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
-    const base = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'sy-pricing-'));
-    const catalog = join(dir, 'models.json');
-    const chat = (
-      id: string,
-      provider: string,
-      upstreamModel: string,
-      pricing?: object,
-      methods = ['chat_completions'],
-    ) => ({
-      id,
-      provider,
-      upstreamModel,
-      type: 'text',
-      methods,
-      ...(pricing ? { pricing } : {}),
-    });
-    writeFileSync(
-      catalog,
-      JSON.stringify({
+    providers = await fakeProviders(fake.answer, (base) => {
+      const chat = (
+        id: string,
+        provider: string,
+        upstreamModel: string,
+        pricing?: object,
+        methods = ['chat_completions'],
+      ) => ({
+        id,
+        provider,
+        upstreamModel,
+        type: 'text',
+        methods,
+        ...(pricing ? { pricing } : {}),
+      });
+      return {
         providers: [
           { id: 'oa', type: 'openai', baseUrl: `${base}/openai/v1`, apiKey: 'k' },
           { id: 'an', type: 'anthropic', baseUrl: `${base}/anthropic/v1`, apiKey: 'k' },
@@ -119,9 +112,9 @@ describe('prices that match the providers: each provider kind charged exactly th
           chat('ge-tier', 'ge', 'usage-gemini', GEMINI_TIERED),
           chat('unpriced', 'oa', 'usage-chat'),
         ],
-      }),
-    );
-    app = await startTestApp({ modelsConfig: catalog, signupCredit: 5 });
+      };
+    });
+    app = await startTestApp({ modelsConfig: providers.catalogPath, signupCredit: 5 });
     session = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('price'), password: 'prices that match' } })
     ).body.data.token;
@@ -129,9 +122,7 @@ describe('prices that match the providers: each provider kind charged exactly th
   });
   afterAll(async () => {
     await app?.close();
-    fake.server.closeAllConnections();
-    await new Promise((resolve) => fake.server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
+    await providers?.close();
   });
 
   async function call(path: string, body: Record<string, unknown>) {

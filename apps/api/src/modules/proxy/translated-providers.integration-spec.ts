@@ -1,16 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
+import { fakeProviders } from '../../../test/support/local-server';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
 const fixture = (provider: string, name: string) =>
   readFileSync(join(__dirname, 'providers', provider, 'fixtures', name), 'utf8');
 
 /** A fake Anthropic and Gemini in one server, answering with the providers' documented wire-format fixtures. */
-function fakeProviders() {
+function fakeUpstreams() {
   const seen: { path: string; headers: IncomingMessage['headers']; body: any }[] = [];
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
@@ -39,50 +38,42 @@ function fakeProviders() {
       return send(200, 'application/json', fixture('gemini', 'text-response.json'));
     send(404, 'application/json', '{"error":{"code":404,"message":"not found","status":"NOT_FOUND"}}');
   };
-  const server: Server = createServer((req, res) => void answer(req, res));
-  return { server, seen };
+  return { answer, seen };
 }
 
 describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
-  const fake = fakeProviders();
+  const fake = fakeUpstreams();
   let app: TestApp;
-  let dir: string;
+  let providers: Awaited<ReturnType<typeof fakeProviders>> | undefined;
   let client: OpenAI;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
-    const base = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'sy-providers-'));
-    const catalog = join(dir, 'models.json');
-    writeFileSync(
-      catalog,
-      JSON.stringify({
-        providers: [
-          { id: 'anthropic', type: 'anthropic', baseUrl: `${base}/anthropic/v1`, apiKey: 'anthropic-upstream-key' },
-          { id: 'google', type: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gemini-upstream-key' },
-        ],
-        models: [
-          {
-            id: 'claude',
-            provider: 'anthropic',
-            upstreamModel: 'claude-sonnet-4-20250514',
-            type: 'text',
-            methods: ['chat_completions'],
-            pricing: { inputPerMTok: 3, outputPerMTok: 15 },
-          },
-          { id: 'claude-broken', provider: 'anthropic', type: 'text', methods: ['chat_completions'], free: true },
-          {
-            id: 'gemini',
-            provider: 'google',
-            upstreamModel: 'gemini-test',
-            type: 'text',
-            methods: ['chat_completions'],
-            pricing: { inputPerMTok: 1, outputPerMTok: 1 },
-          },
-        ],
-      }),
-    );
-    app = await startTestApp({ modelsConfig: catalog });
+    providers = await fakeProviders(fake.answer, (base) => ({
+      providers: [
+        { id: 'anthropic', type: 'anthropic', baseUrl: `${base}/anthropic/v1`, apiKey: 'anthropic-upstream-key' },
+        { id: 'google', type: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gemini-upstream-key' },
+      ],
+      models: [
+        {
+          id: 'claude',
+          provider: 'anthropic',
+          upstreamModel: 'claude-sonnet-4-20250514',
+          type: 'text',
+          methods: ['chat_completions'],
+          pricing: { inputPerMTok: 3, outputPerMTok: 15 },
+        },
+        { id: 'claude-broken', provider: 'anthropic', type: 'text', methods: ['chat_completions'], free: true },
+        {
+          id: 'gemini',
+          provider: 'google',
+          upstreamModel: 'gemini-test',
+          type: 'text',
+          methods: ['chat_completions'],
+          pricing: { inputPerMTok: 1, outputPerMTok: 1 },
+        },
+      ],
+    }));
+    app = await startTestApp({ modelsConfig: providers.catalogPath });
     const session = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('tr'), password: 'translate me' } })
     ).body.data.token;
@@ -91,9 +82,7 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
   });
   afterAll(async () => {
     await app?.close();
-    fake.server.closeAllConnections();
-    await new Promise((resolve) => fake.server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
+    await providers?.close();
   });
 
   it('translates a chat completion to the Messages API and back, with the provider’s key', async () => {
@@ -202,7 +191,7 @@ describe('Anthropic and Gemini providers behind the OpenAI interface', () => {
   });
 
   it('answers every refused image URL with one error, so a caller learns nothing of which hosts and ports answer', async () => {
-    const port = (fake.server.address() as AddressInfo).port;
+    const port = new URL(providers!.origin).port;
     const before = fake.seen.length;
     const targets = [
       `http://127.0.0.1:${port}/gemini/v1beta/models`, // open port, loopback

@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Anthropic from '@anthropic-ai/sdk';
 import { freePort, OAuthTestKit } from '../../../../test/support/oauth-flow';
+import { fakeProviders } from '../../../../test/support/local-server';
 import { startTestApp, TestApp, uniqueEmail } from '../../../../test/support/test-app';
 import { ReservationService, UsageRecorder } from '../../usage';
 
@@ -204,8 +203,7 @@ function fakeUpstreams() {
         send(404, json, '{"error":{"message":"not found"}}');
     }
   };
-  const server: Server = createServer((req, res) => void answer(req, res));
-  return { server, seen };
+  return { answer, seen };
 }
 
 /** Claude's prices (docs/pricing.md): input 3, output 15, cache read 0.3, 5-minute write 3.75, 1-hour write 6, per MTok. */
@@ -253,28 +251,23 @@ const CLAUDE_CODE_REQUEST = {
 describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', () => {
   const fake = fakeUpstreams();
   let app: TestApp;
-  let dir: string;
+  let providers: Awaited<ReturnType<typeof fakeProviders>> | undefined;
   let key: string;
   let session: string;
   let client: Anthropic;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
-    const base = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
-    dir = mkdtempSync(join(tmpdir(), 'sy-messages-'));
-    const catalog = join(dir, 'models.json');
-    const chat = (id: string, provider: string, upstreamModel: string, pricing: object) => ({
-      id,
-      provider,
-      upstreamModel,
-      type: 'text',
-      methods: ['chat_completions'],
-      maxOutputTokens: 8192,
-      pricing,
-    });
-    writeFileSync(
-      catalog,
-      JSON.stringify({
+    providers = await fakeProviders(fake.answer, (base) => {
+      const chat = (id: string, provider: string, upstreamModel: string, pricing: object) => ({
+        id,
+        provider,
+        upstreamModel,
+        type: 'text',
+        methods: ['chat_completions'],
+        maxOutputTokens: 8192,
+        pricing,
+      });
+      return {
         providers: [
           { id: 'an', type: 'anthropic', baseUrl: `${base}/an/v1`, apiKey: 'anthropic-upstream-key' },
           { id: 'oa', type: 'openai', baseUrl: `${base}/oa/v1`, apiKey: 'openai-upstream-key' },
@@ -290,11 +283,16 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
           chat('slow', 'oa', 'slow', OPENAI),
           chat('demo-chat', 'demo', 'demo-chat', { inputPerMTok: 0.5, outputPerMTok: 1.5 }),
         ],
-      }),
-    );
+      };
+    });
     // PUBLIC_URL matches the port: it is the OAuth issuer the OAuth test's client discovers.
     const port = await freePort();
-    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, modelsConfig: catalog, signupCredit: 5 });
+    app = await startTestApp({
+      port,
+      publicUrl: `http://127.0.0.1:${port}`,
+      modelsConfig: providers.catalogPath,
+      signupCredit: 5,
+    });
     session = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('msg'), password: 'messages for all' } })
     ).body.data.token;
@@ -303,9 +301,7 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
   });
   afterAll(async () => {
     await app?.close();
-    fake.server.closeAllConnections();
-    await new Promise((resolve) => fake.server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
+    await providers?.close();
   });
 
   /** A call's ledger debit and usage record, once settled and written. */
