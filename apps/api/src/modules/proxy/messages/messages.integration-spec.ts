@@ -765,6 +765,15 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
         'anthropic-version': '2023-06-01',
         'anthropic-beta': 'tools-2024-04-04',
       });
+      // Claude Code calls the beta routes: /v1/messages?beta=true and /v1/messages/count_tokens?beta=true.
+      expect((await raw(ask, { 'x-api-key': key }, '/v1/messages?beta=true')).status).toBe(200);
+      const counted = await raw(
+        { model: 'gpt', messages: ask.messages },
+        { 'x-api-key': key },
+        '/v1/messages/count_tokens?beta=true',
+      );
+      expect(counted.status).toBe(200);
+      expect(counted.body.input_tokens).toBeGreaterThan(0);
     });
 
     it('takes an app’s OAuth access token with the client-id header, as on /v1; without the header 400', async () => {
