@@ -577,6 +577,22 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
       expect(books_.record).toMatchObject({ method: 'messages', cost: 1_880, cache_read_tokens: 400 });
     });
 
+    it('a stream whose usage costs more than the call held still ends in order, and is charged exactly', async () => {
+      // The provider reports 1,000 input and 60 output tokens for a prompt of a few bytes and max_tokens 1: the
+      // charge above the hold is settled before the usage goes out, and the stream's last chunk waits for it.
+      const stream = client.messages.stream({
+        model: 'gpt',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      const message = await stream.finalMessage();
+      expect(message.usage).toMatchObject({ input_tokens: 600, cache_read_input_tokens: 400, output_tokens: 60 });
+      const { response } = await stream.withResponse();
+      const books_ = await books({ callId: response.headers.get('x-switchyard-call-id')! });
+      expect(books_.debit).toBe(1_880);
+      expect(books_.record.cost).toBe(1_880);
+    });
+
     it('the demo provider, through the same translation, plain and streamed', async () => {
       const message = await client.messages.create({
         model: 'demo-chat',

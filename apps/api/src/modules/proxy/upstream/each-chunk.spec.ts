@@ -29,6 +29,19 @@ describe('eachChunk', () => {
     expect(seen).toEqual(['one', 'two']);
   });
 
+  it('ends only once the promise a handler returned for the last chunk has settled', async () => {
+    const body = new Readable({ read: () => undefined });
+    const order: string[] = [];
+    const done = eachChunk(body, () => {
+      order.push('chunk');
+      return new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('handled')), 30));
+    }).then((outcome) => void order.push(outcome));
+    body.push(Buffer.from('the last chunk'));
+    body.push(null);
+    await done;
+    expect(order).toEqual(['chunk', 'handled', 'ended']);
+  });
+
   it('stops when the handler says so, leaving the rest unread by it', async () => {
     const body = new PassThrough();
     const seen: string[] = [];

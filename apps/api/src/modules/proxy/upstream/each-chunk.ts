@@ -26,6 +26,7 @@ export function eachChunk(
   if (!isNodeReadable(body)) return iterate(body, onChunk, bodyError);
   return new Promise((resolve, reject) => {
     let settled = false;
+    let pending: Promise<void> | null = null;
     const settle = (error: Error | null, outcome: 'ended' | 'stopped' = 'ended') => {
       if (settled) return;
       settled = true;
@@ -50,13 +51,24 @@ export function eachChunk(
       if (verdict === 'stop') return settle(null, 'stopped');
       if (verdict) {
         body.pause();
-        verdict.then(() => settled || body.resume(), handlerFailed);
+        pending = verdict.then(() => {
+          pending = null;
+          if (!settled) body.resume();
+        }, handlerFailed);
       }
     };
-    const onEnd = () => settle(null);
+    // A paused stream still ends once its last chunk was handed over: the body has ended only when the handler's
+    // promise for that chunk has settled too (a stream's usage chunk waiting for its charge, relay.ts).
+    let ended = false;
+    const onEnd = () => {
+      ended = true;
+      if (pending) void pending.then(() => settle(null));
+      else settle(null);
+    };
     const onError = (error: Error) => settle(bodyError(error));
+    // A body that ended closes next (autoDestroy), while the last chunk's promise may still be pending.
     const onClose = () =>
-      settle(bodyError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+      ended || settle(bodyError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
     if (body.readableEnded) return resolve('ended');
     if (body.destroyed) return body.errored ? onError(body.errored) : onClose();
     body.on('data', onData);
