@@ -177,6 +177,7 @@ describe('the app', () => {
   "GET /oauth2/authorize public",
   "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",
+  "PATCH /api/v1/keys/:id user",
   "POST /api/v1/admin/giftcards roles:admin",
   "POST /api/v1/auth/login public",
   "POST /api/v1/auth/logout user",

@@ -2,7 +2,7 @@ import type { AuthLoginRequest, AuthRegisterRequest } from '../auth';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
-import type { KeyCreateRequest, KeyLimitsUpdateRequest } from '../keys';
+import type { KeyCreateRequest, KeyLimitsUpdateRequest, KeyUpdateRequest } from '../keys';
 import { AUTHORIZATION_PARAM_NAMES, type AuthorizationDecisionRequest, type AuthorizationParams } from '../oauth';
 import type {
   ClientUsageQuery,
@@ -20,7 +20,7 @@ import type {
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
 import type { AuthLoginDto, AuthRegisterDto } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
-import type { KeyCreateDto, KeyLimitsUpdateDto } from './keys.dto';
+import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
   AuthorizationDecisionDto,
   AuthorizationParamsDto,
@@ -53,6 +53,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AuthLoginDto, AuthLoginRequest>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
+      same<KeyUpdateDto, KeyUpdateRequest>(true),
       same<UsageActivityQueryDto, UsageActivityQuery>(true),
       same<UsageAnalyticsQueryDto, UsageAnalyticsQuery>(true),
       same<UsageLedgerQueryDto, UsageLedgerQuery>(true),

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 import { sendError } from '../errors/error-render';
@@ -28,11 +29,11 @@ export function ownOrigins(publicUrl: string, localPort: number | undefined): Se
  * the service's own. A request with neither header is not from a browser's cross-site form or fetch (non-browser
  * clients send neither) and passes.
  */
-export function crossSiteProblem(req: Request, publicUrl: string): string | null {
-  const site = req.header('sec-fetch-site');
-  if (site !== undefined && site.trim().toLowerCase() === 'cross-site')
+export function crossSiteProblem(req: IncomingMessage, publicUrl: string): string | null {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site.trim().toLowerCase() === 'cross-site')
     return 'Requests from other sites are not accepted here (Sec-Fetch-Site: cross-site)';
-  const origin = req.header('origin');
+  const origin = req.headers.origin;
   if (origin === undefined) return null;
   if (ownOrigins(publicUrl, req.socket.localPort).has(origin)) return null;
   return 'Requests from other sites are not accepted here: the Origin is not this service’s';

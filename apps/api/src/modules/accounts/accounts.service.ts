@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { AuthSessionResponse, UserResponse } from '@switchyard/shared-dto';
 import type { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
@@ -30,6 +30,13 @@ export interface ClientInfo {
  */
 export function csrfTokenFor(sessionToken: string): string {
   return createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
+}
+
+/** Whether a request's CSRF header is the session's token (compared in constant time). */
+export function csrfMatches(sessionToken: string, header: string | undefined): boolean {
+  const expected = csrfTokenFor(sessionToken);
+  if (!header || header.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(header), Buffer.from(expected));
 }
 
 export function toUserResponse(user: UserEntity): UserResponse {

@@ -3,5 +3,5 @@
  * and handles; the global guard is its own, and the OAuth module plugs its check of app tokens into AppTokensService.
  */
 export { AccountsModule } from './accounts.module';
-export { AccountsService } from './accounts.service';
+export { AccountsService, csrfMatches } from './accounts.service';
 export { AppTokensService, type AppTokenVerifier } from './app-tokens.service';
