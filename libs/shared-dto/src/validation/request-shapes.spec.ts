@@ -1,4 +1,10 @@
-import type { AuthLoginRequest, AuthRegisterRequest } from '../auth';
+import type {
+  AccountDeleteRequest,
+  AccountUpdateRequest,
+  AuthLoginRequest,
+  AuthRegisterRequest,
+  PasswordChangeRequest,
+} from '../auth';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
@@ -18,7 +24,7 @@ import type {
   SpacePublishRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
-import type { AuthLoginDto, AuthRegisterDto } from './auth.dto';
+import type { AccountDeleteDto, AccountUpdateDto, AuthLoginDto, AuthRegisterDto, PasswordChangeDto } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
@@ -51,6 +57,9 @@ describe('the validation classes and the shared request interfaces', () => {
     const verdicts = [
       same<AuthRegisterDto, AuthRegisterRequest>(true),
       same<AuthLoginDto, AuthLoginRequest>(true),
+      same<AccountUpdateDto, AccountUpdateRequest>(true),
+      same<PasswordChangeDto, PasswordChangeRequest>(true),
+      same<AccountDeleteDto, AccountDeleteRequest>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
       same<KeyUpdateDto, KeyUpdateRequest>(true),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts';
 import { UsageModule } from '../usage';
 import { keysEntities } from './entities';
 import { KeysController } from './keys.controller';
@@ -7,7 +8,7 @@ import { KeysRepository } from './keys.repository';
 import { KeysService } from './keys.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(keysEntities), UsageModule],
+  imports: [TypeOrmModule.forFeature(keysEntities), AccountsModule, UsageModule],
   controllers: [KeysController],
   providers: [KeysRepository, KeysService],
   exports: [KeysService],

@@ -87,6 +87,15 @@ export class KeysRepository {
     return this.keys.findOneBy({ id, userId });
   }
 
+  /** Revokes every live key of the user; answers their hashes. */
+  async revokeAll(userId: string): Promise<string[]> {
+    const [rows]: [Array<{ key_hash: string }>, number] = await this.keys.query(
+      `UPDATE api_keys SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING key_hash`,
+      [userId],
+    );
+    return rows.map((row) => row.key_hash);
+  }
+
   /** Marks the key revoked; returns false when it was already revoked. */
   async revoke(userId: string, id: string): Promise<boolean> {
     const result = await this.keys.update({ id, userId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });

@@ -6,6 +6,7 @@ import { sha256 } from '../../common/crypto';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC } from '../../common/redis/topics';
+import { AccountDeletion } from '../accounts';
 import { ReservationService } from '../usage';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
@@ -75,11 +76,13 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly repository: KeysRepository,
     private readonly bus: InvalidationBus,
     private readonly reservations: ReservationService,
+    private readonly deletion: AccountDeletion,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.bus.on(API_KEYS_TOPIC, (keyHash) => this.cache.delete(keyHash));
+    this.deletion.register('revoke every API key', (userId) => this.revokeAll(userId));
     this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -130,6 +133,11 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     await this.repository.revoke(userId, id);
     await this.bus.publish(API_KEYS_TOPIC, key.keyHash);
     return this.answer(userId, id);
+  }
+
+  /** Revokes every key of the user at once on every instance (a deleted account). */
+  async revokeAll(userId: string): Promise<void> {
+    for (const keyHash of await this.repository.revokeAll(userId)) await this.bus.publish(API_KEYS_TOPIC, keyHash);
   }
 
   /** Renames a key; activity lists name later calls after the new name. */
