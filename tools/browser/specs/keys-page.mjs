@@ -3,33 +3,18 @@
 // asked for; the page fits the screen and answers fast. Screenshots as dashboard.mjs takes them
 // (SCREENSHOT_DIR=docs/screenshots/dashboard refreshes the committed copies).
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
+import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
 import { registerThroughForm } from '../flows.mjs';
 
 export const name = 'keys-page';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const screenshotDir = process.env.SCREENSHOT_DIR
-  ? join(repoRoot, process.env.SCREENSHOT_DIR)
-  : join(repoRoot, 'tools', 'browser', 'artifacts', 'screenshots');
-
-const DEVICES = [
-  { label: 'desktop', viewport: { width: 1280, height: 800 } },
-  { label: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-];
 
 const card = (page, keyName) =>
   page.locator('article').filter({ has: page.getByRole('heading', { name: keyName, exact: true }) });
 const detail = (locator, label) =>
   locator.locator('dt', { hasText: label }).locator('xpath=following-sibling::dd').first();
-
-async function noHorizontalScroll(page, what) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  if (overflow > 1) throw new Error(`expected ${what} to fit the width, but it scrolls sideways by ${overflow}px`);
-}
 
 /** The error shown under a labelled field. */
 async function fieldError(page, label) {

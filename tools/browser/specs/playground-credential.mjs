@@ -3,23 +3,13 @@
 // named "Dashboard"; no secret reaches web storage; a pasted string is checked for the key's form at once, and a
 // real key pasted works; after signing out and in again the page works at once. Screenshots as dashboard.mjs.
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
+import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
 import { registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'playground-credential';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const screenshotDir = process.env.SCREENSHOT_DIR
-  ? join(repoRoot, process.env.SCREENSHOT_DIR)
-  : join(repoRoot, 'tools', 'browser', 'artifacts', 'screenshots');
-
-const DEVICES = [
-  { label: 'desktop', viewport: { width: 1280, height: 800 } },
-  { label: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-];
 const SESSION_CREDENTIAL = 'Calls from this page use your Dashboard key';
 
 const main = (page) => page.getByRole('main');
@@ -82,6 +72,7 @@ export const tests = DEVICES.map((device) => ({
     await second.close();
     await noSecretStored(page);
     await mkdir(screenshotDir, { recursive: true });
+    await noHorizontalScroll(page, `the playground at ${device.viewport.width} px`);
     await page.screenshot({ path: join(screenshotDir, `playground-session-${label}.png`) });
 
     await page.goto('/keys');
