@@ -5,7 +5,7 @@ import { defaultClientConditions, defineConfig, type ProxyOptions } from 'vite';
 const apiTarget = process.env.SWITCHYARD_API_URL ?? 'http://127.0.0.1:3000';
 
 // Everything the API serves itself; the rest of the URL space belongs to the SPA.
-const apiPrefixes = ['/api', '/v1', '/oauth2', '/openapi.json', '/healthz', '/readyz'];
+const apiPrefixes = ['/api', '/v1', '/dashboard/v1', '/oauth2', '/openapi.json', '/healthz', '/readyz'];
 
 // The API refuses browser writes whose Origin is not its own (docs/accounts.md). Pages of this dev server are
 // the API's own pages served from another port, so their Origin is passed on as the API's; any other stays.

@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     }
     throw error;
   });
-  logger.log(`listening on ${running.url} (public URL ${config.publicUrl}, ${running.database.kind} database)`);
+  // PUBLIC_URL first: the address to open (links, redirects and cookies are made for it), then the socket.
+  logger.log(`PUBLIC_URL ${config.publicUrl} (listening on ${running.url}, ${running.database.kind} database)`);
   logger.log(
     `hosted space apps listening on ${running.spacesUrl} (their origin ${running.spacesOrigin}; nothing else is served there)`,
   );

@@ -40,3 +40,19 @@ export interface AuthSessionResponse {
   token: string;
   expiresAt: string;
 }
+
+/** PATCH /api/v1/auth/me */
+export interface AccountUpdateRequest {
+  name: string;
+}
+
+/** POST /api/v1/auth/password: the current password, and the new one (the same rules as at registration). */
+export interface PasswordChangeRequest {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** POST /api/v1/auth/delete-account: the password confirms it. */
+export interface AccountDeleteRequest {
+  password: string;
+}

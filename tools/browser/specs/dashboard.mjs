@@ -1,5 +1,5 @@
-// The dashboard's pages against the real API and the demo catalog: the Models page (a playground key made with a
-// click, the live catalog and its filters), the Playground (a streamed chat with a picture made smaller in the
+// The dashboard's pages against the real API and the demo catalog: the Models page (the live catalog and its
+// filters, on the session's Dashboard key with nothing to create), the Playground (a streamed chat with a picture made smaller in the
 // page, images, speech, transcription, the request as code), that chat in the Overview's activity and in the
 // Usage analytics (chart, table, CSV), the Docs rendered from /openapi.json, and every page at desktop and phone
 // width, light and dark, with screenshots.
@@ -24,10 +24,10 @@ const screenshotDir = process.env.SCREENSHOT_DIR
 
 const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 const user = { name: `Dash ${unique}`, email: `dashboard-${unique}@example.com`, password: `correct horse ${unique}` };
-const PLAYGROUND_KEY = 'Playground (dashboard)';
+// The key the session's gateway calls as (docs/dashboard.md, "One playground credential").
+const PLAYGROUND_KEY = 'Dashboard';
+const SESSION_CREDENTIAL = 'Calls from this page use your Dashboard key';
 const CHAT_TEXT = `Describe this picture ${unique}`;
-// Kept between tests: the key the Models page created, pasted into the Playground later.
-const state = { key: null };
 
 // --- files made here, so the test needs no fixtures -------------------------------------------------------
 
@@ -124,7 +124,7 @@ async function noHorizontalScroll(page, what) {
 
 export const tests = [
   {
-    name: 'a new account sees its budget and an empty activity, makes a playground key and browses the live catalog',
+    name: 'a new account sees its budget and an empty activity, and browses the live catalog with no key to make',
     async run({ newPage }) {
       const page = await newPage();
       await registerThroughForm(page, user);
@@ -137,9 +137,7 @@ export const tests = [
       await nav(page).getByRole('link', { name: 'Models' }).click();
       await expectPath(page, '/models');
       await expectVisible(page.getByRole('heading', { name: 'Models', level: 1 }));
-      await expectText(main(page), 'Choose a gateway key');
-      await page.getByRole('button', { name: 'Create a playground key' }).click();
-      await expectText(main(page), `Calls from this page use ${PLAYGROUND_KEY}`);
+      await expectText(main(page), SESSION_CREDENTIAL);
 
       // The live catalog, as the gateway lists it.
       await expectModels(
@@ -172,29 +170,13 @@ export const tests = [
       await page.getByLabel('Search').fill('no such model');
       await expectText(main(page), 'No model matches these filters.');
 
-      // The key lives in this tab's sessionStorage only.
-      const stored = await page.evaluate(() => ({
-        session: sessionStorage.getItem('switchyard.gatewayKey'),
-        local: localStorage.length,
-      }));
-      expectEqual(stored.local, 0, 'the number of localStorage entries');
-      state.key = JSON.parse(stored.session ?? '{}').key;
-      if (!/^sy-/.test(state.key ?? '')) throw new Error(`expected a key in sessionStorage, got ${stored.session}`);
-
-      // It is an ordinary key, listed masked on the API keys page.
+      // No secret in web storage; the Dashboard key is listed on API keys, its secret never shown.
+      const stored = await page.evaluate(() => localStorage.length + sessionStorage.length);
+      expectEqual(stored, 0, 'the number of web storage entries');
       await nav(page).getByRole('link', { name: 'API keys' }).click();
       await expectText(
-        page.locator('tbody tr', { hasText: PLAYGROUND_KEY }),
-        `${state.key.slice(0, 12)}…${state.key.slice(-4)}`,
-      );
-
-      // Signing out forgets it, so the next person in this tab does not get it.
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await expectPath(page, '/signin');
-      expectEqual(
-        await page.evaluate(() => sessionStorage.getItem('switchyard.gatewayKey')),
-        null,
-        'the stored gateway key after signing out',
+        page.locator('article', { has: page.getByRole('heading', { name: PLAYGROUND_KEY, exact: true }) }),
+        'Used by the dashboard only',
       );
     },
   },
@@ -203,10 +185,7 @@ export const tests = [
     async run({ newPage }) {
       const page = await newPage({ acceptDownloads: true });
       await signInThrough(page, user, '/playground');
-      // A pasted key works as well as a created one.
-      await page.getByLabel('Or paste an API key').fill(state.key);
-      await page.getByRole('button', { name: 'Use this key' }).click();
-      await expectText(main(page), 'Calls from this page use Your key');
+      await expectText(main(page), SESSION_CREDENTIAL);
       await expectVisible(page.getByRole('tab', { name: 'Chat', selected: true }), { what: 'the selected Chat tab' });
 
       // A 1.8 MB picture: sent as a JPEG of at most 800 KB.
@@ -318,8 +297,7 @@ export const tests = [
     async run({ newPage }) {
       const page = await newPage();
       await signInThrough(page, user, '/playground');
-      await page.getByLabel('Or paste an API key').fill(state.key);
-      await page.getByRole('button', { name: 'Use this key' }).click();
+      await expectText(main(page), SESSION_CREDENTIAL);
 
       // Arrow keys move between the tabs (one tab stop), and the address follows.
       await page.getByRole('tab', { name: 'Chat' }).focus();
@@ -426,9 +404,7 @@ export const tests = [
       const { label, ...options } = device;
       const page = await newPage(options);
       await signInThrough(page, user, '/models');
-      await page.getByLabel('Or paste an API key').fill(state.key);
-      await page.getByRole('button', { name: 'Use this key' }).click();
-      await expectText(main(page), 'Calls from this page use Your key');
+      await expectText(main(page), SESSION_CREDENTIAL);
       await mkdir(screenshotDir, { recursive: true });
 
       const pages = [

@@ -20,9 +20,9 @@ async function waitUntil(page, predicate, arg, what) {
   });
 }
 
-/** The table row of the key with this name. */
+/** The card of the key with this name. */
 function keyRow(page, keyName) {
-  return page.locator('tbody tr').filter({ has: page.getByRole('rowheader', { name: keyName, exact: true }) });
+  return page.locator('article').filter({ has: page.getByRole('heading', { name: keyName, exact: true }) });
 }
 
 async function gatewayStatus(baseUrl, key) {
@@ -113,13 +113,16 @@ export const tests = [
       await row.getByRole('button', { name: 'Revoke' }).click();
       await expectText(row, `Revoke ${KEY_NAME}?`);
       await row.getByRole('button', { name: 'Revoke', exact: true }).click();
-      await expectText(row.getByRole('cell').nth(3), 'Revoked');
+      // Revoked keys are hidden until asked for.
+      await row.waitFor({ state: 'detached', timeout: 10_000 });
+      await page.getByLabel('Show revoked keys (1)').check();
+      await expectText(row, 'Revoked');
       await row
         .getByRole('button')
         .first()
         .waitFor({ state: 'detached', timeout: 10_000 })
         .catch(() => {
-          throw new Error('expected no buttons left in the row of a revoked key');
+          throw new Error('expected no buttons left on the card of a revoked key');
         });
 
       expectEqual(await gatewayStatus(baseUrl, key), 403, 'the status of GET /v1/models with the revoked key');

@@ -17,6 +17,7 @@ import { PlaygroundRoute } from './routes/playground-route';
 import { ProfileRoute } from './routes/profile-route';
 import { RegisterRoute } from './routes/register-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
+import { SettingsRoute } from './routes/settings-route';
 import { SignInRoute } from './routes/sign-in-route';
 import { SpacesRoute } from './routes/spaces-route';
 import { UsageRoute } from './routes/usage-route';
@@ -48,6 +49,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <AdminGiftCardsRoute />;
     case '/spaces':
       return <SpacesRoute user={user} />;
+    case '/settings':
+      return <SettingsRoute user={user} />;
     default:
       return <SectionPlaceholderRoute title={section.label} />;
   }

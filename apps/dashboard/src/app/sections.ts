@@ -19,6 +19,7 @@ export const SHELL_SECTIONS: readonly ShellSection[] = [
   { path: '/billing', label: 'Billing' },
   { path: '/spaces', label: 'Spaces' },
   { path: '/docs', label: 'Docs' },
+  { path: '/settings', label: 'Settings' },
   { path: '/admin/gift-cards', label: 'Gift cards', roles: ['admin'] },
 ];
 

@@ -1,8 +1,14 @@
-import type { AuthLoginRequest, AuthRegisterRequest } from '../auth';
+import type {
+  AccountDeleteRequest,
+  AccountUpdateRequest,
+  AuthLoginRequest,
+  AuthRegisterRequest,
+  PasswordChangeRequest,
+} from '../auth';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
-import type { KeyCreateRequest, KeyLimitsUpdateRequest } from '../keys';
+import type { KeyCreateRequest, KeyLimitsUpdateRequest, KeyUpdateRequest } from '../keys';
 import { AUTHORIZATION_PARAM_NAMES, type AuthorizationDecisionRequest, type AuthorizationParams } from '../oauth';
 import type {
   ClientUsageQuery,
@@ -18,9 +24,9 @@ import type {
   SpacePublishRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
-import type { AuthLoginDto, AuthRegisterDto } from './auth.dto';
+import type { AccountDeleteDto, AccountUpdateDto, AuthLoginDto, AuthRegisterDto, PasswordChangeDto } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
-import type { KeyCreateDto, KeyLimitsUpdateDto } from './keys.dto';
+import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
   AuthorizationDecisionDto,
   AuthorizationParamsDto,
@@ -51,8 +57,12 @@ describe('the validation classes and the shared request interfaces', () => {
     const verdicts = [
       same<AuthRegisterDto, AuthRegisterRequest>(true),
       same<AuthLoginDto, AuthLoginRequest>(true),
+      same<AccountUpdateDto, AccountUpdateRequest>(true),
+      same<PasswordChangeDto, PasswordChangeRequest>(true),
+      same<AccountDeleteDto, AccountDeleteRequest>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
+      same<KeyUpdateDto, KeyUpdateRequest>(true),
       same<UsageActivityQueryDto, UsageActivityQuery>(true),
       same<UsageAnalyticsQueryDto, UsageAnalyticsQuery>(true),
       same<UsageLedgerQueryDto, UsageLedgerQuery>(true),

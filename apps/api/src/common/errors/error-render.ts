@@ -5,9 +5,9 @@ import { AppException } from './app.exception';
 /** Which error shape a path answers in (docs/decisions.md#answers-and-errors). */
 export type ErrorSurface = 'openai' | 'anthropic' | 'oauth' | 'envelope';
 
-const OPENAI_PREFIXES = ['/v1/', '/apikey/v1/', '/oauth2/v1/'];
+const OPENAI_PREFIXES = ['/v1/', '/apikey/v1/', '/oauth2/v1/', '/dashboard/v1/'];
 /** The gateway's Anthropic Messages routes (docs/anthropic.md), under each gateway prefix. */
-const ANTHROPIC_PATHS = /^\/(v1|apikey\/v1|oauth2\/v1)\/messages(\/count_tokens)?\/?$/;
+const ANTHROPIC_PATHS = /^\/(v1|apikey\/v1|oauth2\/v1|dashboard\/v1)\/messages(\/count_tokens)?\/?$/;
 const OAUTH_PROTOCOL_PATHS = ['/oauth2/token', '/oauth2/revoke', '/oauth2/introspect', '/oauth2/register'];
 
 export function errorSurface(path: string): ErrorSurface {

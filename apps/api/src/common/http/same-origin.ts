@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { CommonErrorCode, CommonException } from '../errors/app.exception';
 import { sendError } from '../errors/error-render';
@@ -23,16 +24,35 @@ export function ownOrigins(publicUrl: string, localPort: number | undefined): Se
 }
 
 /**
+ * The origin the user is on, for links and redirects back into the dashboard (a checkout's return, docs/payments.md):
+ * the request's `Origin`, or else its `Host` with PUBLIC_URL's scheme, when that is one of the service's own
+ * origins (ownOrigins: a local install reached as localhost or 127.0.0.1 stays on the name it was opened with, so
+ * its cookies come back with it); anything else (another site's Origin, a forged Host) falls back to PUBLIC_URL's
+ * origin, so no header can send a user elsewhere.
+ */
+export function requestOrigin(req: IncomingMessage, publicUrl: string): string {
+  const own = ownOrigins(publicUrl, req.socket.localPort);
+  const origin = req.headers.origin;
+  if (typeof origin === 'string' && own.has(origin)) return origin;
+  const host = req.headers.host;
+  if (typeof host === 'string' && /^[A-Za-z0-9.:[\]-]+$/.test(host)) {
+    const candidate = `${new URL(publicUrl).protocol}//${host.toLowerCase()}`;
+    if (own.has(candidate)) return candidate;
+  }
+  return new URL(publicUrl).origin;
+}
+
+/**
  * Why a browser request must be refused as cross-site (login CSRF, a forged cookie write), or null: its
  * `Sec-Fetch-Site` says cross-site, or it carries an `Origin` (including the opaque `null`) that is not one of
  * the service's own. A request with neither header is not from a browser's cross-site form or fetch (non-browser
  * clients send neither) and passes.
  */
-export function crossSiteProblem(req: Request, publicUrl: string): string | null {
-  const site = req.header('sec-fetch-site');
-  if (site !== undefined && site.trim().toLowerCase() === 'cross-site')
+export function crossSiteProblem(req: IncomingMessage, publicUrl: string): string | null {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site.trim().toLowerCase() === 'cross-site')
     return 'Requests from other sites are not accepted here (Sec-Fetch-Site: cross-site)';
-  const origin = req.header('origin');
+  const origin = req.headers.origin;
   if (origin === undefined) return null;
   if (ownOrigins(publicUrl, req.socket.localPort).has(origin)) return null;
   return 'Requests from other sites are not accepted here: the Origin is not this service’s';

@@ -13,6 +13,8 @@ import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 import { SpaceAppCounts1763800014000 } from './1763800014000-space-app-counts';
 import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
 import { UsageComponents1763800016000 } from './1763800016000-usage-components';
+import { KeyExpiry1763800017000 } from './1763800017000-key-expiry';
+import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -31,4 +33,6 @@ export const MIGRATIONS = [
   SpaceAppCounts1763800014000,
   SpendCaps1763800015000,
   UsageComponents1763800016000,
+  KeyExpiry1763800017000,
+  AccountDeletion1763800018000,
 ];

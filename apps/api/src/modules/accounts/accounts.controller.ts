@@ -1,8 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiConflictResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Inject, Patch, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import type { CookieOptions, Request, Response } from 'express';
 import { CSRF_COOKIE, SESSION_COOKIE, type AuthSessionResponse, type UserResponse } from '@switchyard/shared-dto';
-import { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
+import {
+  AccountDeleteDto,
+  AccountUpdateDto,
+  AuthLoginDto,
+  AuthRegisterDto,
+  PasswordChangeDto,
+} from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { clientAddress } from '../../common/http/client-address';
@@ -54,9 +66,63 @@ export class AccountsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<Envelope<null>> {
     await this.accounts.logout(principal);
-    res.clearCookie(SESSION_COOKIE, this.cookieOptions(true));
-    res.clearCookie(CSRF_COOKIE, this.cookieOptions(false));
+    this.clearCookies(res);
     return envelope(null, 'Signed out');
+  }
+
+  @Patch('me')
+  @Access()
+  @ApiOperation({ summary: "Change the signed-in user's name" })
+  async rename(
+    @CurrentUser() principal: SessionPrincipal,
+    @Body() body: AccountUpdateDto,
+  ): Promise<Envelope<UserResponse>> {
+    return envelope(await this.accounts.rename(principal.userId, body.name), 'Name saved');
+  }
+
+  @Post('password')
+  @HttpCode(200)
+  @Access()
+  @ApiOperation({ summary: 'Change the password (needs the current one); every other session is signed out' })
+  @ApiForbiddenResponse({ description: 'PASSWORD_INCORRECT' })
+  @ApiTooManyRequestsResponse({ description: 'RATE_LIMITED after too many wrong passwords, with Retry-After' })
+  async changePassword(
+    @CurrentUser() principal: SessionPrincipal,
+    @Body() body: PasswordChangeDto,
+  ): Promise<Envelope<{ signedOutSessions: number }>> {
+    const signedOutSessions = await this.accounts.changePassword(principal, body);
+    return envelope({ signedOutSessions }, 'Password changed; your other sessions are signed out');
+  }
+
+  @Post('logout-everywhere')
+  @HttpCode(200)
+  @Access()
+  @ApiOperation({ summary: 'Sign out every session of the account, this one too' })
+  async logoutEverywhere(
+    @CurrentUser() principal: SessionPrincipal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope<{ signedOutSessions: number }>> {
+    const signedOutSessions = await this.accounts.signOutEverywhere(principal);
+    this.clearCookies(res);
+    return envelope({ signedOutSessions }, 'Signed out everywhere');
+  }
+
+  @Post('delete-account')
+  @HttpCode(200)
+  @Access()
+  @ApiOperation({
+    summary:
+      'Delete the account (confirmed by its password): it cannot sign in, its keys, sessions and apps’ tokens stop at once; the ledger stays',
+  })
+  @ApiForbiddenResponse({ description: 'PASSWORD_INCORRECT' })
+  async deleteAccount(
+    @CurrentUser() principal: SessionPrincipal,
+    @Body() body: AccountDeleteDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Envelope<null>> {
+    await this.accounts.deleteAccount(principal, body);
+    this.clearCookies(res);
+    return envelope(null, 'Account deleted');
   }
 
   @Get('me')
@@ -72,6 +138,11 @@ export class AccountsController {
     res.cookie(CSRF_COOKIE, session.csrfToken, { ...this.cookieOptions(false), maxAge });
     const { csrfToken: _csrf, ...response } = session;
     return response;
+  }
+
+  private clearCookies(res: Response): void {
+    res.clearCookie(SESSION_COOKIE, this.cookieOptions(true));
+    res.clearCookie(CSRF_COOKIE, this.cookieOptions(false));
   }
 
   private cookieOptions(httpOnly: boolean): CookieOptions {

@@ -8,6 +8,7 @@ export enum AccountsErrorCode {
   UNAUTHENTICATED = 'UNAUTHENTICATED',
   FORBIDDEN = 'FORBIDDEN',
   CSRF_INVALID = 'CSRF_INVALID',
+  PASSWORD_INCORRECT = 'PASSWORD_INCORRECT',
 }
 
 const STATUS: Record<AccountsErrorCode, number> = {
@@ -18,11 +19,14 @@ const STATUS: Record<AccountsErrorCode, number> = {
   [AccountsErrorCode.UNAUTHENTICATED]: 401,
   [AccountsErrorCode.FORBIDDEN]: 403,
   [AccountsErrorCode.CSRF_INVALID]: 403,
+  // Not 401: the session is good, and a 401 would send the dashboard to sign in again.
+  [AccountsErrorCode.PASSWORD_INCORRECT]: 403,
 };
 
 export class AccountsException extends AppException {
-  constructor(code: AccountsErrorCode, message: string) {
+  constructor(code: AccountsErrorCode, message: string, field?: string) {
     super(code, STATUS[code], message, {
+      details: field ? [{ field, messages: [message] }] : undefined,
       // RFC 6750 section 3: a 401 for a bearer-protected resource names the scheme.
       headers:
         STATUS[code] === 401 && code !== AccountsErrorCode.INVALID_CREDENTIALS ? { 'WWW-Authenticate': 'Bearer' } : {},

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsageModule } from '../usage';
+import { AccountDeletion } from './account-deletion';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
@@ -16,6 +17,7 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
   imports: [PassportModule, UsageModule, TypeOrmModule.forFeature(accountsEntities)],
   controllers: [AccountsController],
   providers: [
+    AccountDeletion,
     AccountsRepository,
     AccountsService,
     SessionBearerStrategy,
@@ -23,6 +25,6 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
     AppTokenBearerStrategy,
     { provide: APP_GUARD, useClass: SessionAuthGuard },
   ],
-  exports: [AccountsService, AppTokensService],
+  exports: [AccountsService, AppTokensService, AccountDeletion],
 })
 export class AccountsModule {}

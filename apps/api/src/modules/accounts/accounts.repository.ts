@@ -105,4 +105,40 @@ export class AccountsRepository {
   async revokeSession(sessionId: string): Promise<void> {
     await this.sessions.update({ id: sessionId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
   }
+
+  /** Revokes every live session of the user, but the one named in `except`; answers how many. */
+  async revokeSessions(userId: string, except: string | null): Promise<number> {
+    const [, affected]: [unknown, number] = await this.sessions.query(
+      `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2)`,
+      [userId, except],
+    );
+    return affected;
+  }
+
+  async setName(userId: string, name: string): Promise<void> {
+    await this.users.update({ id: userId }, { name });
+  }
+
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.users.update({ id: userId }, { passwordHash });
+  }
+
+  /**
+   * Deletes the account in one statement: the row stays for the ledger's sake, anonymised (no email, name,
+   * handle or usable password), and every session is revoked. False when it was already deleted.
+   */
+  async anonymise(userId: string, unusableHash: string): Promise<boolean> {
+    // A statement that ends in a SELECT: TypeORM answers with its rows.
+    const rows: Array<{ id: string }> = await this.users.query(
+      `WITH gone AS (
+         UPDATE users SET email = 'deleted-' || id || '@deleted.invalid', name = NULL, handle = NULL,
+                          password_hash = $2, deleted_at = now(), updated_at = now()
+          WHERE id = $1 AND deleted_at IS NULL RETURNING id),
+       sessions_gone AS (
+         UPDATE sessions SET revoked_at = now() WHERE user_id IN (SELECT id FROM gone) AND revoked_at IS NULL)
+       SELECT id FROM gone`,
+      [userId, unusableHash],
+    );
+    return rows.length > 0;
+  }
 }

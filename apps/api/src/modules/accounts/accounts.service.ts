@@ -1,13 +1,19 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { AuthSessionResponse, UserResponse } from '@switchyard/shared-dto';
-import type { AuthLoginDto, AuthRegisterDto } from '@switchyard/shared-dto/validation';
+import type {
+  AccountDeleteDto,
+  AuthLoginDto,
+  AuthRegisterDto,
+  PasswordChangeDto,
+} from '@switchyard/shared-dto/validation';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/crypto';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
+import { AccountDeletion } from './account-deletion';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsRepository, type HandleHolder } from './accounts.repository';
 import type { UserEntity } from './entities/user.entity';
@@ -32,6 +38,13 @@ export function csrfTokenFor(sessionToken: string): string {
   return createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
 }
 
+/** Whether a request's CSRF header is the session's token (compared in constant time). */
+export function csrfMatches(sessionToken: string, header: string | undefined): boolean {
+  const expected = csrfTokenFor(sessionToken);
+  if (!header || header.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(header), Buffer.from(expected));
+}
+
 export function toUserResponse(user: UserEntity): UserResponse {
   return {
     id: user.id,
@@ -53,6 +66,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly repository: AccountsRepository,
     private readonly rateLimiter: RateLimiterService,
     private readonly ledger: LedgerService,
+    private readonly deletion: AccountDeletion,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -110,6 +124,51 @@ export class AccountsService implements OnApplicationBootstrap {
     const user = await this.repository.findUserById(userId);
     if (!user) throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The account no longer exists');
     return toUserResponse(user);
+  }
+
+  async rename(userId: string, name: string): Promise<UserResponse> {
+    await this.repository.setName(userId, name);
+    return this.me(userId);
+  }
+
+  /**
+   * Changes the password after checking the current one (counted like failed sign-ins, so a stolen session cannot
+   * guess it), and signs out every other session: whoever else held one must sign in with the new password.
+   * This session stays. Answers how many sessions were signed out.
+   */
+  async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<number> {
+    await this.checkPassword(principal, dto.currentPassword, 'currentPassword');
+    await this.repository.setPasswordHash(principal.userId, await hashPassword(dto.newPassword));
+    return this.repository.revokeSessions(principal.userId, principal.sessionId);
+  }
+
+  /** Signs out every session of the user, this one too. Answers how many. */
+  signOutEverywhere(principal: SessionPrincipal): Promise<number> {
+    return this.repository.revokeSessions(principal.userId, null);
+  }
+
+  /**
+   * Deletes the account (docs/accounts.md, "Deleting an account"), confirmed by its password: the row is
+   * anonymised and every session revoked in one statement, so it cannot sign in from that moment; then each module
+   * stops what it holds for the user (keys, apps' access and tokens, published spaces). The ledger, usage records
+   * and payments stay, under the anonymised id, for accounting.
+   */
+  async deleteAccount(principal: SessionPrincipal, dto: AccountDeleteDto): Promise<void> {
+    await this.checkPassword(principal, dto.password, 'password');
+    await this.repository.anonymise(principal.userId, await hashPassword(randomToken('')));
+    const failed = await this.deletion.run(principal.userId);
+    if (failed.length) this.logger.error(`account ${principal.userId} deleted, but ${failed.join(', ')} failed`);
+  }
+
+  private async checkPassword(principal: SessionPrincipal, password: string, field: string): Promise<void> {
+    const failures = this.failureLimit(principal.email);
+    await this.rateLimiter.check(failures);
+    const user = await this.repository.findUserById(principal.userId);
+    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+      await this.rateLimiter.record(failures);
+      throw new AccountsException(AccountsErrorCode.PASSWORD_INCORRECT, 'That is not your current password', field);
+    }
+    await this.rateLimiter.reset(failures);
   }
 
   /**

@@ -1,13 +1,12 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { CSRF_HEADER, SESSION_COOKIE } from '@switchyard/shared-dto';
 import { ACCESS_KEY, AccessRule } from '../../common/auth/access.decorator';
 import { OAUTH_ACCESS_TOKEN_PREFIX, type Principal, type SessionPrincipal } from '../../common/auth/principal';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
-import { AccountsService, csrfTokenFor } from './accounts.service';
+import { AccountsService, csrfMatches } from './accounts.service';
 import { APP_TOKEN_BEARER } from './app-token-bearer.strategy';
 import { SESSION_BEARER } from './session-bearer.strategy';
 
@@ -96,13 +95,8 @@ export class SessionAuthGuard extends AuthGuard(SESSION_BEARER) {
     const principal = await this.accounts.resolveSession(cookie, 'cookie');
     if (!principal)
       throw new AccountsException(AccountsErrorCode.SESSION_INVALID, 'The session is invalid or has expired');
-    if (!SAFE_METHODS.has(req.method) && !sameSecret(req.header(CSRF_HEADER), csrfTokenFor(cookie)))
+    if (!SAFE_METHODS.has(req.method) && !csrfMatches(cookie, req.header(CSRF_HEADER)))
       throw new AccountsException(AccountsErrorCode.CSRF_INVALID, `Missing or wrong ${CSRF_HEADER} header`);
     return principal;
   }
-}
-
-function sameSecret(given: string | undefined, expected: string): boolean {
-  if (!given || given.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts';
 import { UsageModule } from '../usage';
 import { ConsentsController } from './consents.controller';
 import { ConsentsRepository } from './consents.repository';
@@ -7,7 +8,7 @@ import { ConsentsService } from './consents.service';
 import { consentsEntities } from './entities';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(consentsEntities), UsageModule],
+  imports: [TypeOrmModule.forFeature(consentsEntities), AccountsModule, UsageModule],
   controllers: [ConsentsController],
   providers: [ConsentsRepository, ConsentsService],
   exports: [ConsentsService],

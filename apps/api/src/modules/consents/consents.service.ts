@@ -8,6 +8,7 @@ import { ReservationService } from '../usage';
 import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { ConsentRow, ConsentsRepository } from './consents.repository';
 import type { ConsentEntity } from './entities/consent.entity';
+import { AccountDeletion } from '../accounts';
 
 const TOUCH_INTERVAL_MS = 5_000;
 
@@ -25,9 +26,11 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly repository: ConsentsRepository,
     private readonly bus: InvalidationBus,
     private readonly reservations: ReservationService,
+    private readonly deletion: AccountDeletion,
   ) {}
 
   onModuleInit(): void {
+    this.deletion.register("revoke every app's access and tokens", (userId) => this.revokeAll(userId));
     this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -69,6 +72,14 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     await this.repository.delete(userId, consent.clientPk);
     await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent:${userId}:${consent.clientPk}`);
     return { clientId };
+  }
+
+  /** Revokes every app's access of the user, and their tokens, at once (a deleted account). */
+  async revokeAll(userId: string): Promise<void> {
+    for (const consent of await this.repository.listByUser(userId)) {
+      await this.repository.delete(userId, consent.clientPk);
+      await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent:${userId}:${consent.clientPk}`);
+    }
   }
 
   async setLimits(userId: string, clientId: string, limits: ConsentLimitsDto): Promise<ConsentResponse> {

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyCreatedResponse, ApiKeyResponse } from '@switchyard/shared-dto';
-import { KeyCreateDto, KeyLimitsUpdateDto } from '@switchyard/shared-dto/validation';
+import { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
@@ -14,17 +14,19 @@ export class KeysController {
 
   @Post()
   @Access()
-  @ApiOperation({ summary: 'Create an API key; the key is shown in this answer only' })
+  @ApiOperation({
+    summary: 'Create an API key, optionally with its limits and an expiry; the key is shown in this answer only',
+  })
   async create(
     @CurrentUser() user: SessionPrincipal,
     @Body() body: KeyCreateDto,
   ): Promise<Envelope<ApiKeyCreatedResponse>> {
-    return envelope(await this.keys.create(user.userId, body.name), 'Copy the key now: it is not shown again');
+    return envelope(await this.keys.create(user.userId, body), 'Copy the key now: it is not shown again');
   }
 
   @Get()
   @Access()
-  @ApiOperation({ summary: "The caller's API keys, masked" })
+  @ApiOperation({ summary: "The caller's API keys, masked, with each key's spend this month and all time" })
   async list(@CurrentUser() user: SessionPrincipal): Promise<Envelope<ApiKeyResponse[]>> {
     return envelope(await this.keys.list(user.userId));
   }
@@ -42,6 +44,18 @@ export class KeysController {
     @Body() body: KeyLimitsUpdateDto,
   ): Promise<Envelope<ApiKeyResponse>> {
     return envelope(await this.keys.setLimits(user.userId, id, body), 'Limits saved');
+  }
+
+  @Patch(':id')
+  @Access()
+  @ApiOperation({ summary: 'Rename an API key' })
+  @ApiNotFoundResponse({ description: 'KEY_NOT_FOUND (also for another user’s key)' })
+  async rename(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('id') id: string,
+    @Body() body: KeyUpdateDto,
+  ): Promise<Envelope<ApiKeyResponse>> {
+    return envelope(await this.keys.rename(user.userId, id, body.name), 'Key renamed');
   }
 
   @Delete(':id')

@@ -29,15 +29,19 @@ describe('API keys over HTTP', () => {
     expect(JSON.stringify(listed)).not.toContain(key);
     expect(Object.keys(entry).sort()).toEqual([
       'createdAt',
+      'dashboard',
+      'expiresAt',
       'id',
       'lastUsedAt',
       'limits',
       'name',
       'requestsPerMinute',
+      'spend',
       'status',
       'token',
     ]);
     expect(entry.limits).toEqual({ total: null, daily: null, weekly: null, monthly: null, perRequest: null });
+    expect([entry.expiresAt, entry.dashboard, entry.spend]).toEqual([null, false, { thisMonth: 0, allTime: 0 }]);
     const stored = await app.database.dataSource.query('SELECT key_hash FROM api_keys WHERE id = $1', [id]);
     expect(stored[0].key_hash).not.toContain(key.slice(3));
   });
@@ -78,6 +82,108 @@ describe('API keys over HTTP', () => {
       'Revoked',
     );
     expect((await app.http('/v1/models', { token: key.key })).status).toBe(403);
+  });
+
+  it('takes limits, a rate and an expiry at creation', async () => {
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const created = await app.http('/api/v1/keys', {
+      token: alice,
+      body: { name: 'capped', daily: 1.5, monthly: 20, perRequest: 0.25, requestsPerMinute: 30, expiresAt },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.expiresAt).toBe(expiresAt);
+    const entry = (await app.http('/api/v1/keys', { token: alice })).body.data.find(
+      (k: { id: string }) => k.id === created.body.data.id,
+    );
+    expect(entry).toMatchObject({
+      status: 'Active',
+      expiresAt,
+      requestsPerMinute: 30,
+      limits: { total: null, daily: 1.5, weekly: null, monthly: 20, perRequest: 0.25 },
+    });
+  });
+
+  it('refuses an expiry in the past or too far ahead, and negative, huge or fractional-micro limits', async () => {
+    const bad = [
+      { expiresAt: new Date(Date.now() - 60_000).toISOString() },
+      { expiresAt: new Date(Date.now() + 3661 * 86_400_000).toISOString() },
+      { expiresAt: 'tomorrow' },
+      { daily: -1 },
+      { total: 1_000_001 },
+      { monthly: 1e-7 },
+      { perRequest: 'a lot' },
+      { requestsPerMinute: 0 },
+      { requestsPerMinute: 2.5 },
+    ];
+    for (const fields of bad) {
+      const res = await app.http('/api/v1/keys', { token: alice, body: { name: 'bad', ...fields } });
+      expect([JSON.stringify(fields), res.status]).toEqual([JSON.stringify(fields), 400]);
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(Object.keys(fields));
+    }
+    expect((await app.http('/api/v1/keys', { token: alice })).body.data.some((k: any) => k.name === 'bad')).toBe(false);
+  });
+
+  it('renames a key (trimmed, validated); another user’s key is 404 and keeps its name', async () => {
+    const key = (await app.http('/api/v1/keys', { token: alice, body: { name: 'old name' } })).body.data;
+    const renamed = await app.http(`/api/v1/keys/${key.id}`, {
+      method: 'PATCH',
+      token: alice,
+      body: { name: '  CI runner  ' },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ id: key.id, name: 'CI runner', status: 'Active' });
+    for (const body of [{ name: '' }, { name: 'x'.repeat(101) }, {}, { name: 'ok', daily: 1 }]) {
+      const res = await app.http(`/api/v1/keys/${key.id}`, { method: 'PATCH', token: alice, body });
+      expect(res.status).toBe(400);
+    }
+    const theirs = await app.http(`/api/v1/keys/${key.id}`, { method: 'PATCH', token: bob, body: { name: 'mine' } });
+    expect([theirs.status, theirs.body.error.code]).toEqual([404, 'KEY_NOT_FOUND']);
+    const limits = await app.http(`/api/v1/keys/${key.id}/limits`, { method: 'PUT', token: bob, body: { daily: 1 } });
+    expect(limits.status).toBe(404);
+    const listed = (await app.http('/api/v1/keys', { token: alice })).body.data.find((k: any) => k.id === key.id);
+    expect([listed.name, listed.limits.daily]).toEqual(['CI runner', null]);
+    expect((await app.http('/v1/models', { token: key.key })).status).toBe(200);
+  });
+
+  it('lists each key’s spend, this month and all time, from one grouped read', async () => {
+    const spender = (await app.http('/api/v1/keys', { token: alice, body: { name: 'spender' } })).body.data;
+    const idle = (await app.http('/api/v1/keys', { token: alice, body: { name: 'idle' } })).body.data;
+    for (let i = 0; i < 2; i += 1) {
+      const call = await app.http('/v1/chat/completions', {
+        token: spender.key,
+        body: { model: 'demo-chat', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] },
+      });
+      expect(call.status).toBe(200);
+    }
+    const listed = (await app.http('/api/v1/keys', { token: alice })).body.data;
+    const spent = listed.find((k: any) => k.id === spender.id).spend;
+    expect(spent.thisMonth).toBeGreaterThan(0);
+    expect(spent.allTime).toBe(spent.thisMonth);
+    expect(listed.find((k: any) => k.id === idle.id).spend).toEqual({ thisMonth: 0, allTime: 0 });
+    // Older reservations count all time, not this month.
+    await app.database.dataSource.query(
+      `UPDATE reservations SET created_at = created_at - interval '40 days' WHERE api_key_id = $1`,
+      [spender.id],
+    );
+    const later = (await app.http('/api/v1/keys', { token: alice })).body.data.find((k: any) => k.id === spender.id);
+    expect(later.spend).toEqual({ thisMonth: 0, allTime: spent.allTime });
+    // Bob sees none of it.
+    expect((await app.http('/api/v1/keys', { token: bob })).body.data).toEqual([]);
+  });
+
+  it('refuses an expired key exactly like a revoked one, though the gateway had it cached', async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const key = (await app.http('/api/v1/keys', { token: alice, body: { name: 'brief', expiresAt } })).body.data;
+    expect((await app.http('/v1/models', { token: key.key })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50));
+    const expired = await app.http('/v1/models', { token: key.key });
+    const revokedKey = (await app.http('/api/v1/keys', { token: alice, body: { name: 'revoked' } })).body.data;
+    await app.http(`/api/v1/keys/${revokedKey.id}`, { method: 'DELETE', token: alice });
+    const revoked = await app.http('/v1/models', { token: revokedKey.key });
+    expect(expired.status).toBe(revoked.status);
+    expect(expired.body).toEqual(revoked.body);
+    const listed = (await app.http('/api/v1/keys', { token: alice })).body.data.find((k: any) => k.id === key.id);
+    expect(listed.status).toBe('Expired');
   });
 
   it('needs a signed-in user', async () => {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiExcludeEndpoint,
@@ -14,6 +14,9 @@ import { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from '@switchyard/sha
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
+import { requestOrigin } from '../../common/http/same-origin';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
 import { PaymentsService } from './payments.service';
 import { SANDBOX_PAGE_CSP } from './sandbox-page';
 
@@ -23,7 +26,10 @@ export const PAYMENT_WEBHOOK_PATH = '/api/v1/payment/webhook';
 @ApiTags('payments')
 @Controller('api/v1/payment')
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly payments: PaymentsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('create-checkout-session')
   @Access()
@@ -38,9 +44,12 @@ export class PaymentsController {
   async create(
     @CurrentUser() user: SessionPrincipal,
     @Body() body: PaymentCheckoutCreateDto,
+    @Req() req: Request,
     @Headers('idempotency-key') idempotencyKey?: string,
   ): Promise<Envelope<CheckoutSessionResponse>> {
-    return envelope(await this.payments.createCheckoutSession(user.userId, body.amount, idempotencyKey));
+    return envelope(
+      await this.payments.createCheckoutSession(user.userId, body.amount, this.originOf(req), idempotencyKey),
+    );
   }
 
   @Post('verify-and-capture')
@@ -77,14 +86,19 @@ export class PaymentsController {
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @Header('Content-Security-Policy', SANDBOX_PAGE_CSP)
-  sandboxPage(@Param('sessionId') sessionId: string): Promise<string> {
-    return this.payments.sandboxPage(sessionId);
+  sandboxPage(@Param('sessionId') sessionId: string, @Req() req: Request): Promise<string> {
+    return this.payments.sandboxPage(sessionId, this.originOf(req));
   }
 
   @Post('sandbox/:sessionId/pay')
   @Access({ public: true })
   @ApiExcludeEndpoint()
-  async sandboxPay(@Param('sessionId') sessionId: string, @Res() res: Response): Promise<void> {
-    res.redirect(303, await this.payments.sandboxPay(sessionId));
+  async sandboxPay(@Param('sessionId') sessionId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    res.redirect(303, await this.payments.sandboxPay(sessionId, this.originOf(req)));
+  }
+
+  /** The dashboard origin the user is on, if it is one of the service's own; PUBLIC_URL's otherwise. */
+  private originOf(req: Request): string {
+    return requestOrigin(req, this.config.publicUrl);
   }
 }

@@ -1,5 +1,7 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
 import Stripe from 'stripe';
 import { FakeStripe } from '../../../test/support/fake-stripe';
+import { freePort } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
 async function register(app: TestApp, tag: string) {
@@ -83,7 +85,8 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
     expect(request.form).toMatchObject({
       mode: 'payment',
       client_reference_id: alice.id,
-      success_url: `${app.config.publicUrl}/billing?session_id={CHECKOUT_SESSION_ID}`,
+      // The origin the caller is on (a loopback alias of PUBLIC_URL here): docs/payments.md.
+      success_url: `${app.url}/billing?session_id={CHECKOUT_SESSION_ID}`,
       line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '1500' } }],
       metadata: { userId: alice.id, amountMicros: '15000000' },
     });
@@ -283,6 +286,73 @@ describe('card top-ups through Stripe (a local server speaking its wire format)'
   });
 });
 
+describe('the checkout returns to the origin the user is on, if it is one of the service’s own', () => {
+  let app: TestApp;
+  let user: { token: string; id: string };
+  let port: number;
+
+  /** A raw request, so the Host header can be anything (fetch sends the URL's). */
+  const raw = (path: string, method: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const create = async (headers: Record<string, string>) => {
+    const res = await raw(
+      '/api/v1/payment/create-checkout-session',
+      'POST',
+      { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', ...headers },
+      JSON.stringify({ amount: 1 }),
+    );
+    return JSON.parse(res.text).data as { sessionId: string; checkoutUrl: string };
+  };
+
+  beforeAll(async () => {
+    port = await freePort();
+    app = await startTestApp({ signupCredit: 0, port, publicUrl: `http://127.0.0.1:${port}` });
+    user = await register(app, 'hosts');
+  });
+  afterAll(() => app?.close());
+
+  it('keeps localhost when the user is on localhost and PUBLIC_URL is 127.0.0.1 (same port)', async () => {
+    const { sessionId, checkoutUrl } = await create({ host: `localhost:${port}`, origin: `http://localhost:${port}` });
+    expect(checkoutUrl).toBe(`http://localhost:${port}/api/v1/payment/sandbox/${sessionId}`);
+    const page = await raw(`/api/v1/payment/sandbox/${sessionId}`, 'GET', { host: `localhost:${port}` });
+    expect(page.text).toContain(`http://localhost:${port}/billing?checkout=cancelled`);
+    const paid = await raw(`/api/v1/payment/sandbox/${sessionId}/pay`, 'POST', {
+      host: `localhost:${port}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect([paid.status, paid.headers.location]).toEqual([
+      303,
+      `http://localhost:${port}/billing?session_id=${sessionId}`,
+    ]);
+  });
+
+  it('falls back to PUBLIC_URL for a Host or Origin that is not configured: no open redirect', async () => {
+    const cases: Record<string, string>[] = [
+      { host: 'evil.example', origin: 'https://evil.example' },
+      { host: `evil.example:${port}` },
+      { host: `localhost:${port + 1}`, origin: `http://localhost:${port + 1}` },
+      { host: `127.0.0.1:${port}@evil.example` },
+    ];
+    for (const headers of cases) {
+      const { sessionId, checkoutUrl } = await create(headers);
+      expect(checkoutUrl).toBe(`http://127.0.0.1:${port}/api/v1/payment/sandbox/${sessionId}`);
+      const paid = await raw(`/api/v1/payment/sandbox/${sessionId}/pay`, 'POST', {
+        host: headers.host,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect(paid.headers.location).toBe(`http://127.0.0.1:${port}/billing?session_id=${sessionId}`);
+    }
+  });
+});
+
 describe('the sandbox checkout (no Stripe key)', () => {
   let app: TestApp;
   let user: { token: string; id: string };
@@ -309,7 +379,7 @@ describe('the sandbox checkout (no Stripe key)', () => {
     expect(created.status).toBe(201);
     const { sessionId, checkoutUrl } = created.body.data;
     expect(sessionId).toMatch(/^cs_sandbox_[0-9a-f]{32}$/);
-    expect(checkoutUrl).toBe(`${app.config.publicUrl}/api/v1/payment/sandbox/${sessionId}`);
+    expect(checkoutUrl).toBe(`${app.url}/api/v1/payment/sandbox/${sessionId}`);
 
     const page = await fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}`);
     expect(page.status).toBe(200);
@@ -327,7 +397,7 @@ describe('the sandbox checkout (no Stripe key)', () => {
     const [paid, again] = [await pay(app, sessionId), await pay(app, sessionId)];
     for (const res of [paid, again]) {
       expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe(`${app.config.publicUrl}/billing?session_id=${sessionId}`);
+      expect(res.headers.get('location')).toBe(`${app.url}/billing?session_id=${sessionId}`);
     }
     for (let i = 0; i < 2; i += 1)
       expect((await verify()).body.data).toEqual({ status: 'paid', amountAdded: 12.5, newBalance: 12.5 });

@@ -26,6 +26,9 @@ type ProviderState = 'paid' | 'unpaid' | 'expired';
  * handed out; the balance is credited once per session, keyed by the session id in the ledger, whichever of the
  * redirect's verify-and-capture, a retry, the webhook or the sandbox's Pay arrives first.
  */
+const successUrl = (origin: string) => `${origin}/billing?session_id=`;
+const cancelUrl = (origin: string) => `${origin}/billing?checkout=cancelled`;
+
 @Injectable()
 export class PaymentsService implements OnModuleInit {
   private readonly logger = new Logger('Payments');
@@ -48,9 +51,11 @@ export class PaymentsService implements OnModuleInit {
     return this.stripe === null;
   }
 
+  /** `origin`: the dashboard origin the user is on (requestOrigin), where the checkout returns to. */
   async createCheckoutSession(
     userId: string,
     amount: number,
+    origin: string,
     idempotencyKey?: string,
   ): Promise<CheckoutSessionResponse> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
@@ -62,7 +67,7 @@ export class PaymentsService implements OnModuleInit {
     if (!this.stripe) {
       const id = `cs_sandbox_${randomBytes(16).toString('hex')}`;
       await this.repository.insert({ id, userId, provider: 'sandbox', amountMicros, currency: PAYMENT_CURRENCY });
-      return { sessionId: id, checkoutUrl: `${this.config.publicUrl}${SANDBOX_PATH}/${id}` };
+      return { sessionId: id, checkoutUrl: `${origin}${SANDBOX_PATH}/${id}` };
     }
     const session = await this.callStripe('creating a Checkout Session', () =>
       this.stripe!.checkout.sessions.create(
@@ -78,8 +83,8 @@ export class PaymentsService implements OnModuleInit {
               },
             },
           ],
-          success_url: `${this.successUrl()}{CHECKOUT_SESSION_ID}`,
-          cancel_url: this.cancelUrl(),
+          success_url: `${successUrl(origin)}{CHECKOUT_SESSION_ID}`,
+          cancel_url: cancelUrl(origin),
           client_reference_id: userId,
           metadata: { userId, amountMicros: String(amountMicros) },
         },
@@ -153,8 +158,11 @@ export class PaymentsService implements OnModuleInit {
     return { received: true };
   }
 
-  /** The sandbox's hosted page. Its URL (the random session id) is the capability, as Stripe's own is. */
-  async sandboxPage(sessionId: string): Promise<string> {
+  /**
+   * The sandbox's hosted page. Its URL (the random session id) is the capability, as Stripe's own is. `origin`:
+   * the one it was opened on (requestOrigin), where it returns to.
+   */
+  async sandboxPage(sessionId: string, origin: string): Promise<string> {
     const payment = await this.sandboxPayment(sessionId);
     const state = payment.status === 'open' && this.isStale(payment) ? 'expired' : payment.status;
     return renderSandboxPage({
@@ -163,13 +171,13 @@ export class PaymentsService implements OnModuleInit {
       currency: payment.currency,
       state,
       payAction: `${SANDBOX_PATH}/${payment.id}/pay`,
-      returnUrl: `${this.successUrl()}${payment.id}`,
-      cancelUrl: this.cancelUrl(),
+      returnUrl: `${successUrl(origin)}${payment.id}`,
+      cancelUrl: cancelUrl(origin),
     });
   }
 
   /** "Pay" on the sandbox page: completes the session, credits (as Stripe's webhook would), returns the success URL. */
-  async sandboxPay(sessionId: string): Promise<string> {
+  async sandboxPay(sessionId: string, origin: string): Promise<string> {
     const payment = await this.sandboxPayment(sessionId);
     if (!(await this.repository.markSandboxPaid(payment.id))) {
       const current = await this.repository.findById(payment.id);
@@ -177,7 +185,7 @@ export class PaymentsService implements OnModuleInit {
         throw new PaymentsException(PaymentsErrorCode.PAYMENT_SESSION_EXPIRED, 'This checkout session has expired');
     }
     await this.fulfil(payment);
-    return `${this.successUrl()}${payment.id}`;
+    return `${successUrl(origin)}${payment.id}`;
   }
 
   private async sandboxPayment(sessionId: string): Promise<PaymentEntity> {
@@ -244,14 +252,6 @@ export class PaymentsService implements OnModuleInit {
 
   private isStale(payment: PaymentEntity): boolean {
     return Date.now() - payment.createdAt.getTime() > SESSION_LIFETIME_HOURS * 3_600_000;
-  }
-
-  private successUrl(): string {
-    return `${this.config.publicUrl}/billing?session_id=`;
-  }
-
-  private cancelUrl(): string {
-    return `${this.config.publicUrl}/billing?checkout=cancelled`;
   }
 
   private async callStripe<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -113,12 +113,16 @@ export const GATEWAY_ROUTES: GatewayRoute[] = [
   { method: 'POST', template: '/videos/{id}/remix', action: 'video_remix', body: 'json', summary: 'Remix a video' },
 ];
 
-export type PrefixKind = 'shared' | 'apikey' | 'oauth';
+export type PrefixKind = 'shared' | 'apikey' | 'oauth' | 'dashboard';
+
+/** The dashboard's own gateway: the signed-in session (cookie) calls through the user's dashboard key. */
+export const DASHBOARD_GATEWAY_PREFIX = '/dashboard/v1';
 
 export const GATEWAY_PREFIXES: { prefix: string; kind: PrefixKind }[] = [
   { prefix: '/v1', kind: 'shared' },
   { prefix: '/apikey/v1', kind: 'apikey' },
   { prefix: '/oauth2/v1', kind: 'oauth' },
+  { prefix: DASHBOARD_GATEWAY_PREFIX, kind: 'dashboard' },
 ];
 
 export interface MatchedRoute {

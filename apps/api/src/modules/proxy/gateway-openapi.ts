@@ -60,7 +60,7 @@ export function addGatewayPaths(document: OpenAPIObject): void {
         operationId: `gateway_${route.action}`,
         summary: route.summary,
         description:
-          'OpenAI-compatible. Also served under /apikey/v1 (API keys only) and /oauth2/v1 (OAuth tokens only). Errors in OpenAI’s shape {error: {message, type, code}}.',
+          'OpenAI-compatible. Also served under /apikey/v1 (API keys only), /oauth2/v1 (OAuth tokens only) and /dashboard/v1 (the dashboard’s session cookie only, billed to the user’s key named Dashboard). Errors in OpenAI’s shape {error: {message, type, code}}.',
         tags: ['gateway'],
         security: [{ gateway: [] }],
         parameters,

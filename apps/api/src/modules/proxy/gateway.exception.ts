@@ -6,6 +6,8 @@ export enum GatewayErrorCode {
   MISSING_CREDENTIALS = 'MISSING_CREDENTIALS',
   INVALID_API_KEY = 'INVALID_API_KEY',
   INVALID_TOKEN = 'INVALID_TOKEN',
+  /** A session-carried write on /dashboard/v1 without the session's CSRF token, or from another site. */
+  CSRF_INVALID = 'CSRF_INVALID',
   INVALID_REQUEST = 'INVALID_REQUEST',
   INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE',
   INVALID_JSON = 'INVALID_JSON',
@@ -26,6 +28,7 @@ const STATUS: Record<GatewayErrorCode, number> = {
   [GatewayErrorCode.MISSING_CREDENTIALS]: 401,
   [GatewayErrorCode.INVALID_API_KEY]: 403,
   [GatewayErrorCode.INVALID_TOKEN]: 401,
+  [GatewayErrorCode.CSRF_INVALID]: 403,
   [GatewayErrorCode.INVALID_REQUEST]: 400,
   [GatewayErrorCode.INSUFFICIENT_SCOPE]: 403,
   [GatewayErrorCode.INVALID_JSON]: 400,

@@ -9,7 +9,13 @@ import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { GATEWAY_ROUTES, type GatewayRoute, matchGatewayRoute, type RouteMethod } from './allowlist';
+import {
+  DASHBOARD_GATEWAY_PREFIX,
+  GATEWAY_ROUTES,
+  type GatewayRoute,
+  matchGatewayRoute,
+  type RouteMethod,
+} from './allowlist';
 import { CAPPED_HEADER } from './billing/call-billing';
 import { CollectedAnswer } from './call/answer-sink';
 import { CatalogService } from './catalog/catalog.service';
@@ -76,8 +82,12 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
    * sends only gateway paths here, past Express, with the request id and security headers already set.
    */
   serve(req: GatewayRequest, res: ServerResponse): void {
-    // CORS is open on the resource APIs: bearer credentials, no cookies.
-    if (applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)) return;
+    // CORS is open on the resource APIs: bearer credentials, no cookies. The dashboard's session prefix opens none.
+    if (
+      !req.path.startsWith(`${DASHBOARD_GATEWAY_PREFIX}/`) &&
+      applyOpenCors(req, res, 'GET, POST, OPTIONS', EXPOSED_HEADERS)
+    )
+      return;
     if (this.lifecycle.draining) {
       sendError(req, res, shuttingDown());
       return;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts';
 import { DemoModule } from '../demo';
 import { KeysModule } from '../keys';
 import { UsageModule } from '../usage';
@@ -6,6 +7,7 @@ import { CallBilling } from './billing/call-billing';
 import { CatalogService } from './catalog/catalog.service';
 import { ApiKeyStrategy } from './credentials/api-key.strategy';
 import { CredentialRegistry } from './credentials/credential-registry';
+import { DashboardSessionStrategy } from './credentials/dashboard-session.strategy';
 import { GatewayService } from './gateway.service';
 import { TokenCounter } from './messages/count-tokens';
 import { GatewayPipeline } from './pipeline/gateway-pipeline';
@@ -24,11 +26,12 @@ import { VideoJobsRepository } from './video-jobs.repository';
  * make calls in-process through GatewayService.callInProcess.
  */
 @Module({
-  imports: [KeysModule, UsageModule, DemoModule],
+  imports: [AccountsModule, KeysModule, UsageModule, DemoModule],
   providers: [
     CatalogService,
     CredentialRegistry,
     ApiKeyStrategy,
+    DashboardSessionStrategy,
     GatewayService,
     GatewayPipeline,
     CallBilling,

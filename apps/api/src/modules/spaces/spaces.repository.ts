@@ -200,6 +200,11 @@ export class SpacesRepository {
     return { started: false, reason: !app ? 'missing' : app.status === 'generating' ? 'busy' : 'no_page' };
   }
 
+  /** Unpublishes every app of the user (a deleted account). */
+  async unpublishAll(userId: string): Promise<void> {
+    await this.apps.update({ userId, published: true }, { published: false, updatedAt: () => 'now()' });
+  }
+
   /** Publishes or unpublishes; an app is published only once it has a page. False when nothing matched. */
   async setPublished(userId: string, slug: string, published: boolean): Promise<boolean> {
     const result = await this.apps

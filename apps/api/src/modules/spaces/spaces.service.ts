@@ -12,7 +12,7 @@ import type { SpaceGenerateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { AccountsService } from '../accounts';
+import { AccountDeletion, AccountsService } from '../accounts';
 import { CatalogService } from '../proxy';
 import type { SpaceAppEntity } from './entities/space-app.entity';
 import { slugFromPrompt, titleFromPrompt } from './page-check';
@@ -44,7 +44,10 @@ export class SpacesService implements OwnedResources {
     private readonly catalog: CatalogService,
     private readonly runner: SpaceJobsRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    deletion: AccountDeletion,
+  ) {
+    deletion.register('unpublish every space app', (userId) => this.repository.unpublishAll(userId));
+  }
 
   // ---- handles and the profile ---------------------------------------------------------------------------
 

@@ -1,16 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
 import type { UserResponse } from '@switchyard/shared-dto';
 
-import { keyKeys } from '../../features/keys/api/key-keys';
 import { GatewayKeyPanel } from '../../features/gateway-key/components/gateway-key-panel';
-import { useGatewayKey } from '../../features/gateway-key/lib/key-store';
+import { usePastedKey } from '../../features/gateway-key/lib/key-store';
 import { ModelCatalog } from '../../features/models/components/model-catalog';
 import { useDocumentTitle } from '../../lib/router';
 
 export function ModelsRoute({ user }: { user: UserResponse }) {
   useDocumentTitle('Models');
-  const queryClient = useQueryClient();
-  const [gatewayKey, setGatewayKey] = useGatewayKey(user.id);
+  const [pastedKey, setPastedKey] = usePastedKey(user.id);
 
   return (
     <>
@@ -22,13 +19,8 @@ export function ModelsRoute({ user }: { user: UserResponse }) {
           too rather than assume a model exists.
         </p>
       </div>
-      <GatewayKeyPanel
-        userId={user.id}
-        value={gatewayKey}
-        onChange={setGatewayKey}
-        onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })}
-      />
-      {gatewayKey ? <ModelCatalog apiKey={gatewayKey.key} /> : null}
+      <GatewayKeyPanel userId={user.id} value={pastedKey} onChange={setPastedKey} />
+      <ModelCatalog apiKey={pastedKey?.key ?? null} />
     </>
   );
 }

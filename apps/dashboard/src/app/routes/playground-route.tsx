@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import { LoadError } from '../../components/ui/load-error';
 import { billingKeys } from '../../features/billing/api/billing-keys';
 import { GatewayKeyPanel } from '../../features/gateway-key/components/gateway-key-panel';
-import { useGatewayKey } from '../../features/gateway-key/lib/key-store';
+import { usePastedKey } from '../../features/gateway-key/lib/key-store';
 import { keyKeys } from '../../features/keys/api/key-keys';
 import { useModels } from '../../features/models/api/list-models';
 import { modelsForTask } from '../../features/models/lib/catalog';
@@ -20,8 +20,9 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
   useDocumentTitle('Playground');
   const queryClient = useQueryClient();
   const { searchParams } = useLocation();
-  const [gatewayKey, setGatewayKey] = useGatewayKey(user.id);
-  const models = useModels(gatewayKey?.key ?? null);
+  const [pastedKey, setPastedKey] = usePastedKey(user.id);
+  const credential = pastedKey?.key ?? null;
+  const models = useModels(credential);
   const requested = searchParams.get('task');
   const tab: PlaygroundTab = isPlaygroundTab(requested) ? requested : 'chat';
   const initialModel = searchParams.get('model') ?? '';
@@ -55,34 +56,32 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
     window.setTimeout(refresh, USAGE_RECORD_DELAY_MS);
   };
 
-  let body = null;
-  if (gatewayKey) {
-    if (models.isPending) {
-      body = (
-        <p className="muted" role="status">
-          Loading the models…
-        </p>
-      );
-    } else if (models.isError) {
-      body = (
-        <LoadError
-          message={`Could not load the models: ${models.error.message}`}
-          retrying={models.isFetching}
-          onRetry={() => void models.refetch()}
-        />
-      );
-    } else {
-      body = (
-        <Playground
-          apiKey={gatewayKey.key}
-          modelsByTab={modelsByTab}
-          tab={tab}
-          onTabChange={changeTab}
-          initialModel={initialModel}
-          onCallFinished={onCallFinished}
-        />
-      );
-    }
+  let body;
+  if (models.isPending) {
+    body = (
+      <p className="muted" role="status">
+        Loading the models…
+      </p>
+    );
+  } else if (models.isError) {
+    body = (
+      <LoadError
+        message={`Could not load the models: ${models.error.message}`}
+        retrying={models.isFetching}
+        onRetry={() => void models.refetch()}
+      />
+    );
+  } else {
+    body = (
+      <Playground
+        apiKey={credential}
+        modelsByTab={modelsByTab}
+        tab={tab}
+        onTabChange={changeTab}
+        initialModel={initialModel}
+        onCallFinished={onCallFinished}
+      />
+    );
   }
 
   return (
@@ -94,12 +93,7 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
           are real and paid from your balance; each form also shows its request as curl and as SDK code.
         </p>
       </div>
-      <GatewayKeyPanel
-        userId={user.id}
-        value={gatewayKey}
-        onChange={setGatewayKey}
-        onKeysChanged={() => void queryClient.invalidateQueries({ queryKey: keyKeys.all })}
-      />
+      <GatewayKeyPanel userId={user.id} value={pastedKey} onChange={setPastedKey} />
       {body}
     </>
   );

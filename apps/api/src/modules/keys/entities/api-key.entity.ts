@@ -36,4 +36,12 @@ export class ApiKeyEntity extends SpendLimitColumns {
 
   @Column({ name: 'rate_limit_rpm', type: 'integer', nullable: true })
   rateLimitRpm: number | null;
+
+  /** When the key stops working (the gateway checks it on every call, cached or not); null: never. */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** The user's dashboard key (docs/dashboard.md): at most one live per user; its secret was never shown. */
+  @Column({ type: 'boolean', default: false })
+  dashboard: boolean;
 }

@@ -27,15 +27,20 @@ export class ApiKeyStrategy implements CredentialStrategy, OnModuleInit {
     const key = await this.keys.resolve(token);
     if (!key) throw new GatewayException(GatewayErrorCode.INVALID_API_KEY, 'Invalid or revoked API key');
     this.keys.markUsed(key.id);
-    return {
-      kind: 'api_key',
-      userId: key.userId,
-      apiKeyId: key.id,
-      oauthClientId: null,
-      credentialName: key.name,
-      scopes: null,
-      rateLimitRpm: key.rateLimitRpm,
-      rateLimitSubject: `key:${key.id}`,
-    };
+    return keyCaller(key);
   }
+}
+
+/** The caller of a good API key (a bearer key, or the dashboard's key on the session). */
+export function keyCaller(key: NonNullable<Awaited<ReturnType<KeysService['resolve']>>>): Caller {
+  return {
+    kind: 'api_key',
+    userId: key.userId,
+    apiKeyId: key.id,
+    oauthClientId: null,
+    credentialName: key.name,
+    scopes: null,
+    rateLimitRpm: key.rateLimitRpm,
+    rateLimitSubject: `key:${key.id}`,
+  };
 }

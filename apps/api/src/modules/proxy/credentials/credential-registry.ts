@@ -27,6 +27,20 @@ export class CredentialRegistry {
         { param: 'access_token' },
       );
     const header = req.headers.authorization;
+    // The dashboard's gateway takes the session cookie only, never a bearer credential.
+    if (prefix === 'dashboard') {
+      if (header !== undefined)
+        throw new GatewayException(
+          GatewayErrorCode.INVALID_REQUEST,
+          'This path takes the dashboard session only; send API keys and tokens to /v1',
+        );
+      return this.resolveWith(
+        this.strategies.find((s) => s.prefixes.includes(prefix)),
+        '',
+        req,
+        prefix,
+      );
+    }
     const apiKeyHeader = xApiKey && !header ? req.headers['x-api-key'] : undefined;
     const token = header
       ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
@@ -44,7 +58,20 @@ export class CredentialRegistry {
       );
     }
     const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));
-    const strategy = accepted.find((candidate) => candidate.claims(token));
+    return this.resolveWith(
+      accepted.find((candidate) => candidate.claims(token)),
+      token,
+      req,
+      prefix,
+    );
+  }
+
+  private async resolveWith(
+    strategy: CredentialStrategy | undefined,
+    token: string,
+    req: IncomingMessage,
+    prefix: PrefixKind,
+  ): Promise<Caller> {
     if (strategy) {
       const caller = await strategy.resolve(token, req, prefix);
       notePrincipal(req, caller.kind);

@@ -6,8 +6,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
-import { OAUTH_TOKENS_TOPIC } from '../../../common/redis/topics';
-import { API_KEYS_TOPIC } from '../../keys';
+import { API_KEYS_TOPIC, OAUTH_TOKENS_TOPIC } from '../../../common/redis/topics';
 import { toUnits } from './ledger.service';
 import { LeasedSettlement, ReservationsRepository, ReserveInput } from './reservations.repository';
 
@@ -158,6 +157,14 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
   async appSpendThisMonth(userId: string): Promise<Map<string, number>> {
     const micros = await this.ledger.appSpendThisMonth(userId);
     return new Map([...micros].map(([clientId, amount]) => [clientId, toUnits(amount)]));
+  }
+
+  /** What each of the user's API keys spent (settled, plus what open calls hold): this UTC month and all time, by key id. */
+  async keySpend(userId: string): Promise<Map<string, { thisMonth: number; allTime: number }>> {
+    const micros = await this.ledger.keySpend(userId);
+    return new Map(
+      [...micros].map(([keyId, { month, total }]) => [keyId, { thisMonth: toUnits(month), allTime: toUnits(total) }]),
+    );
   }
 
   /** Holds the call's worst case (or what remains, if at least the minimum); throws BUDGET_EXHAUSTED otherwise. */

@@ -92,6 +92,23 @@ export class ReservationsRepository {
   }
 
   /**
+   * Per API key of this user: settled amounts and open holds, this UTC month and all time, in one grouped query
+   * (the same sums sy_spend checks a key's limits against).
+   */
+  async keySpend(userId: string): Promise<Map<string, { month: number; total: number }>> {
+    const rows: { key: string; month: string; total: string }[] = await this.dataSource.query(
+      `SELECT api_key_id AS key,
+              COALESCE(sum(spend) FILTER (WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS month,
+              sum(spend) AS total
+         FROM (SELECT api_key_id, created_at, CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END AS spend
+                 FROM reservations WHERE user_id = $1 AND api_key_id IS NOT NULL) AS calls
+        GROUP BY api_key_id`,
+      [userId],
+    );
+    return new Map(rows.map((row) => [row.key, { month: Number(row.month), total: Number(row.total ?? 0) }]));
+  }
+
+  /**
    * Holds min(worst, remaining) against the balance, if the remaining balance covers at least the minimum
    * (sy_reserve, money-functions.ts). The balance row is locked while it decides, so
    * concurrent reservations on any instance serialise on it.

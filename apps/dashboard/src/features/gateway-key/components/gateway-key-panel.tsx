@@ -1,119 +1,91 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 
-import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { maskKey } from '../../../lib/gateway';
 import { Link } from '../../../lib/router';
-import { useCreatePlaygroundKey, useRevokePlaygroundKey } from '../api/playground-key';
-import type { GatewayKey } from '../lib/key-store';
+import { pastedKeyProblem } from '../lib/key-store';
+import type { PastedKey } from '../lib/key-store';
 
 interface GatewayKeyPanelProps {
-  /** The signed-in user, whose key this is. */
+  /** The signed-in user, whose key a pasted one is. */
   userId: string;
-  value: GatewayKey | null;
-  onChange: (value: GatewayKey | null) => void;
-  /** After the dashboard created or revoked a key, so the API keys list can refresh. */
-  onKeysChanged?: () => void;
+  value: PastedKey | null;
+  onChange: (value: PastedKey | null) => void;
 }
 
-/** Which API key this page calls the gateway with: one made here with a click, or one pasted in. */
-export function GatewayKeyPanel({ userId, value, onChange, onKeysChanged }: GatewayKeyPanelProps) {
+/**
+ * How this page calls the gateway: as the user's "Dashboard" key on the session (nothing to create or paste), or
+ * with one of their own keys pasted in, checked for the key's form at once.
+ */
+export function GatewayKeyPanel({ userId, value, onChange }: GatewayKeyPanelProps) {
   const headingId = useId();
+  const [pasting, setPasting] = useState(false);
   const [pasted, setPasted] = useState('');
   const [pasteError, setPasteError] = useState<string[]>([]);
-  const createMutation = useCreatePlaygroundKey();
-  const revokeMutation = useRevokePlaygroundKey();
-
-  const create = () => {
-    createMutation.mutate(undefined, {
-      onSuccess: (created) => {
-        onChange({ key: created.key, userId, id: created.id, name: created.name });
-        createMutation.reset();
-        onKeysChanged?.();
-      },
-    });
-  };
 
   const usePasted = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const key = pasted.trim();
-    if (!key) {
-      setPasteError(['Paste one of your API keys (it starts with sy-).']);
+    const problem = pastedKeyProblem(pasted);
+    if (problem) {
+      setPasteError([problem]);
       return;
     }
     setPasteError([]);
     setPasted('');
-    onChange({ key, userId, id: null, name: 'Your key' });
+    setPasting(false);
+    onChange({ key: pasted.trim(), userId });
   };
-
-  const forget = () => {
-    if (value?.id) {
-      revokeMutation.mutate(value.id, {
-        onSettled: () => {
-          onChange(null);
-          onKeysChanged?.();
-        },
-      });
-    } else {
-      onChange(null);
-    }
-  };
-
-  if (value) {
-    return (
-      <section className="card key-panel" aria-labelledby={headingId}>
-        <h2 id={headingId} className="card-title">
-          Gateway key
-        </h2>
-        <div className="key-panel-row">
-          <p>
-            Calls from this page use <strong>{value.name}</strong> <code className="mono">{maskKey(value.key)}</code>.
-            It is kept in this browser tab only and forgotten when you close it.
-          </p>
-          <Button variant="secondary" busy={revokeMutation.isPending} onClick={forget}>
-            {value.id ? 'Revoke and forget key' : 'Forget key'}
-          </Button>
-        </div>
-      </section>
-    );
-  }
 
   return (
-    <section className="card stack" aria-labelledby={headingId}>
-      <h2 id={headingId} className="card-title">
-        Choose a gateway key
+    <section className="card stack key-panel" aria-labelledby={headingId}>
+      <h2 id={headingId} className="visually-hidden">
+        Gateway key
       </h2>
-      <p>
-        Models are called through the gateway, which takes an API key rather than your dashboard sign-in. Create a key
-        for this page with one click, or paste one of <Link href="/keys">your keys</Link>. Calls are paid from your
-        balance like any other.
-      </p>
-      <FormAlert messages={createMutation.isError ? [`Could not create a key: ${createMutation.error.message}`] : []} />
-      <div>
-        <Button busy={createMutation.isPending} onClick={create}>
-          Create a playground key
-        </Button>
+      <div className="key-panel-row">
+        {value ? (
+          <p>
+            Calls from this page use your key <code className="mono">{maskKey(value.key)}</code>. It is kept in this
+            page only: reloading or closing it forgets it.
+          </p>
+        ) : (
+          <p>
+            Calls from this page use your <strong>Dashboard</strong> key, paid from your balance. See its spend and set
+            its limits on <Link href="/keys">API keys</Link>.
+          </p>
+        )}
+        {value ? (
+          <Button variant="secondary" onClick={() => onChange(null)}>
+            Use the Dashboard key
+          </Button>
+        ) : (
+          <Button variant="secondary" aria-expanded={pasting} onClick={() => setPasting((open) => !open)}>
+            {pasting ? 'Cancel' : 'Use one of your keys'}
+          </Button>
+        )}
       </div>
-      <p className="field-hint">
-        It appears on the API keys page as “Playground (dashboard)”, where you can cap or revoke it.
-      </p>
-      <form className="paste-key-form" onSubmit={usePasted} noValidate>
-        <TextField
-          label="Or paste an API key"
-          type="password"
-          name="apiKey"
-          autoComplete="off"
-          spellCheck={false}
-          value={pasted}
-          onChange={(event) => setPasted(event.target.value)}
-          errors={pasteError}
-        />
-        <Button type="submit" variant="secondary">
-          Use this key
-        </Button>
-      </form>
+      {pasting && !value ? (
+        <form className="paste-key-form" onSubmit={usePasted} noValidate>
+          <TextField
+            label="Paste an API key"
+            hint="To see exactly what a program with that key sees: its limits, its rate and its errors."
+            type="password"
+            name="apiKey"
+            autoComplete="off"
+            spellCheck={false}
+            value={pasted}
+            onChange={(event) => {
+              setPasted(event.target.value);
+              setPasteError([]);
+            }}
+            errors={pasteError}
+          />
+          <Button type="submit" variant="secondary">
+            Use this key
+          </Button>
+        </form>
+      ) : null}
     </section>
   );
 }

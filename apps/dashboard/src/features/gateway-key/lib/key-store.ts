@@ -1,75 +1,54 @@
-// The API key the Models and Playground pages call the gateway with. The gateway takes only bearer credentials,
-// never the dashboard's session cookie, so the user picks a key once: one created for the purpose with a click,
-// or one of theirs pasted in. It is kept in sessionStorage: it survives a reload but not closing the tab, other
-// tabs and sites do not see it, and it never goes to localStorage (it is a secret). It is stored with the user's
-// id and ignored for anyone else, and signing out forgets it, so the next person in the same tab never gets it.
+// Which credential the Models and Playground pages call the gateway with. By default none is chosen here: the
+// calls go on the signed-in session to /dashboard/v1, as the user's key named "Dashboard" (lib/gateway.ts). A user
+// may paste one of their own keys instead, to see exactly what a program with that key sees. A pasted key is a
+// full secret, so it is kept in this page's memory only, never in localStorage or sessionStorage: a reload or
+// closing the tab forgets it, and so does signing out. It is kept with the user's id and ignored for anyone else.
 import { useCallback, useSyncExternalStore } from 'react';
+import { API_KEY_PATTERN } from '@switchyard/shared-dto';
 
-export interface GatewayKey {
+export interface PastedKey {
   key: string;
-  /** Whose key it is: the signed-in user's id when it was chosen. */
+  /** Whose key it is: the signed-in user's id when it was pasted. */
   userId: string;
-  /** The key's id when the dashboard created it (so it can revoke it); null for a pasted key. */
-  id: string | null;
-  name: string;
 }
 
-const STORAGE_KEY = 'switchyard.gatewayKey';
-const CHANGE_EVENT = 'switchyard:gateway-key';
-
-function read(): string | null {
-  try {
-    return window.sessionStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
-
-function parse(raw: string | null): GatewayKey | null {
-  if (!raw) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<GatewayKey>;
-    if (typeof value.key !== 'string' || value.key === '' || typeof value.userId !== 'string') return null;
-    return {
-      key: value.key,
-      userId: value.userId,
-      id: typeof value.id === 'string' ? value.id : null,
-      name: typeof value.name === 'string' ? value.name : 'Your key',
-    };
-  } catch {
-    return null;
-  }
-}
+let current: PastedKey | null = null;
+const listeners = new Set<() => void>();
 
 function subscribe(onChange: () => void): () => void {
-  window.addEventListener(CHANGE_EVENT, onChange);
-  window.addEventListener('storage', onChange);
-  return () => {
-    window.removeEventListener(CHANGE_EVENT, onChange);
-    window.removeEventListener('storage', onChange);
-  };
+  listeners.add(onChange);
+  return () => listeners.delete(onChange);
 }
 
-export function saveGatewayKey(value: GatewayKey | null): void {
-  try {
-    if (value) window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
-    else window.sessionStorage.removeItem(STORAGE_KEY);
-  } catch {
-    // Storage refused (private mode quotas): the key then lasts only until the next reload.
-  }
-  window.dispatchEvent(new Event(CHANGE_EVENT));
+export function savePastedKey(value: PastedKey | null): void {
+  current = value;
+  for (const listener of listeners) listener();
 }
 
-/** Forgets the stored key (at sign-out). */
+/** Forgets a pasted key (at sign-out). */
 export function forgetGatewayKey(): void {
-  saveGatewayKey(null);
+  savePastedKey(null);
 }
 
-/** The signed-in user's stored key (null when none) and a setter; every component using it follows changes. */
-export function useGatewayKey(userId: string): [GatewayKey | null, (value: GatewayKey | null) => void] {
-  // The raw string is the snapshot: stable between renders until it changes.
-  const raw = useSyncExternalStore(subscribe, read, () => null);
-  const set = useCallback((value: GatewayKey | null) => saveGatewayKey(value), []);
-  const stored = parse(raw);
+/** The signed-in user's pasted key (null: the session is used) and a setter; every user of it follows changes. */
+export function usePastedKey(userId: string): [PastedKey | null, (value: PastedKey | null) => void] {
+  const stored = useSyncExternalStore(
+    subscribe,
+    () => current,
+    () => null,
+  );
+  const set = useCallback((value: PastedKey | null) => savePastedKey(value), []);
   return [stored && stored.userId === userId ? stored : null, set];
+}
+
+/** Why a pasted string is not an API key, in words for people; null when it has the key's form. */
+export function pastedKeyProblem(text: string): string | null {
+  const key = text.trim();
+  if (key === '') return 'Paste one of your API keys. It starts with sy- and is 51 characters long.';
+  if (/^sys_/.test(key)) return 'That is a sign-in session, not an API key. Copy a key from the API keys page.';
+  if (/^Bearer\s/i.test(key)) return 'Paste the key alone, without “Bearer”.';
+  if (/\s/.test(key)) return 'An API key has no spaces or line breaks. Copy it again, all in one piece.';
+  if (!API_KEY_PATTERN.test(key))
+    return 'That does not look like an API key: a key starts with sy- followed by 48 letters and digits.';
+  return null;
 }

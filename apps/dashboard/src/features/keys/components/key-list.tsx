@@ -1,127 +1,47 @@
 import { useId, useState } from 'react';
-import type { ApiKeyResponse } from '@switchyard/shared-dto';
 
-import { Alert } from '../../../components/ui/alert';
-import { Button } from '../../../components/ui/button';
+import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { QueryList } from '../../../components/ui/query-list';
 import { useKeys } from '../api/list-keys';
-import { useRevokeKey } from '../api/revoke-key';
+import { visibleKeys } from '../lib/key-limits';
+import { KeyCard } from './key-card';
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-function FormattedDate({ iso, format }: { iso: string; format: Intl.DateTimeFormat }) {
-  const date = new Date(iso);
-  const text = Number.isNaN(date.getTime()) ? iso : format.format(date);
-  return <time dateTime={iso}>{text}</time>;
-}
-
-function StatusBadge({ status }: { status: ApiKeyResponse['status'] }) {
-  return <span className={`badge badge-${status === 'Active' ? 'active' : 'revoked'}`}>{status}</span>;
-}
-
-/** The caller's keys, masked, with an inline confirmation before revoking one. */
+/** The caller's keys, newest first; revoked ones only when asked for. */
 export function KeyList() {
   const headingId = useId();
   const keysQuery = useKeys();
-  const revokeMutation = useRevokeKey();
-  const [confirmingId, setConfirmingId] = useState<string | null>(null);
-  // After "Cancel", focus goes back to the row's Revoke button that the confirmation replaced.
-  const [returnFocusId, setReturnFocusId] = useState<string | null>(null);
+  const [showRevoked, setShowRevoked] = useState(false);
   const [announcement, setAnnouncement] = useState('');
-
-  const startConfirm = (key: ApiKeyResponse) => {
-    revokeMutation.reset();
-    setAnnouncement('');
-    setReturnFocusId(null);
-    setConfirmingId(key.id);
-  };
-
-  const cancelConfirm = (key: ApiKeyResponse) => {
-    setConfirmingId(null);
-    setReturnFocusId(key.id);
-  };
-
-  const revoke = (key: ApiKeyResponse) => {
-    revokeMutation.mutate(key.id, {
-      onSuccess: () => setAnnouncement(`${key.name} was revoked. It stops working at once.`),
-      onSettled: () => setConfirmingId(null),
-    });
-  };
+  const revokedCount = keysQuery.data?.filter((key) => key.status === 'Revoked').length ?? 0;
 
   return (
-    <section className="card" aria-labelledby={headingId}>
-      <h2 id={headingId} className="card-title">
-        Your keys
-      </h2>
-      {revokeMutation.isError ? <Alert>Revoking the key failed: {revokeMutation.error.message}</Alert> : null}
+    <section className="card stack" aria-labelledby={headingId}>
+      <div className="card-heading-row">
+        <h2 id={headingId} className="card-title">
+          Your keys
+        </h2>
+        <CheckboxField
+          label={`Show revoked keys (${revokedCount})`}
+          checked={showRevoked}
+          onChange={(event) => setShowRevoked(event.target.checked)}
+        />
+      </div>
       <p className="visually-hidden" role="status">
         {announcement}
       </p>
       <QueryList query={keysQuery} what="your keys" empty="No API keys yet.">
-        {(keys) => (
-          <div className="table-scroll">
-            <table className="data-table" aria-labelledby={headingId}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id}>
-                    <th scope="row" className="data-table-name">
-                      {key.name}
-                    </th>
-                    <td>
-                      <code className="mono">{key.token}</code>
-                    </td>
-                    <td>
-                      <FormattedDate iso={key.createdAt} format={dateFormat} />
-                    </td>
-                    <td>{key.lastUsedAt ? <FormattedDate iso={key.lastUsedAt} format={dateTimeFormat} /> : 'Never'}</td>
-                    <td>
-                      <StatusBadge status={key.status} />
-                    </td>
-                    <td className="data-table-actions">
-                      {key.status !== 'Active' ? null : confirmingId === key.id ? (
-                        <div className="inline-confirm" role="group" aria-label={`Revoke ${key.name}?`}>
-                          <span className="inline-confirm-question">Revoke {key.name}?</span>
-                          <Button variant="danger" busy={revokeMutation.isPending} onClick={() => revoke(key)}>
-                            Revoke
-                          </Button>
-                          <Button
-                            variant="secondary"
-                            autoFocus
-                            disabled={revokeMutation.isPending}
-                            onClick={() => cancelConfirm(key)}
-                          >
-                            Cancel
-                          </Button>
-                        </div>
-                      ) : (
-                        <Button
-                          variant="secondary"
-                          autoFocus={returnFocusId === key.id}
-                          onClick={() => startConfirm(key)}
-                        >
-                          Revoke<span className="visually-hidden"> {key.name}</span>
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {(keys) => {
+          const shown = visibleKeys(keys, showRevoked);
+          return shown.length ? (
+            <div className="app-cards">
+              {shown.map((key) => (
+                <KeyCard key={key.id} apiKey={key} onAnnounce={setAnnouncement} />
+              ))}
+            </div>
+          ) : (
+            <p className="muted">Every key you made is revoked. Tick “Show revoked keys” to see them.</p>
+          );
+        }}
       </QueryList>
     </section>
   );

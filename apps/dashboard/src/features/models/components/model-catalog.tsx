@@ -19,6 +19,7 @@ import {
   TYPE_LABELS,
 } from '../lib/catalog';
 import type { ModelFilters, PlaygroundTask } from '../lib/catalog';
+import type { GatewayCredential } from '../../../lib/gateway';
 
 const TYPE_OPTIONS: { value: ModelType | ''; label: string }[] = [
   { value: '', label: 'Any type' },
@@ -121,7 +122,7 @@ function ModelCard({ model }: { model: ModelEntry }) {
 }
 
 /** The live catalog: the gateway filters by type, method and capability; the search narrows by id or owner. */
-export function ModelCatalog({ apiKey }: { apiKey: string }) {
+export function ModelCatalog({ apiKey }: { apiKey: GatewayCredential }) {
   const id = useId();
   const [filters, setFilters] = useState<ModelFilters>(NO_FILTERS);
   const [search, setSearch] = useState('');

@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 
 import { gatewayFetch } from '../../../lib/gateway';
+import type { GatewayCredential } from '../../../lib/gateway';
 import type { ImageRequestBody, SpeechRequestBody } from '../lib/snippets';
 
 export interface ImageResult {
@@ -30,20 +31,23 @@ function cost(headers: Headers): number | null {
 }
 
 /** POST /v1/images/generations. A model answers with url or b64_json (docs/decisions.md#rules-for-clients): both are kept. */
-export async function generateImages(apiKey: string, body: ImageRequestBody): Promise<ImageResult> {
+export async function generateImages(apiKey: GatewayCredential, body: ImageRequestBody): Promise<ImageResult> {
   const response = await gatewayFetch('/images/generations', { apiKey, json: body });
   const json = (await response.json()) as { data?: ImageResult['images'] };
   return { images: json.data ?? [], cost: cost(response.headers) };
 }
 
 /** POST /v1/audio/speech: the audio, typed by the answer's content type. */
-export async function createSpeech(apiKey: string, body: SpeechRequestBody): Promise<SpeechResult> {
+export async function createSpeech(apiKey: GatewayCredential, body: SpeechRequestBody): Promise<SpeechResult> {
   const response = await gatewayFetch('/audio/speech', { apiKey, json: body });
   return { audio: await response.blob(), cost: cost(response.headers) };
 }
 
 /** POST /v1/audio/transcriptions as multipart. */
-export async function transcribe(apiKey: string, request: TranscriptionRequest): Promise<TranscriptionResult> {
+export async function transcribe(
+  apiKey: GatewayCredential,
+  request: TranscriptionRequest,
+): Promise<TranscriptionResult> {
   const form = new FormData();
   form.append('file', request.file, request.file.name);
   form.append('model', request.model);
@@ -57,15 +61,15 @@ export async function transcribe(apiKey: string, request: TranscriptionRequest):
 }
 
 // The answers hold the user's pictures, audio and words: gcTime 0 drops them from the cache with the panel.
-export function useGenerateImages(apiKey: string, onSettled: () => void) {
+export function useGenerateImages(apiKey: GatewayCredential, onSettled: () => void) {
   return useMutation({ mutationFn: (body: ImageRequestBody) => generateImages(apiKey, body), gcTime: 0, onSettled });
 }
 
-export function useCreateSpeech(apiKey: string, onSettled: () => void) {
+export function useCreateSpeech(apiKey: GatewayCredential, onSettled: () => void) {
   return useMutation({ mutationFn: (body: SpeechRequestBody) => createSpeech(apiKey, body), gcTime: 0, onSettled });
 }
 
-export function useTranscribe(apiKey: string, onSettled: () => void) {
+export function useTranscribe(apiKey: GatewayCredential, onSettled: () => void) {
   return useMutation({
     mutationFn: (request: TranscriptionRequest) => transcribe(apiKey, request),
     gcTime: 0,

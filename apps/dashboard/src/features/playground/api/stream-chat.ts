@@ -1,4 +1,5 @@
 import { gatewayFetch } from '../../../lib/gateway';
+import type { GatewayCredential } from '../../../lib/gateway';
 import { applyChatEvent, EMPTY_CHAT_STREAM, SseDecoder } from '../lib/sse';
 import type { ChatStreamState } from '../lib/sse';
 import type { ChatRequestBody } from '../lib/snippets';
@@ -9,7 +10,7 @@ import type { ChatRequestBody } from '../lib/snippets';
  * inside the stream throws StreamError. Aborting the signal stops it, and the gateway stops the model too.
  */
 export async function streamChat(
-  apiKey: string,
+  apiKey: GatewayCredential,
   body: ChatRequestBody,
   onUpdate: (state: ChatStreamState) => void,
   signal?: AbortSignal,

@@ -1,10 +1,11 @@
 import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { SelectField } from '../../../components/ui/select-field';
+import type { GatewayCredential } from '../../../lib/gateway';
 
 /** What every playground tab gets. */
 export interface PlaygroundPanelProps {
-  apiKey: string;
+  apiKey: GatewayCredential;
   /** The catalog's models for this tab's task. */
   models: readonly ModelEntry[];
   /** A model asked for in the address; used when the list has it. */

@@ -5,6 +5,7 @@ import { ChatPanel } from './chat-panel';
 import { ImagePanel } from './image-panel';
 import { SpeechPanel } from './speech-panel';
 import { TranscriptionPanel } from './transcription-panel';
+import type { GatewayCredential } from '../../../lib/gateway';
 
 export const PLAYGROUND_TABS = [
   { id: 'chat', label: 'Chat' },
@@ -19,7 +20,7 @@ export function isPlaygroundTab(value: string | null): value is PlaygroundTab {
 }
 
 interface PlaygroundProps {
-  apiKey: string;
+  apiKey: GatewayCredential;
   /** The catalog's models for each tab (type and method, docs/decisions.md#rules-for-clients). */
   modelsByTab: Record<PlaygroundTab, ModelEntry[]>;
   tab: PlaygroundTab;

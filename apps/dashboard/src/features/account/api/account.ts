@@ -1,0 +1,44 @@
+import { useMutation } from '@tanstack/react-query';
+import type {
+  AccountDeleteRequest,
+  AccountUpdateRequest,
+  PasswordChangeRequest,
+  UserResponse,
+} from '@switchyard/shared-dto';
+
+import { http } from '../../../lib/http';
+
+export function updateAccount(body: AccountUpdateRequest): Promise<UserResponse> {
+  return http.patch<UserResponse>('/api/v1/auth/me', body);
+}
+
+export function changePassword(body: PasswordChangeRequest): Promise<{ signedOutSessions: number }> {
+  return http.post<{ signedOutSessions: number }>('/api/v1/auth/password', body);
+}
+
+export function signOutEverywhere(): Promise<{ signedOutSessions: number }> {
+  return http.post<{ signedOutSessions: number }>('/api/v1/auth/logout-everywhere');
+}
+
+export function deleteAccount(body: AccountDeleteRequest): Promise<null> {
+  return http.post<null>('/api/v1/auth/delete-account', body);
+}
+
+/** `onSaved` gets the user as the server now has it (the route puts it in the auth feature's cache). */
+export function useUpdateAccount(onSaved: (user: UserResponse) => void) {
+  return useMutation({ mutationFn: updateAccount, onSuccess: onSaved });
+}
+
+export function useChangePassword() {
+  // gcTime 0: the passwords sent are the mutation's variables; nothing keeps them once it is done.
+  return useMutation({ mutationFn: changePassword, gcTime: 0 });
+}
+
+/** `onSignedOut` ends the dashboard's session (the route clears the cache and goes to sign-in). */
+export function useSignOutEverywhere(onSignedOut: () => void) {
+  return useMutation({ mutationFn: signOutEverywhere, onSuccess: onSignedOut });
+}
+
+export function useDeleteAccount(onDeleted: () => void) {
+  return useMutation({ mutationFn: deleteAccount, gcTime: 0, onSuccess: onDeleted });
+}
