@@ -155,6 +155,16 @@ describe('API keys over HTTP', () => {
       });
       expect(call.status).toBe(200);
     }
+    // Settlement is written after the answer (in batches): read the spend once both calls are charged, not held.
+    for (let tries = 0; ; tries += 1) {
+      const [{ open }] = await app.database.dataSource.query(
+        `SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE api_key_id = $1`,
+        [spender.id],
+      );
+      if (open === 0) break;
+      if (tries > 200) throw new Error('the calls were never settled');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const listed = (await app.http('/api/v1/keys', { token: alice })).body.data;
     const spent = listed.find((k: any) => k.id === spender.id).spend;
     expect(spent.thisMonth).toBeGreaterThan(0);
