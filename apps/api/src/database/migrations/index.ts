@@ -13,6 +13,7 @@ import { SpaceJobSlots1763800011000 } from './1763800011000-space-job-slots';
 import { SpaceAppCounts1763800014000 } from './1763800014000-space-app-counts';
 import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
 import { UsageComponents1763800016000 } from './1763800016000-usage-components';
+import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   SpaceAppCounts1763800014000,
   SpendCaps1763800015000,
   UsageComponents1763800016000,
+  UsageFirstByte1763800021500,
 ];

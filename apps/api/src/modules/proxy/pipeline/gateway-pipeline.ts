@@ -238,6 +238,7 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date): Call {
     outputBound: null,
     outputBoundReplaces: false,
     chargedMicros: null,
+    firstByteAt: null,
   };
 }
 
