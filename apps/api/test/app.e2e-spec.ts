@@ -170,6 +170,7 @@ describe('the app', () => {
   "GET /api/v1/spaces/me/apps/:slug user",
   "GET /api/v1/usage/me/activity user",
   "GET /api/v1/usage/me/analytics user",
+  "GET /api/v1/usage/me/daily-spend user",
   "GET /api/v1/usage/me/ledger user",
   "GET /api/v1/usage/me/summary user|oauth",
   "GET /healthz public",

@@ -109,8 +109,34 @@ export interface UsageAnalyticsQuery {
   groupBy?: AnalyticsGroupBy;
 }
 
-/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query. */
+/** Which entries of the ledger: credits (amount above 0: payments, gift cards, sign-up…) or debits (calls). */
+export const LEDGER_SIDES = ['credit', 'debit'] as const;
+export type LedgerSide = (typeof LEDGER_SIDES)[number];
+
+/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query; `side` keeps one side only. */
 export interface UsageLedgerQuery {
   limit?: number;
   cursor?: string;
+  side?: LedgerSide;
+}
+
+/** GET /api/v1/usage/me/daily-spend: `limit` days a page (1 to 100), `cursor` a page's nextCursor. */
+export interface UsageDailySpendQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+/** What the calls of one UTC day were charged, from the ledger's debits. */
+export interface DailySpend {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** Charged that day, in currency units (positive). */
+  amount: number;
+  /** Charged calls that day. */
+  calls: number;
+}
+
+export interface DailySpendPage {
+  items: DailySpend[];
+  nextCursor: string | null;
 }

@@ -1,4 +1,4 @@
-import { formatCallCost, formatExactMoney, formatMoney } from './money';
+import { formatCallCost, formatCharge, formatExactMoney, formatMoney } from './money';
 
 describe('formatMoney', () => {
   it('shows the currency and two decimals, rounding micro-units to the cent', () => {
@@ -22,6 +22,16 @@ describe('formatCallCost', () => {
     expect(formatCallCost(0.01)).toBe('$0.01');
     expect(formatCallCost(0.012345)).toBe('$0.01');
     expect(formatCallCost(2.5)).toBe('$2.50');
+  });
+});
+
+describe('formatCharge', () => {
+  it('says "under $0.01" for a sum that rounds to nothing but is not nothing', () => {
+    expect(formatCharge(0.000035)).toBe('under $0.01');
+    expect(formatCharge(0.004999)).toBe('under $0.01');
+    expect(formatCharge(0.005)).toBe('$0.01');
+    expect(formatCharge(0)).toBe('$0.00');
+    expect(formatCharge(12.345)).toBe('$12.35');
   });
 });
 

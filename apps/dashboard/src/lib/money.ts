@@ -26,6 +26,11 @@ export function formatMoney(units: number): string {
   return currency(2).format(units);
 }
 
+/** A sum charged (positive): like formatMoney, but "under $0.01" rather than "$0.00" when it is not zero. */
+export function formatCharge(units: number): string {
+  return units > 0 && units < 0.005 ? `under ${currency(2).format(0.01)}` : currency(2).format(units);
+}
+
 /**
  * One call's cost: two decimals like any amount, more only when the whole cost is under a cent and not zero
  * ("$0.000123"), so a cheap call does not read as free.

@@ -8,6 +8,9 @@ import {
   type UsageActivityQuery,
   type UsageAnalyticsQuery,
   type UsageLedgerQuery,
+  LEDGER_SIDES,
+  type LedgerSide,
+  type UsageDailySpendQuery,
 } from '../usage';
 
 /** A bound of a time window: a strict ISO 8601 date or date-time. */
@@ -74,5 +77,15 @@ export class UsageAnalyticsQueryDto implements UsageAnalyticsQuery {
 export class UsageLedgerQueryDto extends PageQueryDto implements UsageLedgerQuery {
   @IsOptional()
   @Matches(/^\d{1,18}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
+  cursor?: string;
+
+  @IsOptional()
+  @IsIn(LEDGER_SIDES)
+  side?: LedgerSide;
+}
+
+export class UsageDailySpendQueryDto extends PageQueryDto implements UsageDailySpendQuery {
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'cursor must be a value this endpoint returned as nextCursor' })
   cursor?: string;
 }
