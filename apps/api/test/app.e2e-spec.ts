@@ -187,6 +187,8 @@ describe('the app', () => {
   "POST /api/v1/oauth2/authorize/decision user",
   "POST /api/v1/oauth2/clients user",
   "POST /api/v1/oauth2/clients/:id/deactivate user",
+  "POST /api/v1/oauth2/clients/:id/reactivate user",
+  "POST /api/v1/oauth2/clients/:id/rotate-secret user",
   "POST /api/v1/payment/create-checkout-session user",
   "POST /api/v1/payment/sandbox/:sessionId/pay public",
   "POST /api/v1/payment/verify-and-capture user",
