@@ -17,6 +17,10 @@ export interface ActivityRecord {
   /** The key's or the app's name; 'Unknown' when none. */
   name: string;
   credentialType: 'api_key' | 'oauth' | 'unknown';
+  /** The key the call used (null for an app's call, or a key since deleted). */
+  apiKeyId: string | null;
+  /** The OAuth app (its client id) the call came through, if any. */
+  appId: string | null;
   model: string;
   method: string;
   stream: boolean;
@@ -38,6 +42,8 @@ export interface ActivityRecord {
   httpStatus: number;
   errorCode: string | null;
   latencyMs: number;
+  /** ms from the start to the answer's first byte; null when no answer began (or for calls recorded before it was kept). */
+  firstByteMs: number | null;
   /** What happened to the money: reserved before the call, then settled (charged) or released, and why. */
   money: {
     reserved: number;
@@ -73,10 +79,27 @@ export interface AnalyticsResponse {
   groups: AnalyticsGroup[];
 }
 
-/** GET /api/v1/usage/me/activity: `limit` is a page size of 1 to 100, `cursor` a page's nextCursor. */
+/** The ending of a call as recorded (`status` of an ActivityRecord). */
+export const USAGE_STATUSES = ['success', 'upstream_error', 'client_closed', 'timeout', 'rejected'] as const;
+/** An activity status filter: one ending, or `error` for every ending but success. */
+export const ACTIVITY_STATUS_FILTERS = [...USAGE_STATUSES, 'error'] as const;
+export type ActivityStatusFilter = (typeof ACTIVITY_STATUS_FILTERS)[number];
+
+/**
+ * GET /api/v1/usage/me/activity: `limit` is a page size of 1 to 100, `cursor` a page's nextCursor (sent with the
+ * same filters). Filters: `keyId` (one of the caller's keys), `appId` (an OAuth client id), `model`, `status`, and
+ * the window [`from`, `to`) as ISO 8601 (a bare date as `to` means the whole of that day). Another user's key or
+ * app matches nothing.
+ */
 export interface UsageActivityQuery {
   limit?: number;
   cursor?: string;
+  keyId?: string;
+  appId?: string;
+  model?: string;
+  status?: ActivityStatusFilter;
+  from?: string;
+  to?: string;
 }
 
 /** GET /api/v1/usage/me/analytics: ISO 8601 dates (UTC). */
@@ -86,8 +109,34 @@ export interface UsageAnalyticsQuery {
   groupBy?: AnalyticsGroupBy;
 }
 
-/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query. */
+/** Which entries of the ledger: credits (amount above 0: payments, gift cards, sign-up…) or debits (calls). */
+export const LEDGER_SIDES = ['credit', 'debit'] as const;
+export type LedgerSide = (typeof LEDGER_SIDES)[number];
+
+/** GET /api/v1/usage/me/ledger (its pages are LedgerPage): as the activity's query; `side` keeps one side only. */
 export interface UsageLedgerQuery {
   limit?: number;
   cursor?: string;
+  side?: LedgerSide;
+}
+
+/** GET /api/v1/usage/me/daily-spend: `limit` days a page (1 to 100), `cursor` a page's nextCursor. */
+export interface UsageDailySpendQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+/** What the calls of one UTC day were charged, from the ledger's debits. */
+export interface DailySpend {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** Charged that day, in currency units (positive). */
+  amount: number;
+  /** Charged calls that day. */
+  calls: number;
+}
+
+export interface DailySpendPage {
+  items: DailySpend[];
+  nextCursor: string | null;
 }

@@ -57,7 +57,7 @@ export const tests = [
       const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
       const errorId = describedBy.split(' ').find((id) => id.endsWith('-error'));
       if (!errorId) throw new Error('expected the Key name field to point at its error messages');
-      await expectText(page.locator(`[id="${errorId}"]`), 'must not be empty');
+      await expectText(page.locator(`[id="${errorId}"]`), 'Enter the name.');
       // Nothing was created.
       await expectText(page.getByRole('main'), 'No API keys yet.');
     },

@@ -186,8 +186,10 @@ export const tests = [
       await page.getByRole('button', { name: 'Register app' }).click();
       await expectText(page.getByRole('main'), "Copy the client secret now. You won't see it again.");
 
-      const clientId = await page.getByLabel('Client ID', { exact: true }).inputValue();
-      const clientSecret = await page.getByLabel('Client secret', { exact: true }).inputValue();
+      // The panel of the app just registered (its card in the list below has a Client ID of its own).
+      const registered = page.getByRole('group', { name: / registered$/ });
+      const clientId = await registered.getByLabel('Client ID', { exact: true }).inputValue();
+      const clientSecret = await registered.getByLabel('Client secret', { exact: true }).inputValue();
       if (!clientId) throw new Error('expected a client ID after registering');
       if (!clientSecret || clientSecret.length < 22)
         throw new Error(`expected a client secret, got ${JSON.stringify(clientSecret)}`);
@@ -200,7 +202,7 @@ export const tests = [
 
       const card = appCard(page, APP_NAME);
       await expectVisible(card, { what: `the card of ${APP_NAME}` });
-      await expectText(card, clientId);
+      expectEqual(await card.getByLabel('Client ID').inputValue(), clientId, 'the client ID on the card');
       await expectText(card, 'Confidential');
       await expectText(card, cb.redirectUri);
       await expectText(card, 'api:access');
@@ -211,7 +213,8 @@ export const tests = [
       if ((await page.content()).includes(clientSecret))
         throw new Error('expected the secret to be gone from the page after Done');
       await page.reload();
-      await expectText(appCard(page, APP_NAME), clientId);
+      await expectVisible(appCard(page, APP_NAME));
+      expectEqual(await appCard(page, APP_NAME).getByLabel('Client ID').inputValue(), clientId, 'the client ID');
       if ((await page.content()).includes(clientSecret))
         throw new Error('expected the secret to stay hidden after a reload');
       expectEqual(

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import type { ReactNode } from 'react';
 import type { UserResponse } from '@switchyard/shared-dto';
 
@@ -16,6 +17,16 @@ interface AppShellProps {
 }
 
 export function AppShell({ user, activePath, children }: AppShellProps) {
+  const navRef = useRef<HTMLUListElement>(null);
+  // On a narrow screen the nav is one row that scrolls sideways: bring the current section into view (centred),
+  // moving only the row, never the page.
+  useEffect(() => {
+    const list = navRef.current;
+    const current = list?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!list || !current || list.scrollWidth <= list.clientWidth) return;
+    list.scrollLeft = current.offsetLeft - list.offsetLeft - (list.clientWidth - current.offsetWidth) / 2;
+  }, [activePath]);
+
   const logoutMutation = useLogout({
     onSignedOut: () => {
       forgetGatewayKey();
@@ -33,7 +44,7 @@ export function AppShell({ user, activePath, children }: AppShellProps) {
           <Logo />
         </Link>
         <nav aria-label="Sections">
-          <ul className="shell-nav">
+          <ul className="shell-nav" ref={navRef}>
             {SHELL_SECTIONS.filter((section) => canSee(section, user.role)).map((section) => (
               <li key={section.path}>
                 <Link

@@ -16,6 +16,7 @@ import { OverviewRoute } from './routes/overview-route';
 import { PlaygroundRoute } from './routes/playground-route';
 import { ProfileRoute } from './routes/profile-route';
 import { RegisterRoute } from './routes/register-route';
+import { RequestsRoute } from './routes/requests-route';
 import { SectionPlaceholderRoute } from './routes/section-placeholder-route';
 import { SettingsRoute } from './routes/settings-route';
 import { SignInRoute } from './routes/sign-in-route';
@@ -37,6 +38,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <AuthorizedAppsRoute />;
     case '/usage':
       return <UsageRoute />;
+    case '/requests':
+      return <RequestsRoute />;
     case '/models':
       return <ModelsRoute user={user} />;
     case '/playground':

@@ -14,6 +14,7 @@ export const SHELL_SECTIONS: readonly ShellSection[] = [
   { path: '/apps', label: 'OAuth apps' },
   { path: '/authorized-apps', label: 'Authorized apps' },
   { path: '/usage', label: 'Usage' },
+  { path: '/requests', label: 'Requests' },
   { path: '/models', label: 'Models' },
   { path: '/playground', label: 'Playground' },
   { path: '/billing', label: 'Billing' },

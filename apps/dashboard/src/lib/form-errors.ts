@@ -1,3 +1,4 @@
+import { splitFailure } from './friendly-messages';
 import { isApiError } from './http';
 
 export interface FormErrors<F extends string> {
@@ -7,19 +8,12 @@ export interface FormErrors<F extends string> {
   general: string[];
 }
 
-/** Splits a failed submission into messages under the form's own fields and the rest for the alert. */
+/**
+ * Splits a failed submission into messages under the form's own fields and the rest for the alert, each written
+ * for people (lib/friendly-messages.ts).
+ */
 export function toFormErrors<F extends string>(error: unknown, fieldNames: readonly F[]): FormErrors<F> {
   if (!error) return { fields: {}, general: [] };
   if (!isApiError(error)) return { fields: {}, general: ['Something went wrong. Please try again.'] };
-
-  const fields: Partial<Record<F, string[]>> = {};
-  const general: string[] = [];
-  for (const detail of error.details) {
-    const name = fieldNames.find((candidate) => candidate === detail.field);
-    if (name) fields[name] = [...(fields[name] ?? []), ...detail.messages];
-    else general.push(...detail.messages);
-  }
-  // With every problem shown under a field, a generic "validation failed" on top only repeats them.
-  if (Object.keys(fields).length === 0 || general.length > 0) general.unshift(error.message);
-  return { fields, general };
+  return splitFailure(error, fieldNames);
 }

@@ -7,9 +7,7 @@ import type { ConsentLimits } from '@switchyard/shared-dto';
 
 const formats = new Map<number, Intl.NumberFormat>();
 
-/** "$15.00", "-$0.000123": cents always, micro-units only when they are there. */
-export function formatMoney(units: number): string {
-  const digits = Number.isInteger(Math.round(units * 100 * 1e4) / 1e4) ? 2 : 6;
+function currency(digits: number): Intl.NumberFormat {
   let format = formats.get(digits);
   if (!format) {
     format = new Intl.NumberFormat('en-US', {
@@ -20,7 +18,30 @@ export function formatMoney(units: number): string {
     });
     formats.set(digits, format);
   }
-  return format.format(units);
+  return format;
+}
+
+/** "$15.00", "-$0.12": balances, totals, credits, always with the currency and two decimals (rounded to the cent). */
+export function formatMoney(units: number): string {
+  return currency(2).format(units);
+}
+
+/** A sum charged (positive): like formatMoney, but "under $0.01" rather than "$0.00" when it is not zero. */
+export function formatCharge(units: number): string {
+  return units > 0 && units < 0.005 ? `under ${currency(2).format(0.01)}` : currency(2).format(units);
+}
+
+/**
+ * One call's cost: two decimals like any amount, more only when the whole cost is under a cent and not zero
+ * ("$0.000123"), so a cheap call does not read as free.
+ */
+export function formatCallCost(units: number): string {
+  return units !== 0 && Math.abs(units) < 0.01 ? currency(6).format(units) : currency(2).format(units);
+}
+
+/** A cap or limit as the user typed it: cents, and micro-units only when it has them ("$0.005"). */
+export function formatExactMoney(units: number): string {
+  return currency(Number.isInteger(Math.round(units * 100 * 1e4) / 1e4) ? 2 : 6).format(units);
 }
 
 /** A cap for an input's value: '' when there is none. */

@@ -23,7 +23,7 @@ import type {
   SpaceHandleSetRequest,
   SpacePublishRequest,
 } from '../spaces';
-import type { UsageActivityQuery, UsageAnalyticsQuery, UsageLedgerQuery } from '../usage';
+import type { UsageActivityQuery, UsageAnalyticsQuery, UsageDailySpendQuery, UsageLedgerQuery } from '../usage';
 import type { AccountDeleteDto, AccountUpdateDto, AuthLoginDto, AuthRegisterDto, PasswordChangeDto } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
@@ -44,7 +44,12 @@ import type {
   SpaceHandleSetDto,
   SpacePublishDto,
 } from './spaces.dto';
-import type { UsageActivityQueryDto, UsageAnalyticsQueryDto, UsageLedgerQueryDto } from './usage.dto';
+import type {
+  UsageActivityQueryDto,
+  UsageAnalyticsQueryDto,
+  UsageDailySpendQueryDto,
+  UsageLedgerQueryDto,
+} from './usage.dto';
 
 // `implements` only checks that a class's fields fit its interface; it lets a class add a field, or make an
 // optional one required. These checks fail the type check (npm run typecheck) unless each validation class
@@ -66,6 +71,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<UsageActivityQueryDto, UsageActivityQuery>(true),
       same<UsageAnalyticsQueryDto, UsageAnalyticsQuery>(true),
       same<UsageLedgerQueryDto, UsageLedgerQuery>(true),
+      same<UsageDailySpendQueryDto, UsageDailySpendQuery>(true),
       same<OAuthClientCreateDto, OAuthClientCreateRequest>(true),
       same<OAuthClientUpdateDto, OAuthClientUpdateRequest>(true),
       same<OAuthClientTrustDto, OAuthClientTrustRequest>(true),

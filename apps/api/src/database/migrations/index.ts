@@ -15,6 +15,7 @@ import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
 import { UsageComponents1763800016000 } from './1763800016000-usage-components';
 import { KeyExpiry1763800017000 } from './1763800017000-key-expiry';
 import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
+import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   UsageComponents1763800016000,
   KeyExpiry1763800017000,
   AccountDeletion1763800018000,
+  UsageFirstByte1763800021500,
 ];

@@ -76,6 +76,28 @@ export class ClientsController {
     return envelope(await this.clients.deactivate(id), 'App deactivated');
   }
 
+  @Post(':id/reactivate')
+  @HttpCode(200)
+  @Access()
+  @Owns(ClientsService, 'id')
+  @ApiOperation({
+    summary: 'Reactivate a deactivated OAuth app (owner only): authorizations and its unexpired tokens work again',
+  })
+  async reactivate(@Param('id') id: string): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(await this.clients.reactivate(id), 'App reactivated');
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @Access()
+  @Owns(ClientsService, 'id')
+  @ApiOperation({
+    summary: 'A new client secret for a confidential app (owner only), shown once; the old one stops working at once',
+  })
+  async rotateSecret(@Param('id') id: string): Promise<Envelope<OAuthClientResponse>> {
+    return envelope(await this.clients.rotateSecret(id), 'Secret replaced');
+  }
+
   @Delete(':id')
   @Access()
   @Owns(ClientsService, 'id')

@@ -7,6 +7,7 @@ export enum ClientsErrorCode {
   INVALID_DATE_RANGE = 'INVALID_DATE_RANGE',
   CLIENT_NAME_RESERVED = 'CLIENT_NAME_RESERVED',
   CLIENT_NOT_TRUSTABLE = 'CLIENT_NOT_TRUSTABLE',
+  CLIENT_HAS_NO_SECRET = 'CLIENT_HAS_NO_SECRET',
 }
 
 const STATUS: Record<ClientsErrorCode, number> = {
@@ -16,6 +17,7 @@ const STATUS: Record<ClientsErrorCode, number> = {
   [ClientsErrorCode.INVALID_DATE_RANGE]: 400,
   [ClientsErrorCode.CLIENT_NAME_RESERVED]: 400,
   [ClientsErrorCode.CLIENT_NOT_TRUSTABLE]: 400,
+  [ClientsErrorCode.CLIENT_HAS_NO_SECRET]: 400,
 };
 
 export class ClientsException extends AppException {

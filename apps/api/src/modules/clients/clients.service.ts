@@ -202,6 +202,33 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
     return this.get(String(client.id));
   }
 
+  /**
+   * Makes a deactivated app active again: new authorizations start, and tokens issued before the deactivation
+   * that have not expired work again (a deactivation pauses them; deleting the app ends them).
+   */
+  async reactivate(ref: string): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    await this.repository.update(client.id, { isActive: true });
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
+    return this.get(String(client.id));
+  }
+
+  /**
+   * A new secret for a confidential app, returned this once: only its hash is kept, and the token endpoint
+   * refuses the old one from the next request (it reads the hash on every request). Issued tokens stay valid.
+   */
+  async rotateSecret(ref: string): Promise<OAuthClientResponse> {
+    const client = await this.byRef(ref);
+    if (client.clientType !== 'CONFIDENTIAL')
+      throw new ClientsException(
+        ClientsErrorCode.CLIENT_HAS_NO_SECRET,
+        'A public app has no secret: it proves itself with PKCE',
+      );
+    const secret = newClientSecret();
+    await this.repository.update(client.id, { secretHash: sha256(secret) });
+    return { ...(await this.get(String(client.id))), clientSecret: secret };
+  }
+
   /** Deletes the client with every consent, grant, code and token of it. */
   async delete(ref: string): Promise<{ id: number; clientId: string }> {
     const client = await this.byRef(ref);

@@ -35,6 +35,8 @@ export interface UsageRecordInput {
   costMicros: number;
   startedAt: Date;
   endedAt: Date;
+  /** When the answer's first byte went out (epoch ms); absent when no answer began. */
+  firstByteAt?: number | null;
 }
 
 /** The columns written, each with its PostgreSQL type (the batch goes as one array per column). */
@@ -61,6 +63,7 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => stri
   ['reasoning_tokens', 'integer', (r) => r.reasoningTokens ?? 0],
   ['cost_micros', 'bigint', (r) => r.costMicros],
   ['latency_ms', 'integer', (r) => Math.max(0, r.endedAt.getTime() - r.startedAt.getTime())],
+  ['first_byte_ms', 'integer', (r) => (r.firstByteAt ? Math.max(0, r.firstByteAt - r.startedAt.getTime()) : null)],
   ['started_at', 'timestamptz', (r) => r.startedAt.toISOString()],
   ['ended_at', 'timestamptz', (r) => r.endedAt.toISOString()],
 ];

@@ -1,7 +1,18 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ActivityPage, AnalyticsResponse, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
-import { UsageActivityQueryDto, UsageAnalyticsQueryDto, UsageLedgerQueryDto } from '@switchyard/shared-dto/validation';
+import type {
+  ActivityPage,
+  AnalyticsResponse,
+  DailySpendPage,
+  LedgerPage,
+  UsageSummaryResponse,
+} from '@switchyard/shared-dto';
+import {
+  UsageActivityQueryDto,
+  UsageAnalyticsQueryDto,
+  UsageDailySpendQueryDto,
+  UsageLedgerQueryDto,
+} from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
 import type { Principal, SessionPrincipal } from '../../common/auth/principal';
@@ -43,13 +54,29 @@ export class UsageController {
   @Get('ledger')
   @Access()
   @ApiOperation({
-    summary: 'Every credit (payments, gift cards, sign-up) and debit (calls), newest first; nextCursor pages on',
+    summary:
+      'Every credit (payments, gift cards, sign-up) and debit (calls), newest first, or one side (side=credit|debit); nextCursor pages on',
   })
   async ledger(
     @CurrentUser() user: SessionPrincipal,
     @Query() query: UsageLedgerQueryDto,
   ): Promise<Envelope<LedgerPage>> {
-    return envelope(await this.ledgerService.history(user.userId, query.limit ?? 50, query.cursor ?? null));
+    return envelope(
+      await this.ledgerService.history(user.userId, query.limit ?? 50, query.cursor ?? null, query.side ?? null),
+    );
+  }
+
+  @Get('daily-spend')
+  @Access()
+  @ApiOperation({
+    summary:
+      'What calls were charged per UTC day (from the ledger), newest first, limit days a page; nextCursor pages on',
+  })
+  async dailySpend(
+    @CurrentUser() user: SessionPrincipal,
+    @Query() query: UsageDailySpendQueryDto,
+  ): Promise<Envelope<DailySpendPage>> {
+    return envelope(await this.ledgerService.dailySpend(user.userId, query.limit ?? 30, query.cursor ?? null));
   }
 
   @Get('analytics')

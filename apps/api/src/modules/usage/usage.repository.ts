@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { AnalyticsGroupBy } from '@switchyard/shared-dto';
+import type { ActivityStatusFilter, AnalyticsGroupBy } from '@switchyard/shared-dto';
 import { splitWindow, usageSource } from './usage-window';
 
 /** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
@@ -15,6 +15,16 @@ const GROUP_KEYS = {
   app: { daily: `COALESCE(oauth_client_id, 'none')`, raw: `COALESCE(oauth_client_id, 'none')` },
 } as const satisfies Record<AnalyticsGroupBy, { daily: string; raw: string }>;
 
+/** The activity's filters, checked already: `from` and `to` as timestamps bounding [from, to). */
+export interface ActivityFilter {
+  keyId?: string;
+  appId?: string;
+  model?: string;
+  status?: ActivityStatusFilter;
+  from?: Date;
+  to?: Date;
+}
+
 /**
  * The reads of usage records and their rollups (usage_records, usage_daily, usage_app_daily, usage_app_users) for
  * the dashboard and app owners. Rows come back as PostgreSQL returns them; UsageService shapes the answers.
@@ -23,21 +33,37 @@ const GROUP_KEYS = {
 export class UsageRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A user's records newest first, from just before `cursor` (started_at, id) when given: at most `limit` rows. */
-  activity(userId: string, limit: number, cursor: [string, string] | null): Promise<Record<string, unknown>[]> {
+  /**
+   * A user's records newest first, from just before `cursor` (started_at, id) when given, within the filters: at
+   * most `limit` rows. Every filter is a condition besides user_id, so another user's key or app matches nothing.
+   */
+  activity(
+    userId: string,
+    limit: number,
+    cursor: [string, string] | null,
+    filter: ActivityFilter,
+  ): Promise<Record<string, unknown>[]> {
     const params: unknown[] = [userId, limit];
-    let where = 'user_id = $1';
+    const where = ['user_id = $1'];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    // Plain bounds on started_at let PostgreSQL skip the months outside the window and after the cursor
+    // (partition pruning); the row comparison alone would not.
+    if (filter.from) where.push(`started_at >= ${bind(filter.from)}::timestamptz`);
+    if (filter.to) where.push(`started_at < ${bind(filter.to)}::timestamptz`);
     if (cursor) {
-      params.push(...cursor);
-      // The plain bound on started_at lets PostgreSQL skip the months after the cursor (partition pruning);
-      // the row comparison alone would not.
-      where += ' AND started_at <= $3::timestamptz AND (started_at, id) < ($3::timestamptz, $4::uuid)';
+      const [time, id] = [bind(cursor[0]), bind(cursor[1])];
+      where.push(`started_at <= ${time}::timestamptz AND (started_at, id) < (${time}::timestamptz, ${id}::uuid)`);
     }
+    if (filter.keyId) where.push(`api_key_id = ${bind(filter.keyId)}::uuid`);
+    if (filter.appId) where.push(`oauth_client_id = ${bind(filter.appId)}`);
+    if (filter.model) where.push(`model = ${bind(filter.model)}`);
+    if (filter.status === 'error') where.push(`status <> 'success'`);
+    else if (filter.status) where.push(`status = ${bind(filter.status)}`);
     return this.dataSource.query<Record<string, unknown>[]>(
       `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
               error_code, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
-              reasoning_tokens, cost_micros, latency_ms, started_at, ended_at
-         FROM usage_records WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $2`,
+              reasoning_tokens, cost_micros, latency_ms, first_byte_ms, started_at, ended_at
+         FROM usage_records WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT $2`,
       params,
     );
   }

@@ -26,6 +26,15 @@ function decodeCursor(cursor: string): [string, string] {
   return [time, id];
 }
 
+/** [from, to) of ISO 8601 bounds already validated: a bare date as `to` means the whole of that day. */
+function windowOf(from: string | undefined, to: string | undefined): { from?: Date; to?: Date } {
+  const end = to ? new Date(to) : undefined;
+  return {
+    from: from ? new Date(from) : undefined,
+    to: end && /^\d{4}-\d{2}-\d{2}$/.test(to!) ? new Date(end.getTime() + DAY_MS) : end,
+  };
+}
+
 /** The dashboard's reads of usage: activity (newest first, cursor-paginated) and analytics by group. */
 @Injectable()
 export class UsageService {
@@ -37,7 +46,14 @@ export class UsageService {
   async activity(userId: string, query: UsageActivityQueryDto): Promise<ActivityPage> {
     const limit = query.limit ?? 50;
     // One row more than the page tells whether there is a next one.
-    const rows = await this.repository.activity(userId, limit + 1, query.cursor ? decodeCursor(query.cursor) : null);
+    const { keyId, appId, model, status } = query;
+    const rows = await this.repository.activity(userId, limit + 1, query.cursor ? decodeCursor(query.cursor) : null, {
+      keyId,
+      appId,
+      model,
+      status,
+      ...windowOf(query.from, query.to),
+    });
     const page = rows.slice(0, limit);
     // The money trace reads only this user's own reservations, by the calls' own ids.
     const trace = await this.reservations.trace(
@@ -54,6 +70,8 @@ export class UsageService {
         endTime: (row.ended_at as Date).toISOString(),
         name: (row.credential_name as string) || 'Unknown',
         credentialType: row.api_key_id ? 'api_key' : row.oauth_client_id ? 'oauth' : 'unknown',
+        apiKeyId: (row.api_key_id as string) ?? null,
+        appId: (row.oauth_client_id as string) ?? null,
         model: String(row.model),
         method: String(row.method),
         stream: Boolean(row.stream),
@@ -69,6 +87,7 @@ export class UsageService {
         httpStatus: num(row.http_status),
         errorCode: (row.error_code as string) ?? null,
         latencyMs: num(row.latency_ms),
+        firstByteMs: row.first_byte_ms === null || row.first_byte_ms === undefined ? null : num(row.first_byte_ms),
         money: money
           ? {
               reserved: toUnits(money.reserved),
@@ -90,8 +109,7 @@ export class UsageService {
   async analytics(userId: string, query: UsageAnalyticsQueryDto): Promise<AnalyticsResponse> {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
-    // A bare date as `to` means the whole of that day.
-    const end = query.to && /^\d{4}-\d{2}-\d{2}$/.test(query.to) ? new Date(to.getTime() + DAY_MS) : to;
+    const end = query.to ? windowOf(undefined, query.to).to! : to;
     const groupBy = query.groupBy ?? 'day';
     const rows = await this.repository.analytics(userId, groupBy, from, end);
     const groups: AnalyticsGroup[] = rows.map((row) => ({

@@ -1,6 +1,6 @@
 import { Alert } from '../../components/ui/alert';
 import { BalanceCard } from '../../features/billing/components/balance-card';
-import { LedgerHistory } from '../../features/billing/components/ledger-history';
+import { BillingHistory } from '../../features/billing/components/billing-history';
 import { PaymentReturn } from '../../features/billing/components/payment-return';
 import { RedeemGiftCardForm } from '../../features/billing/components/redeem-gift-card-form';
 import { TopUpForm } from '../../features/billing/components/top-up-form';
@@ -29,7 +29,7 @@ export function BillingRoute() {
       <BalanceCard />
       <TopUpForm />
       <RedeemGiftCardForm />
-      <LedgerHistory />
+      <BillingHistory />
     </>
   );
 }

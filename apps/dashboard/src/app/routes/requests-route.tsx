@@ -12,14 +12,11 @@ export function RequestsRoute() {
   const keys = useKeys();
   const consents = useConsents();
   const apps = useOAuthApps();
-  const keyOptions = useMemo(
-    () => (keys.data ?? []).map((key) => ({ value: key.id, label: key.name })),
-    [keys.data],
-  );
+  const keyOptions = useMemo(() => (keys.data ?? []).map((key) => ({ value: key.id, label: key.name })), [keys.data]);
   const appOptions = useMemo(() => {
     const names = new Map<string, string>();
     for (const consent of consents.data ?? []) names.set(consent.clientId, consent.clientName);
-    for (const app of apps.data ?? []) names.set(app.clientId, app.name);
+    for (const app of apps.data ?? []) names.set(app.clientId, app.clientName);
     return [...names].map(([value, label]) => ({ value, label }));
   }, [consents.data, apps.data]);
 

@@ -157,6 +157,7 @@ export class CallBilling {
         costMicros: charged,
         startedAt: call.startedAt,
         endedAt: new Date(),
+        firstByteAt: call.firstByteAt,
       });
     if (!reservation) return record(cost);
     if (cost > reservation.amountMicros) {

@@ -52,4 +52,6 @@ export interface Call {
   outputBoundReplaces: boolean;
   /** What the call was charged, when it was settled before its answer went out (a charge above its hold). */
   chargedMicros: number | null;
+  /** When the answer's first byte went out (epoch ms): its status line, or a stream's first frame. */
+  firstByteAt: number | null;
 }

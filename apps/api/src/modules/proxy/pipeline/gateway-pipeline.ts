@@ -273,6 +273,7 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date, calledA
     outputBound: null,
     outputBoundReplaces: false,
     chargedMicros: null,
+    firstByteAt: null,
   };
 }
 

@@ -89,6 +89,7 @@ export class AnswerRelay {
     }
     sink.setHeader(COST_HEADER, String(toUnits(cost)));
     for await (const chunk of upstream.body) {
+      call.firstByteAt ??= Date.now();
       if (!sink.write(chunk)) await waitForDrain(sink, call.signal);
     }
     sink.end();
@@ -125,6 +126,7 @@ export class AnswerRelay {
       }
       text = JSON.stringify(body);
     }
+    call.firstByteAt ??= Date.now();
     sink.writeHead(status, {
       [COST_HEADER]: String(toUnits(cost)),
       'content-type': 'application/json; charset=utf-8',
@@ -150,7 +152,10 @@ export class AnswerRelay {
     // within HEADERS_ALONE_MS (a model slow to start): the caller always sees the answer begin at once.
     let headersAlone: NodeJS.Timeout | undefined = setTimeout(() => {
       headersAlone = undefined;
-      if (!sink.writableEnded) sink.flushHeaders();
+      if (!sink.writableEnded) {
+        call.firstByteAt ??= Date.now();
+        sink.flushHeaders();
+      }
     }, HEADERS_ALONE_MS);
     let ended = false;
     // The frames of one upstream chunk go out in one write: as they came, never held for the next chunk. `start`
@@ -166,11 +171,13 @@ export class AnswerRelay {
         // still sends is read and dropped, so its connection can go back to the pool.
         if (data === '[DONE]') {
           ended = true;
+          call.firstByteAt ??= Date.now();
           sink.end(out);
           return 'stop';
         }
       }
       if (!out) return;
+      call.firstByteAt ??= Date.now();
       if (headersAlone) headersAlone = void clearTimeout(headersAlone);
       if (!sink.write(out)) return waitForDrain(sink, call.signal);
     };

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { USAGE_STATUSES } from '@switchyard/shared-dto';
 
-export type UsageStatus = 'success' | 'upstream_error' | 'client_closed' | 'timeout' | 'rejected';
+export type UsageStatus = (typeof USAGE_STATUSES)[number];
 
 /**
  * One gateway call. Written in batches by UsageRecorder with raw SQL; the entity serves reads. The table is
@@ -77,6 +78,10 @@ export class UsageRecordEntity {
 
   @Column({ name: 'latency_ms', type: 'integer' })
   latencyMs: number;
+
+  /** ms from the start to the answer's first byte; null when no answer began. */
+  @Column({ name: 'first_byte_ms', type: 'integer', nullable: true })
+  firstByteMs: number | null;
 
   @Column({ name: 'started_at', type: 'timestamptz' })
   startedAt: Date;

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { LedgerEntryKind, LedgerPage, UsageSummaryResponse } from '@switchyard/shared-dto';
+import type {
+  DailySpendPage,
+  LedgerEntryKind,
+  LedgerPage,
+  LedgerSide,
+  UsageSummaryResponse,
+} from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
+import { DAY_MS } from '../usage-window';
 import { CreditKind, LedgerRepository } from './ledger.repository';
 
 /** Micro-units to currency units, for answers (exact to the micro-unit). */
@@ -29,9 +36,17 @@ export class LedgerService {
     return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
   }
 
-  /** The ledger, newest first: every credit and debit, in currency units. `cursor` is a previous nextCursor. */
-  async history(userId: string, limit: number, cursor: string | null): Promise<LedgerPage> {
-    const rows = await this.ledger.entries(userId, limit + 1, cursor);
+  /**
+   * The ledger, newest first: every credit and debit (or those of one `side`), in currency units. `cursor` is a
+   * previous nextCursor.
+   */
+  async history(
+    userId: string,
+    limit: number,
+    cursor: string | null,
+    side: LedgerSide | null = null,
+  ): Promise<LedgerPage> {
+    const rows = await this.ledger.entries(userId, limit + 1, cursor, side);
     const page = rows.slice(0, limit);
     return {
       items: page.map((row) => ({
@@ -43,6 +58,29 @@ export class LedgerService {
       })),
       nextCursor: rows.length > limit ? page[page.length - 1].id : null,
     };
+  }
+
+  /**
+   * What the calls were charged per UTC day, newest first: a page is a window of `limit` days ending before
+   * `cursor` (a date; tomorrow when absent), skipping ahead over a window without any spend, so a page is empty
+   * only at the end. nextCursor is the window's first day while older spend exists.
+   */
+  async dailySpend(userId: string, limit: number, cursor: string | null): Promise<DailySpendPage> {
+    const shift = (day: string, days: number) =>
+      new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+    let to = cursor ?? shift(new Date().toISOString().slice(0, 10), 1);
+    for (;;) {
+      const from = shift(to, -limit);
+      const rows = await this.ledger.dailySpend(userId, from, to);
+      const older = await this.ledger.lastSpendDayBefore(userId, from);
+      if (rows.length || !older)
+        return {
+          items: rows.map((row) => ({ day: row.day, amount: toUnits(row.micros), calls: row.calls })),
+          nextCursor: older ? from : null,
+        };
+      // A window without spend: the next one ends just after the latest day that had some.
+      to = shift(older, 1);
+    }
   }
 
   /** The sign-up credit of SIGNUP_CREDIT, once per account. */

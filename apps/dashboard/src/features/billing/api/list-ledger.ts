@@ -7,20 +7,20 @@ import { billingKeys } from './billing-keys';
 
 const PAGE_SIZE = 20;
 
-/** Every credit and debit, newest first; `cursor` is the previous page's nextCursor. */
-export function listLedger(cursor: string | null, signal?: AbortSignal): Promise<LedgerPage> {
-  const query = queryString<UsageLedgerQuery>({ limit: PAGE_SIZE, cursor: cursor || undefined });
+/** The credits (payments, gift cards, sign-up, adjustments), newest first; `cursor` is the previous nextCursor. */
+export function listCredits(cursor: string | null, signal?: AbortSignal): Promise<LedgerPage> {
+  const query = queryString<UsageLedgerQuery>({ limit: PAGE_SIZE, cursor: cursor || undefined, side: 'credit' });
   return http.get<LedgerPage>(`/api/v1/usage/me/ledger${query}`, { signal });
 }
 
-export const ledgerQueryOptions = () =>
+export const creditsQueryOptions = () =>
   infiniteQueryOptions({
-    queryKey: billingKeys.ledger(),
-    queryFn: ({ pageParam, signal }) => listLedger(pageParam, signal),
+    queryKey: billingKeys.credits(),
+    queryFn: ({ pageParam, signal }) => listCredits(pageParam, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (lastPage) => lastPage.nextCursor,
   });
 
-export function useLedger() {
-  return useInfiniteQuery(ledgerQueryOptions());
+export function useCredits() {
+  return useInfiniteQuery(creditsQueryOptions());
 }

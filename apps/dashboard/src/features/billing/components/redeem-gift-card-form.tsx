@@ -42,7 +42,8 @@ export function RedeemGiftCardForm() {
         {redeemed ? (
           <Alert tone="info">
             <p>
-              {redeemed.message}. Your balance is now {formatMoney(redeemed.newBalance)}.
+              Gift card redeemed: {formatMoney(redeemed.amountAdded)} added. Your balance is now{' '}
+              {formatMoney(redeemed.newBalance)}.
             </p>
           </Alert>
         ) : null}

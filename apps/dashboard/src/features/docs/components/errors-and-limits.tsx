@@ -27,7 +27,7 @@ export function ErrorsSection() {
         <code className="mono">x-request-id</code> header to quote when you ask for help.
       </p>
       <div className="table-scroll">
-        <table className="data-table">
+        <table className="data-table stack-on-phone">
           <caption className="visually-hidden">Gateway errors</caption>
           <thead>
             <tr>
@@ -39,13 +39,13 @@ export function ErrorsSection() {
           <tbody>
             {GATEWAY_ERRORS.map(([status, code, meaning]) => (
               <tr key={`${status}-${code}`}>
-                <td>
+                <td data-label="Status">
                   <code className="mono">{status}</code>
                 </td>
-                <th scope="row">
+                <th scope="row" data-label="Code">
                   <code className="mono">{code}</code>
                 </th>
-                <td>{meaning}</td>
+                <td data-label="What it means, what to do">{meaning}</td>
               </tr>
             ))}
           </tbody>
@@ -74,7 +74,7 @@ export function LimitsSection() {
   return (
     <DocSection id="limits" title="Limits">
       <div className="table-scroll">
-        <table className="data-table">
+        <table className="data-table stack-on-phone">
           <caption className="visually-hidden">Limits</caption>
           <thead>
             <tr>
@@ -85,8 +85,10 @@ export function LimitsSection() {
           <tbody>
             {LIMITS.map(([what, limit]) => (
               <tr key={what}>
-                <th scope="row">{what}</th>
-                <td>{limit}</td>
+                <th scope="row" data-label="What">
+                  {what}
+                </th>
+                <td data-label="Limit">{limit}</td>
               </tr>
             ))}
           </tbody>

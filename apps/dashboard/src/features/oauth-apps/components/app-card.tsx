@@ -4,18 +4,24 @@ import type { OAuthClientResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { CodeBlock } from '../../../components/ui/code-block';
+import { CopyField } from '../../../components/ui/copy-field';
 import { FormattedDate } from '../../../components/ui/formatted-date';
 import type { Announce } from '../../../components/ui/list-card';
-import { useDeactivateOAuthApp } from '../api/deactivate-oauth-app';
+import { useOAuthAppAction } from '../api/app-action';
 import { useDeleteOAuthApp } from '../api/delete-oauth-app';
+import { authorizeUrl, pkceSnippet } from '../lib/authorize-snippet';
 import { AppUsage } from './app-usage';
+import { EditAppForm } from './edit-app-form';
 
-type Confirming = 'deactivate' | 'delete' | null;
+type Confirming = 'deactivate' | 'delete' | 'rotate' | null;
 
 const QUESTIONS = {
   deactivate: (name: string) => `Deactivate ${name}? Its tokens stop working at once.`,
   delete: (name: string) => `Delete ${name}? Everyone who authorized it loses access.`,
+  rotate: (name: string) => `Replace the secret of ${name}? The current one stops working at once.`,
 };
+const CONFIRM_LABELS = { deactivate: 'Deactivate', delete: 'Delete', rotate: 'Replace secret' };
 
 interface AppCardProps {
   app: OAuthClientResponse;
@@ -30,16 +36,24 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
   const [showUsage, setShowUsage] = useState(false);
   const [confirming, setConfirming] = useState<Confirming>(null);
   const [returnFocus, setReturnFocus] = useState<Confirming>(null);
-  const deactivateMutation = useDeactivateOAuthApp();
+  const [editing, setEditing] = useState(false);
+  const [showCode, setShowCode] = useState(false);
+  // The new secret lives in this component only, until the card goes away.
+  const [newSecret, setNewSecret] = useState<string | null>(null);
+  const deactivateMutation = useOAuthAppAction('deactivate');
+  const reactivateMutation = useOAuthAppAction('reactivate');
+  const rotateMutation = useOAuthAppAction('rotate-secret');
   const deleteMutation = useDeleteOAuthApp({
     onDeleted: () => onAnnounce(`${app.clientName} was deleted.`, { removed: true }),
   });
-  const busy = deactivateMutation.isPending || deleteMutation.isPending;
-  const failure = deactivateMutation.error ?? deleteMutation.error;
+  const busy = deactivateMutation.isPending || deleteMutation.isPending || rotateMutation.isPending;
+  const failure = deactivateMutation.error ?? deleteMutation.error ?? reactivateMutation.error ?? rotateMutation.error;
+  const origin = window.location.origin;
 
   const startConfirm = (action: Exclude<Confirming, null>) => {
     deactivateMutation.reset();
     deleteMutation.reset();
+    rotateMutation.reset();
     setReturnFocus(null);
     setConfirming(action);
   };
@@ -53,6 +67,15 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
     if (confirming === 'deactivate') {
       deactivateMutation.mutate(app.id, {
         onSuccess: () => onAnnounce(`${app.clientName} was deactivated. Its tokens stop working at once.`),
+        onSettled: () => setConfirming(null),
+      });
+    } else if (confirming === 'rotate') {
+      rotateMutation.mutate(app.id, {
+        onSuccess: (rotated) => {
+          setNewSecret(rotated.clientSecret ?? null);
+          rotateMutation.reset();
+          onAnnounce(`The secret of ${app.clientName} was replaced. Copy the new one now.`);
+        },
         onSettled: () => setConfirming(null),
       });
     } else if (confirming === 'delete') {
@@ -71,13 +94,22 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           {app.isActive ? 'Active' : 'Deactivated'}
         </span>
       </div>
+      <CopyField label="Client ID" value={app.clientId} />
+      {newSecret ? (
+        <Alert tone="info">
+          <CopyField label="New client secret" value={newSecret} hint="Shown only now: copy it into your app." />
+        </Alert>
+      ) : null}
+      {editing ? (
+        <EditAppForm
+          app={app}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) onAnnounce(`${app.clientName} was saved.`);
+          }}
+        />
+      ) : null}
       <dl className="details">
-        <div>
-          <dt>Client ID</dt>
-          <dd>
-            <code className="mono">{app.clientId}</code>
-          </dd>
-        </div>
         <div>
           <dt>Type</dt>
           <dd>{app.clientType === 'CONFIDENTIAL' ? 'Confidential (has a secret)' : 'Public (PKCE only)'}</dd>
@@ -127,7 +159,7 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           <div className="inline-confirm" role="group" aria-label={QUESTIONS[confirming](app.clientName)}>
             <span className="inline-confirm-question">{QUESTIONS[confirming](app.clientName)}</span>
             <Button variant="danger" busy={busy} onClick={confirm}>
-              {confirming === 'delete' ? 'Delete' : 'Deactivate'}
+              {CONFIRM_LABELS[confirming]}
             </Button>
             <Button variant="secondary" autoFocus disabled={busy} onClick={cancelConfirm}>
               Cancel
@@ -144,6 +176,18 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               {showUsage ? 'Hide usage' : 'Show usage'}
               <span className="visually-hidden"> of {app.clientName}</span>
             </Button>
+            <Button variant="secondary" aria-expanded={editing} onClick={() => setEditing((shown) => !shown)}>
+              Edit<span className="visually-hidden"> {app.clientName}</span>
+            </Button>
+            <Button variant="secondary" aria-expanded={showCode} onClick={() => setShowCode((shown) => !shown)}>
+              {showCode ? 'Hide sign-in code' : 'Sign-in code'}
+              <span className="visually-hidden"> of {app.clientName}</span>
+            </Button>
+            {app.clientType === 'CONFIDENTIAL' ? (
+              <Button variant="secondary" autoFocus={returnFocus === 'rotate'} onClick={() => startConfirm('rotate')}>
+                Replace secret<span className="visually-hidden"> of {app.clientName}</span>
+              </Button>
+            ) : null}
             {app.isActive ? (
               <Button
                 variant="secondary"
@@ -152,13 +196,35 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               >
                 Deactivate<span className="visually-hidden"> {app.clientName}</span>
               </Button>
-            ) : null}
+            ) : (
+              <Button
+                variant="secondary"
+                busy={reactivateMutation.isPending}
+                onClick={() =>
+                  reactivateMutation.mutate(app.id, {
+                    onSuccess: () => onAnnounce(`${app.clientName} is active again.`),
+                  })
+                }
+              >
+                Reactivate<span className="visually-hidden"> {app.clientName}</span>
+              </Button>
+            )}
             <Button variant="secondary" autoFocus={returnFocus === 'delete'} onClick={() => startConfirm('delete')}>
               Delete<span className="visually-hidden"> {app.clientName}</span>
             </Button>
           </>
         )}
       </div>
+      {showCode ? (
+        <div className="stack">
+          <CopyField label="Authorize URL" value={authorizeUrl(origin, app)} />
+          <CodeBlock
+            caption="PKCE sign-in in JavaScript"
+            code={pkceSnippet(origin, app)}
+            copyLabel="Copy the PKCE snippet"
+          />
+        </div>
+      ) : null}
       {showUsage ? <AppUsage clientId={app.clientId} id={usageId} /> : null}
     </article>
   );

@@ -58,7 +58,7 @@ export function AppUsage({ clientId, id }: { clientId: string; id: string }) {
       </dl>
       {usage.byModel.length > 0 ? (
         <div className="table-scroll">
-          <table className="data-table">
+          <table className="data-table stack-on-phone">
             <caption className="visually-hidden">Usage by model</caption>
             <thead>
               <tr>
@@ -71,12 +71,12 @@ export function AppUsage({ clientId, id }: { clientId: string; id: string }) {
             <tbody>
               {usage.byModel.map((row) => (
                 <tr key={row.model}>
-                  <th scope="row">
+                  <th scope="row" data-label="Model">
                     <code className="mono">{row.model}</code>
                   </th>
-                  <td>{countFormat.format(row.requests)}</td>
-                  <td>{countFormat.format(row.totalTokens)}</td>
-                  <td>{formatMoney(row.cost)}</td>
+                  <td data-label="Requests">{countFormat.format(row.requests)}</td>
+                  <td data-label="Tokens">{countFormat.format(row.totalTokens)}</td>
+                  <td data-label="Cost">{formatMoney(row.cost)}</td>
                 </tr>
               ))}
             </tbody>

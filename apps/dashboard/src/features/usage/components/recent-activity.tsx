@@ -3,10 +3,11 @@ import { useId } from 'react';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
 import { QueryView } from '../../../components/ui/query-view';
-import { formatMoney } from '../../../lib/money';
+import { formatCallCost } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 import { ACTIVITY_REFRESH_MS, useActivity } from '../api/get-activity';
 import { toActivityRow } from '../lib/activity-fields';
+import { NoCallsYet } from './no-calls-yet';
 import type { ActivityRow, LooseActivityRecord } from '../lib/activity-fields';
 
 const ROWS = 10;
@@ -49,7 +50,7 @@ function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: 
                 {tokens.format(row.totalTokens)}
               </td>
               <td className="numeric" data-label="Cost">
-                {formatMoney(row.cost)}
+                {formatCallCost(row.cost)}
               </td>
             </tr>
           ))}
@@ -86,10 +87,7 @@ export function RecentActivity() {
       <QueryView query={activity} what="recent activity">
         {(page) =>
           page.items.length === 0 ? (
-            <p className="muted">
-              No calls yet. Try a model in the <Link href="/playground">Playground</Link>, or call the gateway with one
-              of <Link href="/keys">your API keys</Link>.
-            </p>
+            <NoCallsYet />
           ) : (
             <ActivityTable
               rows={page.items.map((item, index) => toActivityRow(item as unknown as LooseActivityRecord, index))}
@@ -99,8 +97,9 @@ export function RecentActivity() {
         }
       </QueryView>
       <p className="muted small">
-        Refreshes every {ACTIVITY_REFRESH_MS / 1000} seconds. Totals over time are on the{' '}
-        <Link href="/usage">Usage</Link> page.
+        Refreshes every {ACTIVITY_REFRESH_MS / 1000} seconds. <Link href="/requests">All requests</Link>, with filters
+        and each call&apos;s details, are on the Requests page; totals over time on the <Link href="/usage">Usage</Link>{' '}
+        page.
       </p>
     </section>
   );

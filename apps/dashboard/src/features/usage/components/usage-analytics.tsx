@@ -1,5 +1,5 @@
 import { lazy, Suspense, useId, useMemo, useState } from 'react';
-import type { AnalyticsGroupBy, AnalyticsResponse } from '@switchyard/shared-dto';
+import type { AnalyticsGroup, AnalyticsGroupBy, AnalyticsResponse } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
 import { QueryView } from '../../../components/ui/query-view';
@@ -38,6 +38,29 @@ function downloadCsv(text: string, fileName: string) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}
+
+/** A row's numbers (or the totals'), each labelled with its column for the stacked phone layout. */
+function SumCells({ sums }: { sums: Omit<AnalyticsGroup, 'key'> }) {
+  return (
+    <>
+      <td className="numeric" data-label="Requests">
+        {count.format(sums.requests)}
+      </td>
+      <td className="numeric" data-label="Prompt tokens">
+        {count.format(sums.promptTokens)}
+      </td>
+      <td className="numeric" data-label="Completion tokens">
+        {count.format(sums.completionTokens)}
+      </td>
+      <td className="numeric" data-label="Total tokens">
+        {count.format(sums.totalTokens)}
+      </td>
+      <td className="numeric" data-label="Spend">
+        {formatMoney(sums.cost)}
+      </td>
+    </>
+  );
 }
 
 interface UsageAnalyticsProps {
@@ -133,7 +156,7 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
       ) : null}
       <div className="table-scroll">
         <table
-          className="data-table"
+          className="data-table stack-on-phone"
           aria-labelledby={`${id}-table`}
           aria-busy={analytics.isPlaceholderData || undefined}
         >
@@ -160,25 +183,17 @@ export function UsageAnalytics({ appNames }: UsageAnalyticsProps) {
           <tbody>
             {tableRows.map((row) => (
               <tr key={row.key}>
-                <th scope="row" className="data-table-name">
+                <th scope="row" className="data-table-name" data-label={groupColumn(groupBy)}>
                   {groupBy === 'model' ? <code className="mono">{row.label}</code> : row.label}
                 </th>
-                <td className="numeric">{count.format(row.requests)}</td>
-                <td className="numeric">{count.format(row.promptTokens)}</td>
-                <td className="numeric">{count.format(row.completionTokens)}</td>
-                <td className="numeric">{count.format(row.totalTokens)}</td>
-                <td className="numeric">{formatMoney(row.cost)}</td>
+                <SumCells sums={row} />
               </tr>
             ))}
           </tbody>
           <tfoot>
             <tr>
               <th scope="row">Total</th>
-              <td className="numeric">{count.format(totals.requests)}</td>
-              <td className="numeric">{count.format(totals.promptTokens)}</td>
-              <td className="numeric">{count.format(totals.completionTokens)}</td>
-              <td className="numeric">{count.format(totals.totalTokens)}</td>
-              <td className="numeric">{formatMoney(totals.cost)}</td>
+              <SumCells sums={totals} />
             </tr>
           </tfoot>
         </table>
