@@ -20,3 +20,23 @@ export async function signInThrough(page, account, path) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expectPath(page, path);
 }
+
+/**
+ * Records every length the Playground's last reply passes through (a stream grows in steps, a plain answer appears
+ * at once); `replyLengths(page)` answers them. Call it before sending.
+ */
+export async function recordReplyLengths(page) {
+  await page.evaluate(() => {
+    window.__replyLengths = [];
+    const log = document.querySelector('.chat-log');
+    new MutationObserver(() => {
+      const reply = log.querySelector('.chat-turn-assistant:last-child .chat-text');
+      const length = reply?.textContent?.length ?? 0;
+      if (length > 0 && window.__replyLengths.at(-1) !== length) window.__replyLengths.push(length);
+    }).observe(log, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+export function replyLengths(page) {
+  return page.evaluate(() => window.__replyLengths);
+}

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { registerThroughForm, signInThrough } from '../flows.mjs';
+import { recordReplyLengths, registerThroughForm, replyLengths, signInThrough } from '../flows.mjs';
 
 export const name = 'dashboard';
 
@@ -219,21 +219,13 @@ export const tests = [
       await expectText(code, 'from openai import OpenAI');
 
       // Record every length the reply passes through: a stream grows in steps, a plain answer appears at once.
-      await page.evaluate(() => {
-        window.__replyLengths = [];
-        const log = document.querySelector('.chat-log');
-        new MutationObserver(() => {
-          const reply = log.querySelector('.chat-turn-assistant:last-child .chat-text');
-          const length = reply?.textContent?.length ?? 0;
-          if (length > 0 && window.__replyLengths.at(-1) !== length) window.__replyLengths.push(length);
-        }).observe(log, { subtree: true, childList: true, characterData: true });
-      });
+      await recordReplyLengths(page);
       await page.getByRole('button', { name: 'Send' }).click();
       const reply = page.locator('.chat-turn-assistant').last();
       await expectText(reply, `You said: "${CHAT_TEXT}"`);
       await expectText(reply, 'I also received 1 attachment');
       await expectText(reply, 'tokens · $0.000');
-      const lengths = await page.evaluate(() => window.__replyLengths);
+      const lengths = await replyLengths(page);
       if (lengths.length < 2)
         throw new Error(`expected the reply to stream in several steps, saw lengths ${JSON.stringify(lengths)}`);
       await expectVisible(page.locator('.chat-turn-user img[alt="Attached: noise.png"]'), {

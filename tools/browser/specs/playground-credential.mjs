@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
 import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
-import { registerThroughForm, signInThrough } from '../flows.mjs';
+import { recordReplyLengths, registerThroughForm, replyLengths, signInThrough } from '../flows.mjs';
 
 export const name = 'playground-credential';
 const SESSION_CREDENTIAL = 'Calls from this page use your Dashboard key';
@@ -19,20 +19,12 @@ const dashboardCards = (page) =>
 /** Sends a chat in the Playground and waits for the reply; answers the lengths the reply grew through. */
 async function chat(page, text) {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.evaluate(() => {
-    window.__replyLengths = [];
-    const log = document.querySelector('.chat-log');
-    new MutationObserver(() => {
-      const reply = log.querySelector('.chat-turn-assistant:last-child .chat-text');
-      const length = reply?.textContent?.length ?? 0;
-      if (length > 0 && window.__replyLengths.at(-1) !== length) window.__replyLengths.push(length);
-    }).observe(log, { subtree: true, childList: true, characterData: true });
-  });
+  await recordReplyLengths(page);
   await page.getByRole('button', { name: 'Send' }).click();
   const reply = page.locator('.chat-turn-assistant').last();
   await expectText(reply, `You said: "${text}"`);
   await expectText(reply, 'tokens · $0.000');
-  return page.evaluate(() => window.__replyLengths);
+  return replyLengths(page);
 }
 
 async function noSecretStored(page) {
