@@ -8,9 +8,15 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import { switchyardPlugin } from './tools/eslint/module-faces.mjs';
+import { importLayers } from './tools/eslint/import-layers.mjs';
+import { moduleFaces } from './tools/eslint/module-faces.mjs';
 
 const TS = ['**/*.ts', '**/*.tsx'];
+/** The project's own rules (tools/eslint/), each with its test run by `npm run lint` first. */
+const switchyardPlugin = {
+  meta: { name: 'switchyard' },
+  rules: { 'module-faces': moduleFaces, 'import-layers': importLayers },
+};
 const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', 'apps/api/test/**/*.ts'];
 
 export default defineConfig(
@@ -156,6 +162,25 @@ export default defineConfig(
   {
     files: ['apps/dashboard/src/**/*.{ts,tsx}'],
     extends: [reactHooks.configs.flat['recommended-latest'], query.configs['flat/recommended-strict']],
+  },
+  {
+    // Feature folders never import each other (app/routes composes them), and lib/ and components/ sit below the
+    // features and the app shell (docs/architecture.md, "Lint").
+    files: ['apps/dashboard/src/**/*.{ts,tsx}'],
+    plugins: { switchyard: switchyardPlugin },
+    rules: {
+      'switchyard/import-layers': [
+        'error',
+        {
+          root: 'apps/dashboard/src',
+          siblings: ['features'],
+          forbid: [
+            { from: 'lib', to: ['features', 'app'] },
+            { from: 'components', to: ['features', 'app'] },
+          ],
+        },
+      ],
+    },
   },
 
   // Plain JavaScript run by Node: the tools, and helpers of the API's tests.

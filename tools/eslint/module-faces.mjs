@@ -107,8 +107,3 @@ export const moduleFaces = {
     };
   },
 };
-
-export const switchyardPlugin = {
-  meta: { name: 'switchyard' },
-  rules: { 'module-faces': moduleFaces },
-};
