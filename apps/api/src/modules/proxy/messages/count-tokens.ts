@@ -74,8 +74,9 @@ export class TokenCounter {
 
   /**
    * Whether the credential could make a call at all: the same reservation a call makes, of the smallest amount
-   * (one micro-unit), released at once. Refused (403, as a call would be) when the balance, the key's spend limit
-   * or the app's cap has nothing left.
+   * (one micro-unit), released at once, as a refused call's is (no usage record follows, and reconciliation
+   * expects none). Refused (403, as a call would be) when the balance, the key's spend limit or the app's cap has
+   * nothing left.
    */
   private async couldCall(caller: Caller, requestId: string): Promise<void> {
     const reservation = await this.reservations.reserve({
@@ -88,6 +89,6 @@ export class TokenCounter {
       minimumMicros: 1,
       inputEstimateMicros: 0,
     });
-    void this.reservations.settle(reservation, 0, 'count_tokens').catch(() => undefined);
+    void this.reservations.settle(reservation, 0, 'refused').catch(() => undefined);
   }
 }
