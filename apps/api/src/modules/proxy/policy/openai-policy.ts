@@ -49,16 +49,22 @@ export function chatPolicy(json: Json): void {
 
 export function responsesPolicy(json: Json, verdict: PolicyVerdict): void {
   serviceTier(json);
-  if (Array.isArray(json.tools))
-    json.tools.forEach((tool, at) => {
-      const type = isObject(tool) ? String(tool.type ?? '') : '';
-      if (!CLIENT_TOOLS.has(type))
-        throw refused(
-          `tools[${at}]`,
-          `the ${type.slice(0, 60) || 'untyped'} tool runs on the provider’s side: ${NOT_BOUNDED}`,
-        );
-    });
+  clientTools(json.tools, 'tools', 0);
   walkInput(json.input, 'input', verdict, 0);
+}
+
+/** Responses tools: the caller's own, or a namespace (a named group, as Codex sends) of the caller's own. */
+function clientTools(tools: unknown, param: string, depth: number): void {
+  if (!Array.isArray(tools)) return;
+  tools.forEach((tool, at) => {
+    const type = isObject(tool) ? String(tool.type ?? '') : '';
+    if (type === 'namespace' && depth === 0) return clientTools((tool as Json).tools, `${param}[${at}].tools`, 1);
+    if (!CLIENT_TOOLS.has(type))
+      throw refused(
+        `${param}[${at}]`,
+        `the ${type.slice(0, 60) || 'untyped'} tool runs on the provider’s side: ${NOT_BOUNDED}`,
+      );
+  });
 }
 
 /** Input items and their parts: Files API references are refused, stored items bounded at the context length. */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CatalogModel, ModelFeatures } from '../catalog/catalog.types';
 import type { Estimate } from '../billing/budget-estimate';
 import { GatewayException } from '../gateway.exception';
@@ -190,6 +192,11 @@ describe('request policy: OpenAI’s format', () => {
         ],
       }),
     ).toBeNull();
+    // Codex groups its own functions in a namespace: passed; a built-in tool inside one is not.
+    const namespace = (tools: unknown[]) => ({ tools: [{ type: 'namespace', name: 'multi_agent_v1', tools }] });
+    expect(responses(namespace([{ type: 'function', name: 'spawn_agent', parameters: {} }]))).toBeNull();
+    expect(responses(namespace([{ type: 'function', name: 'f' }, { type: 'web_search' }]))).toBe('tools[0].tools[1]');
+    expect(responses(namespace([{ type: 'namespace', tools: [] }]))).toBe('tools[0].tools[0]');
     expect(responses({ service_tier: 'scale' })).toBe('service_tier');
     expect(responses({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] })).toBe(
       'input[0].content[0].file_id',
@@ -200,6 +207,13 @@ describe('request policy: OpenAI’s format', () => {
     expect(
       requestPolicy('responses', gpt, { input: [{ type: 'item_reference', id: 'msg_1' }] }, null).inputAtContextLength,
     ).toMatch(/item_reference/);
+  });
+
+  it('passes Codex 0.171’s request (fixtures/codex-request.json), and refuses it with Codex’s web search left on', () => {
+    const codex = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'codex-request.json'), 'utf8')).body;
+    expect(requestPolicy('responses', gpt, codex, null)).toMatchObject({ inputAtContextLength: null });
+    const searching = { ...codex, tools: [...codex.tools, { type: 'web_search', external_web_access: false }] };
+    expect(refusedParam(() => requestPolicy('responses', gpt, searching, null))).toBe(`tools[${codex.tools.length}]`);
   });
 
   it('prices images by quality and size where the catalog lists variants, writing the first ones listed as defaults', () => {
