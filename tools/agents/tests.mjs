@@ -59,17 +59,16 @@ function claudeEnv(baseUrl, credential, model) {
     ...credential,
     ANTHROPIC_MODEL: model,
     ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
-    ANTHROPIC_SMALL_FAST_MODEL: model,
   };
 }
 
-/** Runs `claude -p PROMPT --model MODEL` with the recipe's environment; returns the run and the user. */
+/** Runs `claude -p PROMPT` with the recipe's environment; returns the run and the user. */
 async function claude(ctx, { name, server = 'demo', model = DEMO_MODEL, prompt, credential }) {
   const api = await ctx.server(server);
   const user = await ctx.newUser(api, name);
   const before = await ids(user);
   const { env, home } = await ctx.cliEnv(name, claudeEnv(api.baseUrl, credential(user.key), model));
-  const result = await ctx.run(ctx.bin('claude'), ['-p', prompt, '--model', model], { cwd: home, env });
+  const result = await ctx.run(ctx.bin('claude'), ['-p', prompt], { cwd: home, env });
   return { result, user, before };
 }
 
