@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { join } from 'node:path';
 import { fakeProviders } from '../../../test/support/local-server';
 import { startTestApp, type TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { UsageRecorder } from '../usage';
+import { ReservationService, UsageRecorder } from '../usage';
 
 /**
  * Coding agents' own requests, replayed through the booted app (docs/anthropic.md, "Coding agents"): Claude Code's
@@ -107,7 +107,12 @@ describe('coding agents’ requests', () => {
       body: JSON.stringify({ ...claudeCode.body, model }),
     });
 
+  /** The user's request log, once the calls' settlements and records are written (both are batched). */
   async function records() {
+    const reservations = app.app.get(ReservationService);
+    for (let i = 0; i < 200 && reservations.unwrittenSettlements > 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    await reservations.flushSettlements();
     await app.app.get(UsageRecorder).flush();
     return (await app.http('/api/v1/usage/me/activity?limit=50', { token: session })).body.data.items as any[];
   }
