@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LedgerService, ReconciliationService, ReservationService, UsageRecorder } from '../src/modules/usage';
 import { fakeProviders } from './support/local-server';
+import { freePort, OAuthTestKit } from './support/oauth-flow';
 import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
 
 /**
@@ -139,7 +140,15 @@ describe('money attacks: nothing forwarded that the hold does not bound', () => 
 
   beforeAll(async () => {
     providers = await fakeProviders(upstream(seen), catalog);
-    app = await startTestApp({ signupCredit: 0, modelsConfig: providers.catalogPath, countTokensRpm: 5 });
+    // A known port, so the OAuth issuer (PUBLIC_URL) is the app itself (count_tokens is checked with an app's token).
+    const port = await freePort();
+    app = await startTestApp({
+      signupCredit: 0,
+      modelsConfig: providers.catalogPath,
+      countTokensRpm: 5,
+      port,
+      publicUrl: `http://127.0.0.1:${port}`,
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -323,7 +332,21 @@ describe('money attacks: nothing forwarded that the hold does not bound', () => 
     const before = reached('/an/v1/messages/count_tokens');
     const capped = await newUser(5_000_000, { total: 0 });
     const broke = await newUser(0);
-    const answers = await Promise.all([...Array.from({ length: 5 }, () => count(capped.key)), count(broke.key)]);
+    // An app the user capped at 0 a month, calling with its access token.
+    const kit = await OAuthTestKit.start(app);
+    const appUser = await kit.newUser();
+    const client = await kit.createClient({ clientName: 'Counting app' });
+    const tokens = await kit.tokensFor(client, { user: appUser, limits: { monthly: 0 } });
+    const appCount = app.http('/v1/messages/count_tokens', {
+      body: { model: 'claude', messages: [{ role: 'user', content: 'hi' }] },
+      token: tokens.access_token,
+      headers: { 'x-service-oauth-client-id': client.clientId },
+    });
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => count(capped.key)),
+      count(broke.key),
+      appCount,
+    ]);
     for (const answer of answers) {
       expect(answer.status).toBe(403);
       expect(answer.body.error.type).toBe('permission_error');
