@@ -91,7 +91,7 @@ export class GatewayPipeline {
         });
       // Nothing is reserved or forwarded that the request policy refuses (policy/request-policy.ts).
       const policy = requestPolicy(input.route.action, model, input.json, input.form);
-      if (calledAs === 'messages') ({ input, sink } = this.messagesCall(input, model, sink));
+      if (calledAs === 'messages') ({ input, sink } = messagesCall(input, model, sink));
       input = { ...input, ...withWrites(input, policy) };
       call = newCall(input, pricedModel(model, policy), startedAt, calledAs, policy);
       sink.setHeader(CALL_ID_HEADER, call.callId);
@@ -209,27 +209,6 @@ export class GatewayPipeline {
     }
   }
 
-  /**
-   * A Messages call (Anthropic's format; docs/anthropic.md), checked; for a model not on an Anthropic provider,
-   * translated into a chat completion, its answer translated back on the way out (messages/messages-answer.ts).
-   */
-  private messagesCall(
-    input: CallInput,
-    model: CatalogModel,
-    sink: AnswerSink,
-  ): { input: CallInput; sink: AnswerSink } {
-    const json = input.json ?? {};
-    checkMessagesRequest(json);
-    if (model.provider.type === 'anthropic') return { input, sink };
-    const chat = toChatRequest(json, model, (fields) =>
-      this.logger.debug({ msg: `not translated for ${model.id}: ${fields.join(', ')}`, requestId: input.requestId }),
-    );
-    return {
-      input: { ...input, route: CHAT_ROUTE, json: chat, raw: Buffer.from(JSON.stringify(chat)) },
-      sink: new MessagesAnswer(sink, model.id, json.stream === true),
-    };
-  }
-
   /** The next fallback that serves the method and whose worst case fits in what the call holds. */
   private nextFallback(
     call: Call,
@@ -263,6 +242,26 @@ export class GatewayPipeline {
     return null;
   }
 }
+
+/**
+ * A Messages call (Anthropic's format; docs/anthropic.md), checked; for a model not on an Anthropic provider,
+ * translated into a chat completion, its answer translated back on the way out (messages/messages-answer.ts).
+ */
+function messagesCall(input: CallInput, model: CatalogModel, sink: AnswerSink): { input: CallInput; sink: AnswerSink } {
+  const json = input.json ?? {};
+  checkMessagesRequest(json);
+  if (model.provider.type === 'anthropic') return { input, sink };
+  const chat = toChatRequest(json, model, (fields) =>
+    translationLog.debug({ msg: `not translated for ${model.id}: ${fields.join(', ')}`, requestId: input.requestId }),
+  );
+  return {
+    input: { ...input, route: CHAT_ROUTE, json: chat, raw: Buffer.from(JSON.stringify(chat)) },
+    sink: new MessagesAnswer(sink, model.id, json.stream === true),
+  };
+}
+
+/** The fields a Messages request loses in translation, named at debug level. */
+const translationLog = new Logger('Gateway');
 
 function newCall(
   input: CallInput,
