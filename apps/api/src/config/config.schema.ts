@@ -31,6 +31,7 @@ export interface AppConfig {
   oauthDynamicRegistration: boolean;
   shutdownGraceSeconds: number;
   gatewayRpm: number;
+  countTokensRpm: number;
   fetchAllowedPorts: number[];
   metricsToken: string | null;
   sessionTtlHours: number;
@@ -323,6 +324,18 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'Default gateway requests per minute per API key and per app and user (a key or app may set its own); 0 means no limit',
     defaultValue: '0',
     parse: integer(0, 1_000_000, 'set GATEWAY_RPM to a number of requests per minute such as 600, or 0 for no limit'),
+  },
+  {
+    env: 'COUNT_TOKENS_RPM',
+    key: 'countTokensRpm',
+    description:
+      'POST /v1/messages/count_tokens calls per minute per API key and per app and user, on top of GATEWAY_RPM (a count reaches the provider and is free); 0 means no limit',
+    defaultValue: '60',
+    parse: integer(
+      0,
+      1_000_000,
+      'set COUNT_TOKENS_RPM to a number of requests per minute such as 60, or 0 for no limit',
+    ),
   },
   {
     env: 'FETCH_ALLOWED_PORTS',

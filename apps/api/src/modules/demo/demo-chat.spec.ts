@@ -212,6 +212,60 @@ describe('demo chat completions', () => {
       expect(b.choices[0].message.tool_calls[0].function).toEqual({ name: 'lookup', arguments: '{"q":"demo-q"}' });
     });
 
+    it('calls the tool a coding agent is told to use, past its context parts and a system message after the question', async () => {
+      const read = {
+        type: 'function',
+        function: {
+          name: 'Read',
+          parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        },
+      };
+      const question = [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>context</system-reminder>' },
+            { type: 'text', text: 'Use the read tool, please' },
+          ],
+        },
+        { role: 'system', content: 'Available agent types: …' },
+      ];
+      const asked = (await (await chat({ messages: question, tools: [weatherTool, read] })).json()) as any;
+      expect(asked.choices[0].message.tool_calls[0].function).toEqual({
+        name: 'Read',
+        arguments: '{"file_path":"demo-file_path"}',
+      });
+      // A tool it was not offered is no call; the quoted text is the question's last part.
+      const unknown = (await (
+        await chat({
+          messages: [
+            { ...question[0], content: [question[0].content[0], { type: 'text', text: 'Use the Grep tool' }] },
+          ],
+          tools: [read],
+        })
+      ).json()) as any;
+      expect(unknown.choices[0].message.content).toMatch(
+        /^Hello from Switchyard's demo model\. You said: "Use the Grep tool"\./,
+      );
+      // The tool result, followed by the agent's own text part, gets the text answer: the loop ends.
+      const answered = (await (
+        await chat({
+          tools: [read],
+          messages: [
+            ...question,
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Read', arguments: '{}' } }],
+            },
+            { role: 'tool', tool_call_id: 'c1', content: 'File does not exist.' },
+            { role: 'user', content: [{ type: 'text', text: '<system-reminder>more context</system-reminder>' }] },
+          ],
+        })
+      ).json()) as any;
+      expect(answered.choices[0].message.content).toMatch(/^The Read tool returned: "File does not exist\."/);
+    });
+
     it('answers a tool result with a text that quotes it', async () => {
       const body = (await (
         await chat({

@@ -54,7 +54,7 @@ export function chatUsage(prompt: number, completion: number) {
 }
 
 /** A content value (string or parts array) as text plus a count of image/audio/file parts. */
-function readContent(value: unknown, param: string): { text: string; images: number } {
+function readContent(value: unknown, param: string): { text: string; images: number; said?: string } {
   if (value === undefined || value === null) return { text: '', images: 0 };
   if (typeof value === 'string') return { text: value, images: 0 };
   if (!Array.isArray(value)) throw invalidType(param, 'a string or an array', value);
@@ -83,7 +83,7 @@ function readContent(value: unknown, param: string): { text: string; images: num
         );
     }
   });
-  return { text: texts.join('\n'), images };
+  return { text: texts.join('\n'), images, ...(texts.length > 1 ? { said: texts[texts.length - 1] } : {}) };
 }
 
 export function readMessages(value: unknown): Turn[] {
@@ -107,7 +107,7 @@ export function readMessages(value: unknown): Turn[] {
         `${param}.role`,
       );
     }
-    const { text, images } = readContent(message.content, `${param}.content`);
+    const { text, images, said } = readContent(message.content, `${param}.content`);
     if (role === 'assistant') {
       const toolCalls = Array.isArray(message.tool_calls)
         ? message.tool_calls.filter(isObject).map((call) => {
@@ -133,7 +133,7 @@ export function readMessages(value: unknown): Turn[] {
       const toolName = typeof message.name === 'string' ? message.name : undefined;
       return { role: 'tool', text, images, toolCalls: [], toolName };
     }
-    return { role: role as Turn['role'], text, images, toolCalls: [] };
+    return { role: role as Turn['role'], text, images, toolCalls: [], ...(said !== undefined ? { said } : {}) };
   });
 }
 

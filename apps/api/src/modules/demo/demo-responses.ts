@@ -18,7 +18,7 @@ const TOKENS_PER_DELTA = 3;
 /** OpenAI rejects max_output_tokens below 16. */
 const MIN_OUTPUT_TOKENS = 16;
 
-function readParts(value: unknown, param: string): { text: string; images: number } {
+function readParts(value: unknown, param: string): { text: string; images: number; said?: string } {
   if (value === undefined || value === null) return { text: '', images: 0 };
   if (typeof value === 'string') return { text: value, images: 0 };
   if (!Array.isArray(value)) throw invalidType(param, 'a string or an array', value);
@@ -47,7 +47,7 @@ function readParts(value: unknown, param: string): { text: string; images: numbe
         );
     }
   });
-  return { text: texts.join('\n'), images };
+  return { text: texts.join('\n'), images, ...(texts.length > 1 ? { said: texts[texts.length - 1] } : {}) };
 }
 
 const MESSAGE_ROLES = ['user', 'system', 'developer', 'assistant'] as const;
@@ -77,8 +77,8 @@ export function readInput(input: unknown, instructions: string | undefined): Tur
           `${param}.role`,
         );
       }
-      const { text, images } = readParts(item.content, `${param}.content`);
-      turns.push({ role: role as Turn['role'], text, images, toolCalls: [] });
+      const { text, images, said } = readParts(item.content, `${param}.content`);
+      turns.push({ role: role as Turn['role'], text, images, toolCalls: [], ...(said !== undefined ? { said } : {}) });
     } else if (type === 'function_call') {
       const callId = typeof item.call_id === 'string' ? item.call_id : '';
       const name = typeof item.name === 'string' ? item.name : '';

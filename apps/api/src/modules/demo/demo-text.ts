@@ -22,6 +22,8 @@ export interface ToolCallPlan {
 export interface Turn {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
   text: string;
+  /** A message of several text parts: its last one (what the demo quotes; agents put context parts before it). */
+  said?: string;
   /** Image or file parts: each costs IMAGE_TOKENS. */
   images: number;
   toolCalls: ToolCallPlan[];
@@ -76,20 +78,30 @@ function lastOf<T>(items: T[], predicate: (item: T) => boolean): T | undefined {
   return undefined;
 }
 
+/**
+ * The turns since the assistant last spoke: a tool result among them is what the demo answers (an agent may add
+ * a text part or a system message after it), else the fresh user question.
+ */
+function sinceAssistant(turns: Turn[]): Turn[] {
+  let at = turns.length;
+  while (at > 0 && turns[at - 1].role !== 'assistant') at -= 1;
+  return turns.slice(at);
+}
+
 /** The deterministic answer text for a conversation (before stop sequences and max_tokens). */
 export function replyText(turns: Turn[], variant: number): string {
-  const last = turns[turns.length - 1];
+  const result = lastOf(sinceAssistant(turns), (turn) => turn.role === 'tool');
   let text: string;
-  if (last?.role === 'tool') {
-    const tool = last.toolName ? `The ${last.toolName} tool` : 'The tool';
+  if (result) {
+    const tool = result.toolName ? `The ${result.toolName} tool` : 'The tool';
     text =
-      `${tool} returned: "${truncateChars(last.text, QUOTE_CHARS)}". ` +
+      `${tool} returned: "${truncateChars(result.text, QUOTE_CHARS)}". ` +
       `That is the result, as reported by Switchyard's demo model.`;
   } else if (wantsHtmlPage(turns)) {
     text = demoHtmlPage(turns);
   } else {
     const user = lastOf(turns, (turn) => turn.role === 'user');
-    const said = truncateChars((user?.text ?? '').trim(), QUOTE_CHARS);
+    const said = truncateChars((user?.said ?? user?.text ?? '').trim(), QUOTE_CHARS);
     text = `Hello from Switchyard's demo model. You said: "${said}".`;
     if (user && user.images > 0) text += ` I also received ${user.images} attachment${user.images === 1 ? '' : 's'}.`;
     text += ' This offline answer is deterministic, so the same request always gets the same reply.';
@@ -109,10 +121,16 @@ function chooseTool(request: ReplyRequest): FunctionTool | undefined {
   }
   const weatherTool = tools.find((t) => /weather/i.test(`${t.name} ${t.description ?? ''}`)) ?? tools[0];
   if (toolChoice.mode === 'required') return weatherTool;
-  // auto: only a fresh user question that mentions the weather triggers a call, so a following tool result
-  // gets a text answer and an agent loop ends.
-  const last = turns[turns.length - 1];
-  if (last?.role === 'user' && /\bweather\b/i.test(last.text)) return weatherTool;
+  // auto: only a fresh user question (system messages after it aside) that mentions the weather, or asks to "use
+  // the <name> tool" of a tool offered, triggers a call, so a following tool result gets a text answer and an
+  // agent loop ends.
+  const fresh = sinceAssistant(turns).filter((turn) => turn.role !== 'system' && turn.role !== 'developer');
+  const last = fresh[fresh.length - 1];
+  if (last?.role !== 'user') return undefined;
+  const asked = /\buse the ([A-Za-z0-9_-]{1,64}) tool\b/i.exec(last.said ?? last.text)?.[1];
+  const named = asked && tools.find((t) => t.name.toLowerCase() === asked.toLowerCase());
+  if (named) return named;
+  if (/\bweather\b/i.test(last.text)) return weatherTool;
   return undefined;
 }
 

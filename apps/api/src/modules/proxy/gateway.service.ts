@@ -214,7 +214,14 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
         form = await readMultipart(req);
       else if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
       if (match.route.action === 'count_tokens') {
-        writeJson(res, 200, { input_tokens: await this.tokens.count(json ?? {}, req.headers, abort) });
+        const counted = await this.tokens.count(
+          caller,
+          json ?? {},
+          req.headers,
+          abort,
+          req.requestId ?? newRequestId(),
+        );
+        writeJson(res, 200, { input_tokens: counted });
         return;
       }
       const requestId = req.requestId ?? newRequestId();

@@ -8,7 +8,7 @@ import { useDocumentTitle } from '../../lib/router';
 
 const CONTENTS = [
   { id: 'quick-start', label: 'Quick start' },
-  { id: 'anthropic', label: 'Anthropic API, Claude Code' },
+  { id: 'anthropic', label: 'Claude Code, Codex, Anthropic API' },
   { id: 'oauth', label: 'OAuth (PKCE)' },
   { id: 'endpoints', label: 'Endpoints' },
   { id: 'errors', label: 'Errors' },

@@ -10,6 +10,8 @@ import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './bu
 import { costMicros, type Metered, promptTokensOf } from './pricing';
 import { estimateTextTokens } from './prompt-size';
 import { fitThinking } from '../messages/messages-request';
+import { featureCostMicros } from '../policy/feature-use';
+import { boundEstimate } from '../policy/request-policy';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
 export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
@@ -36,7 +38,11 @@ export class CallBilling {
    */
   async reserve(call: Call, sink: AnswerSink): Promise<void> {
     refuseUnpriced(call.route.action, call.model);
-    const estimate = estimateCall(call.route.action, call.model, call.json, call.form);
+    const estimate = boundEstimate(
+      estimateCall(call.route.action, call.model, call.json, call.form),
+      call.model,
+      call.policy,
+    );
     if (estimate.worstMicros <= 0) {
       if (isPriced(call.route.action, call.model))
         throw new GatewayException(
@@ -93,11 +99,15 @@ export class CallBilling {
    * held; nothing for a call the provider never accepted.
    */
   costOf(call: Call): number {
-    if (call.usageKnown) return costMicros(call.model.pricing, billedUsage(call));
+    // Provider-side features the policy priced (searches) come on top of the tokens (policy/feature-use.ts).
+    if (call.usageKnown) return costMicros(call.model.pricing, billedUsage(call)) + featureCostMicros(call);
     if (!call.accepted || !call.estimate) return 0;
     const input = call.estimate.inputEstimate;
     call.metered = { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
-    return Math.min(costMicros(call.model.pricing, call.metered), call.reservation?.amountMicros ?? 0);
+    return Math.min(
+      costMicros(call.model.pricing, call.metered) + featureCostMicros(call),
+      call.reservation?.amountMicros ?? 0,
+    );
   }
 
   /**

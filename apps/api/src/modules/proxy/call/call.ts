@@ -5,6 +5,8 @@ import type { Metered } from '../billing/pricing';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { Caller } from '../credentials/caller';
 import type { Delivered } from '../metering/delivered';
+import type { FeatureUse } from '../policy/feature-use';
+import type { PolicyVerdict } from '../policy/request-policy';
 import type { ParsedMultipart } from '../request-body';
 import type { Cancel } from '../upstream/cancel';
 import type { Reservation } from '../../usage';
@@ -54,4 +56,8 @@ export interface Call {
   chargedMicros: number | null;
   /** When the answer's first byte went out (epoch ms): its status line, or a stream's first frame. */
   firstByteAt: number | null;
+  /** What the request policy found (policy/request-policy.ts): input bounds and priced features to add. */
+  policy: PolicyVerdict | null;
+  /** The priced provider-side features the call used (searches), billed on top of its tokens. */
+  featureUse: FeatureUse;
 }

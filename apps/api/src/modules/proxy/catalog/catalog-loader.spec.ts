@@ -140,4 +140,79 @@ describe('buildCatalog', () => {
       );
     });
   });
+
+  describe('paid provider-side features and image variants', () => {
+    const anthropic = { id: 'an', type: 'anthropic', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k' };
+    const claude = (extra: Record<string, unknown>) => ({ ...chat('c', extra), provider: 'an' });
+    const image = (perImage: unknown) => ({
+      id: 'img',
+      provider: 'p',
+      type: 'image',
+      methods: ['image_generation'],
+      pricing: { perImage },
+    });
+
+    it('reads webSearch and documentUrls for an Anthropic model; every feature is off by default', () => {
+      const catalog = buildCatalog(
+        {
+          providers: [provider, anthropic],
+          models: [
+            claude({
+              contextLength: 200000,
+              features: { webSearch: { perSearch: 0.01, maxUses: 5 }, documentUrls: true },
+            }),
+            chat('plain'),
+          ],
+        },
+        'test.yaml',
+      );
+      expect(catalog.models.get('c')!.features).toEqual({
+        webSearch: { perSearch: 0.01, maxUses: 5 },
+        documentUrls: true,
+      });
+      expect(catalog.models.get('plain')!.features).toEqual({ webSearch: null, documentUrls: false });
+    });
+
+    it.each([
+      [{ webSearch: { perSearch: 0.01 } }, /features\.webSearch must be \{ perSearch/],
+      [{ webSearch: { perSearch: 0.01, maxUses: 500 } }, /webSearch\.maxUses must be a whole number from 1 to 100/],
+      [{ webSearch: { perSearch: 0, maxUses: 5 } }, /perSearch must be above 0/],
+      [{ documentUrls: 'yes' }, /documentUrls must be true or false/],
+      [{ codeExecution: true }, /codeExecution is not a feature/],
+      ['all', /features must map feature names/],
+    ])('refuses features %j with one line naming the field', (features, problem) => {
+      expect(problemsOf({ providers: [anthropic], models: [claude({ contextLength: 1000, features })] })[0]).toMatch(
+        problem,
+      );
+    });
+
+    it('refuses documentUrls without a context length, and any feature on a model that is not on an Anthropic provider', () => {
+      expect(problemsOf({ providers: [anthropic], models: [claude({ features: { documentUrls: true } })] })[0]).toMatch(
+        /documentUrls needs the model’s contextLength/,
+      );
+      expect(
+        problemsOf({ providers: [provider], models: [chat('a', { features: { documentUrls: false } })] })[0],
+      ).toMatch(/only models on an anthropic provider take it/);
+    });
+
+    it('takes perImage as a table by quality and size (the flat field then holds the dearest), or flat as before', () => {
+      const table = { low: { '1024x1024': 0.011 }, high: { '1024x1024': 0.167, '1536x1024': 0.25 } };
+      const catalog = buildCatalog({ providers: [provider], models: [image(table)] }, 'test.yaml');
+      const model = catalog.models.get('img')!;
+      expect(model.imagePrices).toEqual(table);
+      expect(model.pricing.perImage).toBe(0.25);
+      expect(unpricedMethods(model)).toEqual([]);
+      const flat = buildCatalog({ providers: [provider], models: [image(0.04)] }, 'test.yaml').models.get('img')!;
+      expect(flat).toMatchObject({ imagePrices: null, pricing: { perImage: 0.04 } });
+      expect(problemsOf({ providers: [provider], models: [image({ high: { huge: 1 } })] })[0]).toMatch(
+        /perImage\.high\.huge must be a size/,
+      );
+      expect(problemsOf({ providers: [provider], models: [image({ high: { '1024x1024': 0 } })] })[0]).toMatch(
+        /must be a price above 0/,
+      );
+      expect(problemsOf({ providers: [provider], models: [image({ high: {} })] })[0]).toMatch(
+        /perImage\.high must map/,
+      );
+    });
+  });
 });

@@ -11,6 +11,7 @@ import {
 } from '@switchyard/shared-dto';
 import { isPriced } from '../billing/budget-estimate';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
+import { dearestImagePrice, readFeatures, readImagePrices } from './catalog-features';
 import { type CatalogPrice, catalogPrice } from './price-catalog';
 
 /** A request's framing and connection headers: the gateway's to set, never a provider's. */
@@ -193,9 +194,13 @@ export function buildCatalog(
     const capabilities = (entry.capabilities ?? []) as string[];
     if (!Array.isArray(capabilities) || capabilities.some((c) => typeof c !== 'string'))
       return problem(`${at}.capabilities`, 'must be a list of words');
-    const pricing = (entry.pricing ?? {}) as Record<string, unknown>;
-    if (typeof pricing !== 'object' || Array.isArray(pricing))
+    const given = (entry.pricing ?? {}) as Record<string, unknown>;
+    if (typeof given !== 'object' || Array.isArray(given))
       return problem(`${at}.pricing`, `must map pricing fields (${PRICING_KEYS.join(', ')}) to numbers`);
+    // perImage may be a table by quality and size (catalog-features.ts): the flat field then holds its dearest price.
+    const imagePrices = readImagePrices(given.perImage, at, problem);
+    if (imagePrices === undefined) return;
+    const pricing = imagePrices ? { ...given, perImage: dearestImagePrice(imagePrices) } : given;
     for (const [key, value] of Object.entries(pricing)) {
       if (!PRICING_KEYS.includes(key as keyof ModelPricing))
         return problem(`${at}.pricing.${key}`, `is not a pricing field; use ${PRICING_KEYS.join(', ')}`);
@@ -227,6 +232,8 @@ export function buildCatalog(
     const contextLength = positive('contextLength');
     const maxOutputTokens = positive('maxOutputTokens');
     if (contextLength === undefined || maxOutputTokens === undefined) return;
+    const features = readFeatures(entry.features, at, provider.type, contextLength, problem);
+    if (!features) return;
     const maxTokensParam = entry.maxTokensParam ?? 'max_tokens';
     if (maxTokensParam !== 'max_tokens' && maxTokensParam !== 'max_completion_tokens')
       return problem(
@@ -266,6 +273,8 @@ export function buildCatalog(
       free,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
       fallbacks: [...new Set(fallbacks as string[])],
+      features,
+      imagePrices,
     });
   });
   for (const [id, model] of models)

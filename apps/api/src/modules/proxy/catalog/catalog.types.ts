@@ -42,6 +42,36 @@ export interface CatalogModel {
    * timed out, 5xx, rate limited): the call is served and billed by the first that answers.
    */
   fallbacks: string[];
+  /** Paid provider-side features the operator enabled with a price and a bound (docs/models.example.yaml, `features`). */
+  features: ModelFeatures;
+  /**
+   * Prices per image by quality, then size (`pricing.perImage` given as a table): a request names a listed variant
+   * (or gets the first quality and size listed), and is reserved and billed at its price. Null: one flat
+   * `pricing.perImage` for every image. `pricing.perImage` then holds the dearest variant's price.
+   */
+  imagePrices: ImagePrices | null;
+}
+
+/** quality → size → price per image, in currency units, in the order the catalog lists them. */
+export type ImagePrices = Record<string, Record<string, number>>;
+
+/**
+ * What a model's provider may do on the caller's behalf at a cost the gateway prices and bounds (docs/pricing.md,
+ * "Provider-side features"). Every feature is off unless its catalog entry turns it on; a request using a feature
+ * that is off is refused before anything is reserved or forwarded (proxy/policy).
+ */
+export interface ModelFeatures {
+  /**
+   * Anthropic's `web_search` server tool on /v1/messages (models on an Anthropic provider): `perSearch` currency
+   * units per search, and the most searches one call may ask for (`max_uses`, required, at most `maxUses`); the
+   * call reserves perSearch × max_uses and is billed per search the provider reports.
+   */
+  webSearch: { perSearch: number; maxUses: number } | null;
+  /**
+   * Anthropic `document` blocks whose source is a URL (the provider fetches it): the call's input is then bounded
+   * at the model's context length (which the catalog must give).
+   */
+  documentUrls: boolean;
 }
 
 export interface PricingOrigin {

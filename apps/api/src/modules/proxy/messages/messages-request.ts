@@ -80,12 +80,22 @@ function imagePart(block: Json, param: string): Json {
   throw invalid('An image source must be base64 (media_type and data) or a url', param);
 }
 
-/** One Anthropic message as OpenAI messages: a user turn's tool results become tool messages, before its other parts. */
+/**
+ * One Anthropic message as OpenAI messages: a user turn's tool results become tool messages, before its other
+ * parts; a system message among the messages (Anthropic's mid-conversation system prompt) stays a system message
+ * where it is (Gemini's translator gathers every one into its system instruction).
+ */
 function toChatMessages(message: unknown, index: number): Json[] {
   const param = `messages[${index}]`;
-  if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant'))
-    throw invalid('Each message has a role, user or assistant, and content', param);
+  if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system'))
+    throw invalid('Each message has a role, user, assistant or system, and content', param);
   const { role, content } = message;
+  if (role === 'system') {
+    if (typeof content !== 'string' && !Array.isArray(content))
+      throw invalid('A system message’s content is a string or a list of text blocks', `${param}.content`);
+    const text = textOf(content);
+    return text ? [{ role: 'system', content: text }] : [];
+  }
   if (typeof content === 'string') return [{ role, content }];
   if (!Array.isArray(content)) throw invalid('content must be a string or a list of blocks', `${param}.content`);
   if (role === 'assistant') {
@@ -182,12 +192,32 @@ function toChatToolChoice(choice: unknown): unknown {
   }
 }
 
+/** The fields toChatRequest reads; every other field of a Messages request is dropped in translation. */
+const TRANSLATED_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'tools',
+  'tool_choice',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'metadata',
+  'stream',
+]);
+
+/** Anthropic's effort levels as OpenAI's reasoning_effort (`max` is above OpenAI's highest). */
+const EFFORT: Record<string, string> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' };
+
 /**
  * The OpenAI Chat Completions request of a Messages request (checked by checkMessagesRequest), for a model on an
  * OpenAI-compatible, Gemini or demo provider. Lost in translation (docs/anthropic.md): thinking (the request's and
- * earlier turns' blocks), top_k, cache_control marks, a tool result's is_error (its text starts with "Error: ").
+ * earlier turns' blocks), top_k, cache_control marks, a tool result's is_error (its text starts with "Error: "),
+ * and every field the translation does not read (context_management, output_config but its effort for a model
+ * with the `reasoning` capability, fields the gateway does not know), each named to `dropped` for a debug line.
  */
-export function toChatRequest(json: Json, model: CatalogModel): Json {
+export function toChatRequest(json: Json, model: CatalogModel, dropped: (fields: string[]) => void = () => {}): Json {
   const messages: Json[] = [];
   const system = json.system;
   if (system !== undefined && system !== null) {
@@ -221,5 +251,12 @@ export function toChatRequest(json: Json, model: CatalogModel): Json {
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
+  const unread = Object.keys(json).filter((field) => !TRANSLATED_FIELDS.has(field));
+  const effort = isObject(json.output_config) ? EFFORT[String(json.output_config.effort)] : undefined;
+  if (effort && model.capabilities.includes('reasoning')) {
+    chat.reasoning_effort = effort;
+    if (Object.keys(json.output_config as Json).length === 1) unread.splice(unread.indexOf('output_config'), 1);
+  }
+  if (unread.length) dropped(unread.map((field) => field.slice(0, 60)));
   return chat;
 }

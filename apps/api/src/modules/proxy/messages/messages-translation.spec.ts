@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CatalogModel } from '../catalog/catalog.types';
+import { requestPolicy } from '../policy/request-policy';
 import { GatewayException } from '../gateway.exception';
 import { MessagesStreamTranslator, stopReason, toAnthropicMessage } from './messages-answer';
 import { checkMessagesRequest, fitThinking, toChatRequest } from './messages-request';
@@ -70,11 +73,68 @@ describe('Messages requests', () => {
     const refuse = (json: Record<string, unknown>) => () => toChatRequest({ ...base, max_tokens: 5, ...json }, model);
     expect(refuse({ messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] })).toThrow(/document/);
     expect(refuse({ tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).toThrow(/custom tools/);
-    expect(refuse({ messages: [{ role: 'system', content: 'x' }] })).toThrow(/role/);
+    expect(refuse({ messages: [{ role: 'tool', content: 'x' }] })).toThrow(/role/);
     expect(refuse({ tool_choice: { type: 'weird' }, tools: [{ name: 'a', input_schema: {} }] })).toThrow(/tool_choice/);
     expect(refuse({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file' } }] }] })).toThrow(
       /image source/,
     );
+  });
+});
+
+describe('Claude Code’s request (fixtures/claude-code-request.json, captured from Claude Code 2.1.197)', () => {
+  const captured = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'claude-code-request.json'), 'utf8'));
+  const body = () => structuredClone(captured.body) as Record<string, unknown>;
+  const chatModel = { maxTokensParam: 'max_tokens', capabilities: ['tools'] } as unknown as CatalogModel;
+
+  it('is a request the checks accept: adaptive thinking, a system message among the messages, 32,000 max_tokens', () => {
+    const json = body();
+    expect(json.thinking).toEqual({ type: 'adaptive' });
+    expect((json.messages as { role: string }[]).map((message) => message.role)).toEqual(['user', 'system']);
+    expect(() => checkMessagesRequest(json)).not.toThrow();
+  });
+
+  it('translates for a chat model: system prompt first, the system message where it was, every field it cannot carry dropped by name', () => {
+    const dropped: string[][] = [];
+    const chat = toChatRequest(body(), chatModel, (fields) => dropped.push(fields));
+    const messages = chat.messages as { role: string; content: unknown }[];
+    expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'system']);
+    expect(messages[0].content).toMatch(/^x-anthropic-billing-header[^]*Claude Agent SDK/);
+    expect(messages[2].content).toMatch(/^Available agent types/);
+    expect(chat).toMatchObject({ max_tokens: 32000, stream: true, stream_options: { include_usage: true } });
+    expect(chat.user).toMatch(/device_id/);
+    expect((chat.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual([
+      'Bash',
+      'Read',
+      'WebSearch',
+    ]);
+    expect(dropped).toEqual([['thinking', 'context_management', 'output_config']]);
+    expect(chat).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('gives a reasoning model the effort as reasoning_effort (max becomes high)', () => {
+    const reasoning = { ...chatModel, capabilities: ['reasoning'] };
+    const dropped: string[][] = [];
+    expect(toChatRequest(body(), reasoning, (fields) => dropped.push(fields)).reasoning_effort).toBe('high');
+    expect(dropped).toEqual([['thinking', 'context_management']]);
+    const max = { ...body(), output_config: { effort: 'max' } };
+    expect(toChatRequest(max, reasoning).reasoning_effort).toBe('high');
+  });
+
+  it('passes the request policy as it is, natively and translated', () => {
+    const anthropic = {
+      id: 'claude',
+      provider: { type: 'anthropic' },
+      features: { webSearch: null, documentUrls: false },
+      imagePrices: null,
+      contextLength: 200000,
+    } as unknown as CatalogModel;
+    expect(requestPolicy('messages', anthropic, body(), null)).toMatchObject({
+      inputAtContextLength: null,
+      webSearch: null,
+    });
+    expect(() =>
+      requestPolicy('messages', { ...chatModel, provider: { type: 'openai' } } as CatalogModel, body(), null),
+    ).not.toThrow();
   });
 });
 

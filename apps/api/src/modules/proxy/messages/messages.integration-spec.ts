@@ -774,12 +774,17 @@ describe('the Anthropic Messages API, through the official @anthropic-ai/sdk', (
       expect(oauth.body.error.type).toBe('authentication_error');
       const versioned = await raw(
         { ...ask, model: 'claude' },
-        { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'tools-2024-04-04' },
+        {
+          'x-api-key': key,
+          'anthropic-version': '2023-06-01',
+          'anthropic-beta': 'interleaved-thinking-2025-05-14, tools-2024-04-04,prompt-caching-2024-07-31',
+        },
       );
       expect(versioned.status).toBe(200);
+      // Only the documented betas go on (policy/anthropic-beta.ts); the others are dropped.
       expect(lastSeen('/an/v1/messages').headers).toMatchObject({
         'anthropic-version': '2023-06-01',
-        'anthropic-beta': 'tools-2024-04-04',
+        'anthropic-beta': 'interleaved-thinking-2025-05-14,prompt-caching-2024-07-31',
       });
       // Claude Code calls the beta routes: /v1/messages?beta=true and /v1/messages/count_tokens?beta=true.
       expect((await raw(ask, { 'x-api-key': key }, '/v1/messages?beta=true')).status).toBe(200);

@@ -18,6 +18,8 @@ import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { MessagesAnswer } from '../messages/messages-answer';
 import { checkMessagesRequest, toChatRequest } from '../messages/messages-request';
 import { Delivered } from '../metering/delivered';
+import { noFeatureUse } from '../policy/feature-use';
+import { boundEstimate, type PolicyVerdict, pricedModel, requestPolicy, withWrites } from '../policy/request-policy';
 import { ProviderAdapters } from '../providers/provider-adapters';
 import { worthFallingBack } from '../providers/upstream-errors';
 import type { ParsedMultipart } from '../request-body';
@@ -87,8 +89,11 @@ export class GatewayPipeline {
         throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', {
           param: 'stream',
         });
+      // Nothing is reserved or forwarded that the request policy refuses (policy/request-policy.ts).
+      const policy = requestPolicy(input.route.action, model, input.json, input.form);
       if (calledAs === 'messages') ({ input, sink } = messagesCall(input, model, sink));
-      call = newCall(input, model, startedAt, calledAs);
+      input = { ...input, ...withWrites(input, policy) };
+      call = newCall(input, pricedModel(model, policy), startedAt, calledAs, policy);
       sink.setHeader(CALL_ID_HEADER, call.callId);
       await this.billing.reserve(call, sink);
       await this.dispatch(call, sink, req);
@@ -193,6 +198,7 @@ export class GatewayPipeline {
           requestId: call.requestId,
         });
         call.model = next.model;
+        call.policy = next.policy;
         // The fallback's own output bound: its estimate read the bound already written, so it is never above it.
         call.estimate = next.estimate;
         const output = next.estimate.output;
@@ -204,18 +210,26 @@ export class GatewayPipeline {
   }
 
   /** The next fallback that serves the method and whose worst case fits in what the call holds. */
-  private nextFallback(call: Call, remaining: string[]): { model: CatalogModel; estimate: Estimate } | null {
+  private nextFallback(
+    call: Call,
+    remaining: string[],
+  ): { model: CatalogModel; estimate: Estimate; policy: PolicyVerdict } | null {
     const needed = modelMethodOf(call.route.action);
     while (remaining.length) {
-      const model = this.catalog.find(remaining.shift()!);
-      if (!model || !model.methods.includes(needed)) continue;
+      const listed = this.catalog.find(remaining.shift()!);
+      if (!listed || !listed.methods.includes(needed)) continue;
       // A Messages call sent natively stays with Anthropic's format: its fallbacks are Anthropic models.
-      if (call.route.action === 'messages' && model.provider.type !== 'anthropic') continue;
+      if (call.route.action === 'messages' && listed.provider.type !== 'anthropic') continue;
       let estimate: Estimate;
+      let policy: PolicyVerdict;
+      let model: CatalogModel;
       try {
-        estimate = estimateCall(call.route.action, model, call.json, call.form);
+        // The fallback's own policy: a feature its catalog entry does not enable (or price) skips it.
+        policy = requestPolicy(call.route.action, listed, call.json, call.form);
+        model = pricedModel(listed, policy);
+        estimate = boundEstimate(estimateCall(call.route.action, model, call.json, call.form), model, policy);
       } catch {
-        continue; // this model cannot bound the request (an unknown context length): skip it
+        continue; // this model cannot bound the request (an unknown context length) or refuses it: skip it
       }
       // A model that would be refused on its own (no price, not free) is no fallback either.
       if (!model.free && isBillable(call.route.action) && !isPriced(call.route.action, model)) continue;
@@ -223,7 +237,7 @@ export class GatewayPipeline {
         estimate.worstMicros <= (call.reservation?.amountMicros ?? 0) &&
         (estimate.worstMicros > 0 || !isPriced(call.route.action, model))
       )
-        return { model, estimate };
+        return { model, estimate, policy };
     }
     return null;
   }
@@ -237,14 +251,25 @@ function messagesCall(input: CallInput, model: CatalogModel, sink: AnswerSink): 
   const json = input.json ?? {};
   checkMessagesRequest(json);
   if (model.provider.type === 'anthropic') return { input, sink };
-  const chat = toChatRequest(json, model);
+  const chat = toChatRequest(json, model, (fields) =>
+    translationLog.debug({ msg: `not translated for ${model.id}: ${fields.join(', ')}`, requestId: input.requestId }),
+  );
   return {
     input: { ...input, route: CHAT_ROUTE, json: chat, raw: Buffer.from(JSON.stringify(chat)) },
     sink: new MessagesAnswer(sink, model.id, json.stream === true),
   };
 }
 
-function newCall(input: CallInput, model: CatalogModel, startedAt: Date, calledAs: RouteMethod): Call {
+/** The fields a Messages request loses in translation, named at debug level. */
+const translationLog = new Logger('Gateway');
+
+function newCall(
+  input: CallInput,
+  model: CatalogModel,
+  startedAt: Date,
+  calledAs: RouteMethod,
+  policy: PolicyVerdict,
+): Call {
   const streamOptions = input.json?.stream_options as { include_usage?: unknown } | undefined;
   return {
     calledAs,
@@ -274,6 +299,8 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date, calledA
     outputBoundReplaces: false,
     chargedMicros: null,
     firstByteAt: null,
+    policy,
+    featureUse: noFeatureUse(),
   };
 }
 

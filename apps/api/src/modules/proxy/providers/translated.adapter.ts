@@ -10,6 +10,8 @@ import { AnswerRelay, type Frame, sseSource } from '../relay/relay';
 import { forwardedRequestHeaders } from '../upstream/forwarded-headers';
 import { readText, UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client';
 import { meterFrame } from '../metering/metering';
+import { filterBetas } from '../policy/anthropic-beta';
+import { noteFeatureUse } from '../policy/feature-use';
 import { ANTHROPIC_VERSION } from './anthropic/anthropic.types';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog.types';
@@ -148,6 +150,8 @@ class TranslatedAdapter implements ProviderAdapter {
  */
 @Injectable()
 export class AnthropicAdapter extends TranslatedAdapter {
+  private readonly betaLogger = new Logger('Gateway');
+
   constructor(upstream: UpstreamClient, relay: AnswerRelay, @Inject(APP_CONFIG) config: AppConfig) {
     super(anthropicTranslator, upstream, relay, config);
   }
@@ -157,7 +161,9 @@ export class AnthropicAdapter extends TranslatedAdapter {
     const upstream = await this.upstream.send({
       url: call.model.provider.baseUrl + '/messages',
       method: 'POST',
-      headers: anthropicHeaders(call.model, call.requestHeaders, call.stream),
+      headers: anthropicHeaders(call.model, call.requestHeaders, call.stream, (dropped) =>
+        this.droppedBetas(dropped, call.requestId),
+      ),
       // call.json holds the output bound the call reserved for (and a thinking budget kept below it).
       body: JSON.stringify({ ...call.json, model: call.model.upstreamModel }),
       signal: call.signal,
@@ -168,6 +174,7 @@ export class AnthropicAdapter extends TranslatedAdapter {
     if (!call.stream) {
       const text = await readText(upstream.body, MAX_JSON_ANSWER, call.signal);
       const body = this.parseJson(text);
+      noteFeatureUse(call, body);
       const metered = this.translator.parseResponse(body, context) as unknown as Record<string, unknown>;
       body.model = call.model.id;
       return this.relay.json(call, 200, body, sink, undefined, metered);
@@ -177,6 +184,7 @@ export class AnthropicAdapter extends TranslatedAdapter {
     const meter = this.translator.createStream({ ...context, includeUsage: true });
     const frameOf = (data: string): string => {
       const chunks = meter.push({ data });
+      noteFeatureUse(call, data);
       // The provider's error event is already in the caller's format: it is relayed as it came, and the call then
       // fails (below) with the answer already ended.
       if (meter.error) return data;
@@ -198,6 +206,11 @@ export class AnthropicAdapter extends TranslatedAdapter {
     if (failed) throw mapUpstreamStatus(failed.status, failed.message, failed.code, call.model);
   }
 
+  /** Betas off the documented list are never forwarded (policy/anthropic-beta.ts): a debug line says which. */
+  private droppedBetas(dropped: string[], requestId: string | null): void {
+    this.betaLogger.debug({ msg: `anthropic-beta not forwarded: ${dropped.join(', ')}`, requestId });
+  }
+
   /** The provider's own count of a Messages request's input tokens (its /messages/count_tokens): free. */
   async countTokens(
     model: CatalogModel,
@@ -209,7 +222,7 @@ export class AnthropicAdapter extends TranslatedAdapter {
     const upstream = await this.upstream.send({
       url: model.provider.baseUrl + '/messages/count_tokens',
       method: 'POST',
-      headers: anthropicHeaders(model, requestHeaders, false),
+      headers: anthropicHeaders(model, requestHeaders, false, (dropped) => this.droppedBetas(dropped, null)),
       body: JSON.stringify({ ...body, model: model.upstreamModel }),
       signal,
       timeoutMs: model.provider.timeoutMs,
@@ -225,14 +238,24 @@ export class AnthropicAdapter extends TranslatedAdapter {
   }
 }
 
-/** The headers of a native Messages call: the provider's key, the caller's anthropic-version and -beta. */
-function anthropicHeaders(model: CatalogModel, requestHeaders: IncomingHttpHeaders, stream: boolean) {
+/**
+ * The headers of a native Messages call: the provider's key, the caller's anthropic-version, and those of the
+ * caller's anthropic-beta values that are on the documented list (policy/anthropic-beta.ts).
+ */
+function anthropicHeaders(
+  model: CatalogModel,
+  requestHeaders: IncomingHttpHeaders,
+  stream: boolean,
+  dropped: (values: string[]) => void,
+) {
   const provider = model.provider;
   const asked = (name: string) => {
     const value = requestHeaders[name];
     return typeof value === 'string' && value.length <= 256 ? value : undefined;
   };
-  const beta = asked('anthropic-beta');
+  const betas = filterBetas(requestHeaders['anthropic-beta'], model);
+  if (betas.dropped.length) dropped(betas.dropped);
+  const beta = betas.passed;
   return {
     ...provider.headers,
     'x-api-key': provider.apiKey ?? '',

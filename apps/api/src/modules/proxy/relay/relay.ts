@@ -166,10 +166,11 @@ export class AnswerRelay {
         if (data instanceof Promise) return data.then((settled) => void relay(frames, i, out, settled));
         if (data === null) continue;
         out += `${frames[i].event ? `event: ${frames[i].event}\n` : ''}data: ${data}\n\n`;
-        // [DONE] is the last frame: end the answer now rather than when the upstream closes its end, so a client
-        // that hangs up right after it (the SDKs do) is not taken for one that left early. Whatever the upstream
-        // still sends is read and dropped, so its connection can go back to the pool.
-        if (data === '[DONE]') {
+        // [DONE] (or a Responses stream's final event) is the last frame: end the answer now rather than when the
+        // upstream closes its end, so a client that hangs up right after it (the SDKs and Codex do) is not taken for
+        // one that left early. Whatever the upstream still sends is read and dropped, so its connection can go back
+        // to the pool.
+        if (data === '[DONE]' || (call.route.action === 'responses' && isFinalResponseEvent(frames[i], data))) {
           ended = true;
           call.firstByteAt ??= Date.now();
           sink.end(out);
@@ -207,6 +208,15 @@ export class AnswerRelay {
     const cost = this.billing.charge(call);
     return typeof cost === 'number' ? withCost(cost) : cost.then(withCost);
   }
+}
+
+const FINAL_RESPONSE_EVENT = /^\{\s*"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
+
+/** A Responses stream's last event (OpenAI sends nothing after it: no [DONE]). */
+function isFinalResponseEvent(frame: Frame, data: string): boolean {
+  return frame.event
+    ? frame.event === 'response.completed' || frame.event === 'response.incomplete' || frame.event === 'response.failed'
+    : FINAL_RESPONSE_EVENT.test(data);
 }
 
 /**
