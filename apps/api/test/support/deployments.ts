@@ -4,7 +4,7 @@ import type { RoutableDeployment } from '../../src/modules/proxy/routing/balance
 import { CLOSED, type SharedBreaker } from '../../src/modules/proxy/routing/breaker';
 import { type DeploymentLoad, IDLE } from '../../src/modules/proxy/routing/deployment-stats';
 
-/** Providers p1…p6, OpenAI-compatible on closed ports (nothing is ever sent to them). */
+/** Providers p1…p6, OpenAI-compatible on closed ports (nothing is ever sent to them), timing out after 10 s. */
 export const PROVIDER_IDS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
 
 /**
@@ -18,7 +18,12 @@ export function modelWith(
 ): CatalogModel {
   const catalog = buildCatalog(
     {
-      providers: PROVIDER_IDS.map((id, i) => ({ id, type: 'openai', baseUrl: `http://127.0.0.1:${i + 1}/v1` })),
+      providers: PROVIDER_IDS.map((id, i) => ({
+        id,
+        type: 'openai',
+        baseUrl: `http://127.0.0.1:${i + 1}/v1`,
+        timeoutMs: 10_000,
+      })),
       models: [
         {
           id: 'm',

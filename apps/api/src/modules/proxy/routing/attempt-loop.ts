@@ -1,7 +1,7 @@
 import type { Deployment } from '../catalog/catalog.types';
 import type { Candidate } from './balancer';
 import type { AttemptState, CallAttempts } from './retry-policy';
-import type { RoutedAttempt } from './routing.service';
+import type { RoutedAttempt } from './router';
 
 /** What the loop needs of the dispatch: one upstream attempt, and the routing bookkeeping around it. */
 export interface AttemptHooks<T> {

@@ -1,47 +1,25 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { MetricsService } from '../../../common/metrics/metrics';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { RedisConnection } from '../../../common/redis/redis-connection';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { CatalogService } from '../catalog/catalog.service';
-import type { CatalogModel, Deployment } from '../catalog/catalog.types';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
-import { type Balanced, balance, type Candidate } from './balancer';
-import { outcomeOf } from './breaker';
-import { type Attempt, DeploymentStats } from './deployment-stats';
-import { HealthStore, InProcessHealthStore } from './health-store';
-import { applyPreferences, NO_PREFERENCES, type ProviderPreferences } from './preferences';
-import { type Bus, RedisHealthStore } from './redis-health-store';
+import type { Deployment } from '../catalog/catalog.types';
+import { DeploymentStats } from './deployment-stats';
+import { RedisHealthStore } from './redis-health-store';
+import { Router, routingStore } from './router';
 import { registerRoutingMetrics } from './routing-metrics';
 
 /** How often this instance's per-minute counts are added to the shared ones (with REDIS_URL). */
 const SYNC_MS = 1_000;
-/** The longest a half-open breaker's probe holds it (a probe's instance that died frees it then). */
-const MAX_PROBE_LEASE_MS = 600_000;
-
-/** The breakers' store for the app's Redis connection: shared through Redis when there is one, else in process. */
-export function routingStore(client: Redis | null, prefix: string, bus: Bus | null): HealthStore {
-  return client ? new RedisHealthStore(client, prefix, bus) : new InProcessHealthStore();
-}
-
-/** One upstream attempt of a call on one deployment, from `begin` to `end`. */
-export interface RoutedAttempt {
-  candidate: Candidate;
-  attempt: Attempt;
-}
 
 /**
- * The routing parts together, for the dispatch (docs/routing.md, "Wiring"): `plan` orders a model's deployments for
- * one call (balancer, breakers, the caller's preferences), `begin` / `firstByte` / `end` around each upstream attempt
- * keep the live stats and the breakers, and `unavailable` is the error when no deployment may take the call.
+ * The app's Router (router.ts): its breakers in Redis when REDIS_URL is set (else in process), its per-deployment
+ * metrics on the app's registry, the catalog's breakers read at start and the per-minute counts shared every second.
  */
 @Injectable()
-export class RoutingService implements OnModuleInit, OnApplicationShutdown {
-  readonly stats = new DeploymentStats();
-  readonly store: HealthStore;
-  private readonly logger = new Logger('Routing');
+export class RoutingService extends Router implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -51,7 +29,10 @@ export class RoutingService implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     metrics: MetricsService,
   ) {
-    this.store = routingStore(redis.client, config.redisPrefix, bus);
+    const logger = new Logger('Routing');
+    super(routingStore(redis.client, config.redisPrefix, bus), new DeploymentStats(), {
+      warn: (what, error) => logger.warn(`breaker ${what} failed: ${error.message}`),
+    });
     registerRoutingMetrics(metrics.registry, {
       stats: this.stats,
       breaker: (key) => this.store.breaker(key),
@@ -76,92 +57,7 @@ export class RoutingService implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.timer);
   }
 
-  /**
-   * The deployments one call of `model` may try, best first, under the caller's preferences (already checked by
-   * readPreferences). `cost`: what the call would cost at a deployment (for `cheapest` and `sort: price`).
-   */
-  plan(
-    model: CatalogModel,
-    preferences: ProviderPreferences = NO_PREFERENCES,
-    cost?: (deployment: Deployment) => number,
-  ): Balanced {
-    const now = Date.now();
-    const balanced = balance(
-      model.deployments.map((deployment) => ({
-        deployment,
-        load: this.stats.load(deployment.key),
-        breaker: this.store.breaker(deployment.key),
-      })),
-      { strategy: model.routing, now, cost },
-    );
-    if (preferences === NO_PREFERENCES) return balanced;
-    const candidates = applyPreferences(balanced.candidates, preferences, {
-      load: (deployment) => this.stats.load(deployment.key),
-      cost,
-      free: model.free,
-    });
-    return { ...balanced, candidates };
-  }
-
-  /**
-   * An attempt on a candidate begins; null when the candidate was a half-open breaker's probe and another call
-   * (on any instance) took the probe: skip it.
-   */
-  async begin(candidate: Candidate): Promise<RoutedAttempt | null> {
-    const { deployment } = candidate;
-    if (candidate.probe) {
-      const lease = Math.min(deployment.provider.timeoutMs + 5_000, MAX_PROBE_LEASE_MS);
-      const taken = await this.store.acquireProbe(deployment.key, lease).catch((error: Error) => {
-        this.warn('probe', error);
-        return false;
-      });
-      if (!taken) return null;
-    }
-    return { candidate, attempt: this.stats.start(deployment.key) };
-  }
-
-  /** The provider's first byte (its status line) arrived. */
-  firstByte(routed: RoutedAttempt): void {
-    this.stats.firstByte(routed.attempt);
-  }
-
-  /**
-   * The attempt ended: `error` null for an answer, else what it failed with. Its outcome moves the stats and the
-   * breaker (a failure to reach Redis is logged, never the call's failure).
-   */
-  async end(
-    routed: RoutedAttempt,
-    error: unknown,
-    usage: { tokens?: number; outputTokens?: number } = {},
-  ): Promise<void> {
-    const outcome = outcomeOf(error, Date.now(), routed.candidate.probe);
-    this.stats.end(routed.attempt, outcome.kind, usage);
-    await this.store.record(routed.attempt.key, outcome).catch((failure: Error) => this.warn('record', failure));
-  }
-
-  /** The error of a call none of whose deployments may take it now (every breaker open). */
-  unavailable(model: CatalogModel, balanced: Balanced): GatewayException {
-    const seconds = balanced.retryAfterMs === null ? null : Math.max(1, Math.ceil(balanced.retryAfterMs / 1000));
-    const headers: Record<string, string> = seconds === null ? {} : { 'Retry-After': String(seconds) };
-    const when = seconds === null ? 'ask the operator' : `retry in ${seconds} s`;
-    if (balanced.rateLimited)
-      return new GatewayException(
-        GatewayErrorCode.UPSTREAM_RATE_LIMITED,
-        `Every provider of ${model.id} is rate limiting; ${when}`,
-        { headers },
-      );
-    return new GatewayException(
-      GatewayErrorCode.UPSTREAM_ERROR,
-      `No provider of ${model.id} is available now (failing, cooling down or switched off); ${when}`,
-      { status: 503, headers },
-    );
-  }
-
   private deployments(): Deployment[] {
     return [...this.catalog.current.models.values()].flatMap((model) => model.deployments);
-  }
-
-  private warn(what: string, error: Error): void {
-    this.logger.warn(`breaker ${what} failed: ${error.message}`);
   }
 }
