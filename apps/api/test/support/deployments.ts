@@ -1,8 +1,4 @@
-import { buildCatalog } from '../../src/modules/proxy/catalog/catalog-loader';
-import type { CatalogModel, RoutingStrategy } from '../../src/modules/proxy/catalog/catalog.types';
-import type { RoutableDeployment } from '../../src/modules/proxy/routing/balancer';
-import { CLOSED, type SharedBreaker } from '../../src/modules/proxy/routing/breaker';
-import { type DeploymentLoad, IDLE } from '../../src/modules/proxy/routing/deployment-stats';
+import { buildCatalog, type CatalogModel } from '../../src/modules/proxy';
 
 /** Providers p1…p6, OpenAI-compatible on closed ports (nothing is ever sent to them), timing out after 10 s. */
 export const PROVIDER_IDS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
@@ -13,7 +9,7 @@ export const PROVIDER_IDS = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
  */
 export function modelWith(
   deployments: Record<string, unknown>[],
-  routing: RoutingStrategy = 'weighted',
+  routing: CatalogModel['routing'] = 'weighted',
   extra: Record<string, unknown> = {},
 ): CatalogModel {
   const catalog = buildCatalog(
@@ -43,17 +39,4 @@ export function modelWith(
     () => null,
   );
   return catalog.models.get('m')!;
-}
-
-/** The model's deployments as the balancer sees them: idle and closed unless given per provider id. */
-export function routable(
-  model: CatalogModel,
-  loads: Record<string, Partial<DeploymentLoad>> = {},
-  breakers: Record<string, SharedBreaker> = {},
-): RoutableDeployment[] {
-  return model.deployments.map((deployment) => ({
-    deployment,
-    load: { ...IDLE, ...loads[deployment.provider.id] },
-    breaker: breakers[deployment.provider.id] ?? CLOSED,
-  }));
 }

@@ -16,3 +16,7 @@ export { DEMO_CATALOG } from './catalog/demo-catalog';
 // Installed by the app outside Nest (app.ts): the /v1 listener in front of Nest's router, and its OpenAPI paths.
 export { installFrontDoor } from './front-door';
 export { addGatewayPaths } from './gateway-openapi';
+// The deployments' circuit breakers, for the admin CLI (`npm run admin -- breakers`): the store the service uses.
+export { routingStore } from './routing/router';
+export { phaseOf, type SharedBreaker } from './routing/breaker';
+export type { HealthStore } from './routing/health-store';

@@ -231,13 +231,7 @@ export function buildCatalog(
         `${at}.maxTokensParam`,
         "must be max_tokens or max_completion_tokens (the field a chat completion's output limit is sent in)",
       );
-    const priced = priceDeployments(
-      routes,
-      { at, pricing: pricing as ModelPricing, free, methods },
-      lookup,
-      now,
-      problem,
-    );
+    const priced = priceDeployments(routes, { at, pricing, free, methods }, lookup, now, problem);
     if (!priced) return;
     if (priced.changesAt !== null && (pricesChangeAt === null || priced.changesAt < pricesChangeAt))
       pricesChangeAt = priced.changesAt;

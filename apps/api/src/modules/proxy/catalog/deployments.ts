@@ -154,7 +154,7 @@ export function checkPricing(value: unknown, at: string, problem: Problem): Mode
       return null;
     }
   }
-  return value as ModelPricing;
+  return value;
 }
 
 function isPrice(value: unknown): boolean {

@@ -1,6 +1,28 @@
-import { modelWith, routable } from '../../../../test/support/deployments';
-import { balance, type BalanceOptions, referenceCost, seededRandom, weightedOrder } from './balancer';
+import { modelWith } from '../../../../test/support/deployments';
+import type { CatalogModel } from '../catalog/catalog.types';
+import {
+  balance,
+  type BalanceOptions,
+  type RoutableDeployment,
+  referenceCost,
+  seededRandom,
+  weightedOrder,
+} from './balancer';
 import { CLOSED, type SharedBreaker } from './breaker';
+import { type DeploymentLoad, IDLE } from './deployment-stats';
+
+/** The model's deployments as the balancer sees them: idle and closed unless given per provider id. */
+function routable(
+  model: CatalogModel,
+  loads: Record<string, Partial<DeploymentLoad>> = {},
+  breakers: Record<string, SharedBreaker> = {},
+): RoutableDeployment[] {
+  return model.deployments.map((deployment) => ({
+    deployment,
+    load: { ...IDLE, ...loads[deployment.provider.id] },
+    breaker: breakers[deployment.provider.id] ?? CLOSED,
+  }));
+}
 
 const NOW = 1_000_000;
 const DRAWS = 20_000;

@@ -171,7 +171,7 @@ const FAULT_CODES = new Set<string>([GatewayErrorCode.UPSTREAM_ERROR, GatewayErr
 export function outcomeOf(error: unknown, now: number, probe = false): Outcome {
   if (error === null || error === undefined) return { kind: 'success', probe };
   if (!(error instanceof AppException)) return { kind: 'neutral', probe };
-  if (error.code === GatewayErrorCode.UPSTREAM_RATE_LIMITED)
+  if (error.code === String(GatewayErrorCode.UPSTREAM_RATE_LIMITED))
     return { kind: 'rate_limited', retryAfterMs: retryAfterMs(error.options.headers, now), probe };
   if (FAULT_CODES.has(error.code) || error.status === 408) return { kind: 'fault', probe };
   if (error.status >= 400 && error.status < 500) return { kind: 'success', probe };

@@ -1,8 +1,9 @@
-import { modelWith, PROVIDER_IDS, routable } from '../../../../test/support/deployments';
+import { modelWith, PROVIDER_IDS } from '../../../../test/support/deployments';
 import { estimateCall } from '../billing/budget-estimate';
 import { servedBy } from '../catalog/deployments';
 import { GatewayException } from '../gateway.exception';
 import { balance, type Candidate } from './balancer';
+import { CLOSED } from './breaker';
 import { IDLE } from './deployment-stats';
 import {
   applyPreferences,
@@ -132,11 +133,14 @@ describe('withinMaxPrice', () => {
 });
 
 describe('applyPreferences', () => {
-  const candidates: Candidate[] = balance(routable(model), {
-    strategy: 'weighted',
-    now: 0,
-    random: () => 0.5,
-  }).candidates;
+  const candidates: Candidate[] = balance(
+    model.deployments.map((deployment) => ({ deployment, load: IDLE, breaker: CLOSED })),
+    {
+      strategy: 'weighted',
+      now: 0,
+      random: () => 0.5,
+    },
+  ).candidates;
   const ids = (list: Candidate[]) => list.map((c) => c.deployment.provider.id);
   const prefs = (value: Record<string, unknown>): ProviderPreferences => readPreferences(value, model, PROVIDER_IDS);
   const load = () => IDLE;

@@ -128,7 +128,7 @@ function readMaxPrice(value: unknown): MaxPrice | null {
   if (typeof value !== 'object' || Array.isArray(value))
     throw invalid('provider.max_price', `must be an object of ${MAX_PRICE_FIELDS.join(', ')} ceilings`);
   const maxPrice: MaxPrice = {};
-  for (const [key, price] of Object.entries(value)) {
+  for (const [key, price] of Object.entries(value as Record<string, unknown>)) {
     if (!(MAX_PRICE_FIELDS as readonly string[]).includes(key))
       throw invalid(
         `provider.max_price.${key}`,

@@ -12,8 +12,13 @@ import { type Bus, RedisHealthStore } from './redis-health-store';
 const MAX_PROBE_LEASE_MS = 600_000;
 
 /** The breakers' store for the app's Redis connection: shared through Redis when there is one, else in process. */
-export function routingStore(client: Redis | null, prefix: string, bus: Bus | null): HealthStore {
-  return client ? new RedisHealthStore(client, prefix, bus) : new InProcessHealthStore();
+export function routingStore(
+  client: Redis | null,
+  prefix: string,
+  bus: Bus | null,
+  now: () => number = Date.now,
+): HealthStore {
+  return client ? new RedisHealthStore(client, prefix, bus, now) : new InProcessHealthStore(now);
 }
 
 /** One upstream attempt of a call on one deployment, from `begin` to `end`. */
