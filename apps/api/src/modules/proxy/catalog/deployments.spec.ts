@@ -1,4 +1,5 @@
-import { buildCatalog, CatalogError, type PriceLookup } from './catalog-loader';
+import { join } from 'node:path';
+import { buildCatalog, CatalogError, type PriceLookup, readCatalogFile } from './catalog-loader';
 import { entryPricing } from './catalog.service';
 import { servedBy } from './deployments';
 
@@ -217,5 +218,24 @@ describe('catalog deployments', () => {
       new Date('2026-01-01T00:00:00Z'),
     );
     expect(catalog.pricesChangeAt).toBe(Date.parse('2026-02-01T00:00:00Z'));
+  });
+});
+
+describe('docs/models.example.yaml', () => {
+  it('reads its model with deployments: the primary priced by the price catalog, the second by its own prices', () => {
+    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k', AZURE_US_API_KEY: 'k' };
+    const catalog = readCatalogFile(
+      join(__dirname, '..', '..', '..', '..', '..', '..', 'docs', 'models.example.yaml'),
+      env,
+    );
+    const model = catalog.models.get('gpt-4o-spread')!;
+    expect(model.routing).toBe('weighted');
+    expect(model.deployments.map((d) => [d.key, d.weight, d.rpm, d.tpm])).toEqual([
+      ['openai/gpt-4o', 3, null, null],
+      ['azure-us/gpt-4o', 1, 600, 1_000_000],
+    ]);
+    expect(model.deployments[0].pricingOrigin.source).toBe('catalog');
+    expect(model.deployments[1].pricing).toMatchObject({ inputPerMTok: 2.75, outputPerMTok: 11 });
+    expect(model.pricing).toBe(model.deployments[0].pricing);
   });
 });
