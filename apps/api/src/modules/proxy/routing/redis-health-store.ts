@@ -47,6 +47,7 @@ export class RedisHealthStore extends HealthStore {
   private readonly cache = new Map<string, Versioned & { readAt: number }>();
   private readonly reading = new Map<string, Promise<Versioned>>();
   private readonly probeTokens = new Map<string, string>();
+  private readonly probeTakenUntil = new Map<string, number>();
   /** Bumped by every local change of a breaker: a read begun before it is stale and dropped. */
   private readonly epochs = new Map<string, number>();
   private readonly redis: Commands;
@@ -80,9 +81,15 @@ export class RedisHealthStore extends HealthStore {
   }
 
   async acquireProbe(key: string, leaseMs: number): Promise<boolean> {
+    // A probe found taken is not asked for again for a second: the calls meanwhile skip the deployment without a
+    // round trip each, and the probe's outcome reaches this instance on the bus anyway.
+    if ((this.probeTakenUntil.get(key) ?? 0) > this.now()) return false;
     const token = randomBytes(12).toString('base64url');
     const set = await this.redis.set(this.probeKey(key), token, 'PX', Math.max(1, Math.ceil(leaseMs)), 'NX');
-    if (set !== 'OK') return false;
+    if (set !== 'OK') {
+      this.probeTakenUntil.set(key, this.now() + this.refreshMs);
+      return false;
+    }
     this.probeTokens.set(key, token);
     return true;
   }
@@ -127,6 +134,7 @@ export class RedisHealthStore extends HealthStore {
   }
 
   protected remember(key: string, stored: Versioned): void {
+    if (stored.version !== this.known(key).version) this.probeTakenUntil.delete(key);
     this.cache.set(key, { ...stored, readAt: this.now() });
     this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
   }
