@@ -40,10 +40,11 @@ export class RoutingService extends Router implements OnModuleInit, OnApplicatio
     });
   }
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     const store = this.store;
     if (!(store instanceof RedisHealthStore)) return;
-    await store.warm(this.deployments().map((d) => d.key)).catch((error: Error) => this.warn('read', error));
+    // Not awaited: start-up never waits on Redis for this; calls until it is read see the breakers closed.
+    void store.warm(this.deployments().map((d) => d.key)).catch((error: Error) => this.warn('read', error));
     this.timer = setInterval(() => {
       const limited = this.deployments()
         .filter((d) => d.rpm !== null || d.tpm !== null)
