@@ -7,6 +7,8 @@ import { validate } from 'class-validator';
 import { GiftCardIssueDto } from '@switchyard/shared-dto/validation';
 import { MetricsModule } from '../common/metrics/metrics';
 import { RateLimitModule } from '../common/rate-limit/rate-limiter.service';
+import { InvalidationBus } from '../common/redis/invalidation-bus';
+import { RedisConnection } from '../common/redis/redis-connection';
 import { RedisModule } from '../common/redis/redis.module';
 import { ConfigError, loadConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
@@ -17,7 +19,8 @@ import { DataDirInUseError } from '../database/embedded-postgres';
 import { ClientsModule, ClientsService } from '../modules/clients';
 import { GiftcardsModule, GiftcardsService } from '../modules/giftcards';
 import { ReconciliationService } from '../modules/usage';
-import { CatalogError } from '../modules/proxy';
+import { CatalogError, routingStore } from '../modules/proxy';
+import { breakersCommand, breakersRequest } from './breakers';
 import { loadCatalog, pricesCommand } from './prices';
 
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
@@ -25,6 +28,7 @@ const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] 
        npm run admin -- clients untrust <client id>
        npm run admin -- reconcile [--since <date or ISO time>]
        npm run admin -- prices [<model id>]
+       npm run admin -- breakers [list | open <provider/upstreamModel> | close <provider/upstreamModel>]
 
   giftcards issues gift cards and prints each code once, one per line.
   clients trust marks an OAuth app as a first-party app whose users are not asked for consent; untrust undoes it.
@@ -32,6 +36,8 @@ const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] 
   and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md).
   prices prints each model's effective prices (from MODELS_CONFIG and the bundled price catalog) and where they
   came from, and flags a model with no price; it exits 1 if there is one (docs/pricing.md). It needs no database.
+  breakers lists each deployment's circuit breaker as every instance sees it, or forces one open (no calls until it
+  is forced closed) or closed (docs/routing.md). It needs the service's REDIS_URL and no database.
 
   All work on the database the service uses (the same DATABASE_URL or DATA_DIR). With the embedded database,
   stop the service first (one process owns DATA_DIR), or use the dashboard or the admin API instead.`;
@@ -118,6 +124,35 @@ function prices(args: string[]): number {
   }
 }
 
+/** `breakers …` on the shared store (Redis): what every instance of the service sees. */
+async function breakers(args: string[]): Promise<number> {
+  const request = breakersRequest(args);
+  if (typeof request === 'string') throw new UsageError(request);
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    console.error(
+      'breakers: without REDIS_URL each instance keeps its breakers in its own memory, out of reach of this command; ' +
+        "run it with the service's REDIS_URL (and REDIS_PREFIX)",
+    );
+    return 1;
+  }
+  let catalog: ReturnType<typeof loadCatalog>;
+  try {
+    catalog = loadCatalog();
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    for (const problem of error.problems) console.error(problem);
+    return 1;
+  }
+  const connection = new RedisConnection(config);
+  try {
+    const store = routingStore(connection.client, config.redisPrefix, new InvalidationBus(connection, config));
+    return await breakersCommand(request, catalog, store, (line) => console.log(line));
+  } finally {
+    await connection.onApplicationShutdown();
+  }
+}
+
 /** `clients trust|untrust <client id>`, checked before anything is opened. */
 function clientsRequest(args: string[]): { trusted: boolean; clientId: string } {
   const [action, clientId, ...extra] = args;
@@ -153,6 +188,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'reconcile') return await reconcile(reconcileSince(rest));
     if (command === 'prices') return prices(rest);
+    if (command === 'breakers') return await breakers(rest);
     if (command === 'giftcards') request = { kind: 'giftcards', dto: await giftCardRequest(rest) };
     else if (command === 'clients') request = { kind: 'clients', ...clientsRequest(rest) };
     else throw new UsageError(command ? `unknown command "${command}"` : 'no command');

@@ -47,3 +47,62 @@ describe('npm run admin -- prices', () => {
     expect(run('nope').code).toBe(2);
   });
 });
+
+describe('npm run admin -- prices, a model with several deployments', () => {
+  it('prints each deployment’s prices, and flags one without a price', () => {
+    const catalog = buildCatalog(
+      {
+        providers: [
+          { id: 'eu', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
+          { id: 'us', type: 'openai', baseUrl: 'http://127.0.0.1:2/v1' },
+        ],
+        models: [
+          {
+            id: 'spread',
+            type: 'text',
+            methods: ['chat_completions'],
+            pricing: { outputPerMTok: 4 },
+            deployments: [
+              { provider: 'eu', upstreamModel: 'x-eu', pricing: { inputPerMTok: 1 } },
+              { provider: 'us', upstreamModel: 'x-us', pricing: { inputPerMTok: 2, outputPerMTok: 8 } },
+            ],
+          },
+        ],
+      },
+      'test.yaml',
+      () => null,
+    );
+    const lines: string[] = [];
+    expect(pricesCommand(catalog, 'spread', (line) => lines.push(line))).toBe(0);
+    expect(lines).toEqual([
+      'spread  eu (openai) x-eu  config',
+      '    inputPerMTok 1  outputPerMTok 4',
+      '  also us (openai) x-us  config',
+      '    inputPerMTok 2  outputPerMTok 8',
+    ]);
+    const unpriced = buildCatalog(
+      {
+        providers: [
+          { id: 'eu', type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
+          { id: 'us', type: 'openai', baseUrl: 'http://127.0.0.1:2/v1' },
+        ],
+        models: [
+          {
+            id: 'half',
+            type: 'text',
+            methods: ['chat_completions'],
+            deployments: [{ provider: 'eu', pricing: { inputPerMTok: 1 } }, { provider: 'us' }],
+          },
+        ],
+      },
+      'test.yaml',
+      () => null,
+    );
+    const flagged: string[] = [];
+    expect(pricesCommand(unpriced, undefined, (line) => flagged.push(line))).toBe(1);
+    expect(flagged.slice(2)).toEqual([
+      '  also us (openai) half  no price',
+      '    NO PRICE for chat_completions: those calls are refused; give it a pricing or free: true in MODELS_CONFIG (docs/pricing.md)',
+    ]);
+  });
+});

@@ -5,6 +5,7 @@ import {
   type CatalogModel,
   DEMO_CATALOG,
   readCatalogFile,
+  servedBy,
   unpricedMethods,
 } from '../modules/proxy';
 
@@ -13,19 +14,22 @@ export function loadCatalog(env: Record<string, string | undefined> = process.en
   return env.MODELS_CONFIG ? readCatalogFile(env.MODELS_CONFIG, env) : buildCatalog(DEMO_CATALOG, 'demo');
 }
 
-/** One model's effective prices and where they came from, as lines. */
-function describe(model: CatalogModel): string[] {
+/** Where a model's (or a deployment's) prices came from. */
+function originOf(model: CatalogModel): string {
   const { source, fromConfig, catalogModel } = model.pricingOrigin;
-  const origin = model.free
+  return model.free
     ? 'free (config)'
     : source === 'catalog'
       ? `catalog ${catalogModel}${fromConfig.length ? `, ${fromConfig.join(', ')} from the config` : ''}`
       : (source ?? 'no price');
+}
+
+/** The effective prices and the missing ones of a model as one deployment serves it, as indented lines. */
+function priceLines(model: CatalogModel): string[] {
   const prices = MODEL_PRICING_FIELDS.filter((field) => model.pricing[field] !== undefined).map(
     (field) => `${field} ${model.pricing[field]}`,
   );
-  const lines = [`${model.id}  ${model.provider.id} (${model.provider.type}) ${model.upstreamModel}  ${origin}`];
-  if (prices.length) lines.push(`    ${prices.join('  ')}`);
+  const lines = prices.length ? [`    ${prices.join('  ')}`] : [];
   const unpriced = unpricedMethods(model);
   if (unpriced.length)
     lines.push(
@@ -34,10 +38,32 @@ function describe(model: CatalogModel): string[] {
   return lines;
 }
 
+/** One model's effective prices and where they came from, as lines; then its other deployments' (docs/routing.md). */
+function describe(model: CatalogModel): string[] {
+  const lines = [
+    `${model.id}  ${model.provider.id} (${model.provider.type}) ${model.upstreamModel}  ${originOf(model)}`,
+  ];
+  lines.push(...priceLines(model));
+  for (const deployment of model.deployments.slice(1)) {
+    const served = servedBy(model, deployment);
+    lines.push(
+      `  also ${deployment.provider.id} (${deployment.provider.type}) ${deployment.upstreamModel}  ${originOf(served)}`,
+    );
+    lines.push(...priceLines(served));
+  }
+  return lines;
+}
+
+/** Whether a model, at any of its deployments, has no price for one of its methods. */
+function unpriced(model: CatalogModel): boolean {
+  return model.deployments.some((deployment) => unpricedMethods(servedBy(model, deployment)).length > 0);
+}
+
 /**
  * `npm run admin -- prices [MODEL]`: every model's (or one's) effective prices, in currency units per million
- * tokens unless named otherwise, and where they came from (docs/pricing.md). Returns 1 when a model has no price
- * for one of its methods (its calls would be refused), 2 for an unknown model, else 0.
+ * tokens unless named otherwise, and where they came from (docs/pricing.md), for each deployment. Returns 1 when a
+ * model (at any deployment) has no price for one of its methods (its calls would be refused), 2 for an unknown
+ * model, else 0.
  */
 export function pricesCommand(catalog: Catalog, modelId: string | undefined, print: (line: string) => void): number {
   const models = modelId
@@ -48,5 +74,5 @@ export function pricesCommand(catalog: Catalog, modelId: string | undefined, pri
     return 2;
   }
   for (const model of models) for (const line of describe(model)) print(line);
-  return models.some((model) => unpricedMethods(model).length) ? 1 : 0;
+  return models.some(unpriced) ? 1 : 0;
 }

@@ -13,6 +13,11 @@ export { GatewayErrorCode, GatewayException } from './gateway.exception';
 // The catalog as a file, read and checked without starting the gateway: by main.ts (its error) and the admin CLI.
 export { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog/catalog-loader';
 export { DEMO_CATALOG } from './catalog/demo-catalog';
+export { servedBy } from './catalog/deployments';
 // Installed by the app outside Nest (app.ts): the /v1 listener in front of Nest's router, and its OpenAPI paths.
 export { installFrontDoor } from './front-door';
 export { addGatewayPaths } from './gateway-openapi';
+// The deployments' circuit breakers, for the admin CLI (`npm run admin -- breakers`): the store the service uses.
+export { routingStore } from './routing/router';
+export { phaseOf, type SharedBreaker } from './routing/breaker';
+export type { HealthStore } from './routing/health-store';

@@ -16,6 +16,7 @@ import { OpenAiAdapter } from './providers/openai/openai.adapter';
 import { ProviderAdapters } from './providers/provider-adapters';
 import { AnthropicAdapter, GeminiAdapter } from './providers/translated.adapter';
 import { AnswerRelay } from './relay/relay';
+import { RoutingService } from './routing/routing.service';
 import { UpstreamClient } from './upstream/upstream-client';
 import { VideoJobsRepository } from './video-jobs.repository';
 
@@ -44,6 +45,7 @@ import { VideoJobsRepository } from './video-jobs.repository';
     TokenCounter,
     UpstreamClient,
     VideoJobsRepository,
+    RoutingService,
   ],
   exports: [CatalogService, CredentialRegistry, GatewayService],
 })

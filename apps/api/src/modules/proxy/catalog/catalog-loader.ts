@@ -12,6 +12,7 @@ import {
 import { isPriced } from '../billing/budget-estimate';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
 import { dearestImagePrice, readFeatures, readImagePrices } from './catalog-features';
+import { priceDeployments, readDeployments } from './deployments';
 import { type CatalogPrice, catalogPrice } from './price-catalog';
 
 /** A request's framing and connection headers: the gateway's to set, never a provider's. */
@@ -178,12 +179,9 @@ export function buildCatalog(
     if (!MODEL_ID.test(id))
       return problem(`${at}.id`, `"${id}" must be 1-128 letters, digits or . _ : @ + - (no slashes)`);
     if (models.has(id)) return problem(`${at}.id`, `"${id}" is listed twice`);
-    const provider = providers.get(String(entry.provider ?? ''));
-    if (!provider)
-      return problem(
-        `${at}.provider`,
-        `"${String(entry.provider)}" is not a provider id; use one of ${[...providers.keys()].join(', ') || '(none valid)'}`,
-      );
+    const routes = readDeployments(entry, at, id, providers, problem);
+    if (!routes) return;
+    const provider = routes.entries[0].provider;
     const type = entry.type as ModelType;
     if (!MODEL_TYPES.includes(type)) return problem(`${at}.type`, `must be one of ${MODEL_TYPES.join(', ')}`);
     const methods = entry.methods as ModelMethod[];
@@ -240,41 +238,30 @@ export function buildCatalog(
         `${at}.maxTokensParam`,
         "must be max_tokens or max_completion_tokens (the field a chat completion's output limit is sent in)",
       );
-    const upstreamModel = String(entry.upstreamModel ?? id);
-    const fromCatalog = free ? null : lookup(provider.type, provider.baseUrl, upstreamModel, now);
-    const effective: ModelPricing = { ...fromCatalog?.pricing, ...(pricing as ModelPricing) };
-    if (
-      effective.tierAboveTokens === undefined &&
-      (effective.inputAbovePerMTok !== undefined || effective.outputAbovePerMTok !== undefined)
-    )
-      return problem(
-        `${at}.pricing`,
-        'has inputAbovePerMTok or outputAbovePerMTok without tierAboveTokens; add the threshold (prompt tokens) above which they apply',
-      );
-    const changesAt = fromCatalog?.changesAt?.getTime();
-    if (changesAt !== undefined && (pricesChangeAt === null || changesAt < pricesChangeAt)) pricesChangeAt = changesAt;
-    const fromConfig = PRICING_KEYS.filter((key) => key in pricing);
+    const priced = priceDeployments(routes, { at, pricing, free, methods }, lookup, now, problem);
+    if (!priced) return;
+    if (priced.changesAt !== null && (pricesChangeAt === null || priced.changesAt < pricesChangeAt))
+      pricesChangeAt = priced.changesAt;
+    const primary = priced.deployments[0];
     models.set(id, {
       id,
       provider,
-      upstreamModel,
+      upstreamModel: primary.upstreamModel,
       type,
       methods: [...new Set(methods)],
       capabilities,
       contextLength,
       maxOutputTokens,
       maxTokensParam,
-      pricing: effective,
-      pricingOrigin: {
-        source: fromCatalog ? 'catalog' : fromConfig.length ? 'config' : null,
-        fromConfig,
-        catalogModel: fromCatalog?.entry ?? null,
-      },
+      pricing: primary.pricing,
+      pricingOrigin: primary.pricingOrigin,
       free,
       ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
       fallbacks: [...new Set(fallbacks as string[])],
       features,
       imagePrices,
+      routing: routes.routing,
+      deployments: priced.deployments,
     });
   });
   for (const [id, model] of models)

@@ -15,8 +15,29 @@ export interface ProviderConfig {
   timeoutMs: number;
 }
 
+/** How a model with several deployments spreads its calls (docs/routing.md). */
+export const ROUTING_STRATEGIES = ['weighted', 'least-busy', 'latency', 'cheapest'] as const;
+export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
+
+/** One place a model is served: a provider, the model id there, its share of the calls, prices and limits. */
+export interface Deployment {
+  /** `provider/upstreamModel`: names its circuit breaker, its live stats and its metrics, on every instance. */
+  key: string;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  /** Its share of the calls under `weighted` (0: a standby, tried only after the others). */
+  weight: number;
+  /** Its own prices, field by field over the model's, over the price catalog's for its provider and model. */
+  pricing: ModelPricing;
+  pricingOrigin: PricingOrigin;
+  /** Requests and tokens per minute it may take (null: no limit); over either it is skipped while another is not. */
+  rpm: number | null;
+  tpm: number | null;
+}
+
 export interface CatalogModel {
   id: string;
+  /** The primary (first) deployment's provider, upstream model, prices and their origin. */
   provider: ProviderConfig;
   upstreamModel: string;
   type: ModelType;
@@ -50,6 +71,10 @@ export interface CatalogModel {
    * `pricing.perImage` for every image. `pricing.perImage` then holds the dearest variant's price.
    */
   imagePrices: ImagePrices | null;
+  /** How calls are spread over the deployments (default `weighted`). */
+  routing: RoutingStrategy;
+  /** At least one; the first is the primary, the one `provider`, `upstreamModel` and `pricing` describe. */
+  deployments: Deployment[];
 }
 
 /** quality → size → price per image, in currency units, in the order the catalog lists them. */

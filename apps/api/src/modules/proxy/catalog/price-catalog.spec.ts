@@ -109,7 +109,7 @@ describe('the price catalog', () => {
   });
 
   it('fills the example config’s prices: every priced method of every model has a price, from the catalog where the config gives none', () => {
-    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k' };
+    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k', AZURE_US_API_KEY: 'k' };
     const catalog = readCatalogFile(
       join(__dirname, '..', '..', '..', '..', '..', '..', 'docs', 'models.example.yaml'),
       env,
