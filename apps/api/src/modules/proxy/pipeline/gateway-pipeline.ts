@@ -266,6 +266,7 @@ function newCall(input: CallInput, model: CatalogModel, startedAt: Date, calledA
     metered: {},
     reportedUsage: {},
     usageKnown: false,
+    usageFinal: false,
     accepted: false,
     delivered: new Delivered(input.route.action === 'responses'),
     estimate: null,
