@@ -52,8 +52,11 @@ export interface SeenRequest {
   body: Record<string, any>;
 }
 
-/** Starts the providers and writes a catalog for them (`models` get their provider's baseUrl). */
-export async function startUsageUpstream(models: (origin: string) => unknown[]) {
+/**
+ * Starts the providers and writes a catalog for them: `anthropic`, `gemini` and `openai`, and `providers` beside
+ * them (other fakes' servers).
+ */
+export async function startUsageUpstream(models: (origin: string) => unknown[], providers: unknown[] = []) {
   const seen: SeenRequest[] = [];
   const fake = await fakeProviders(
     async (req, res) => {
@@ -68,6 +71,7 @@ export async function startUsageUpstream(models: (origin: string) => unknown[]) 
         { id: 'anthropic', type: 'anthropic', baseUrl: `${origin}/anthropic/v1`, apiKey: 'a' },
         { id: 'gemini', type: 'gemini', baseUrl: `${origin}/gemini/v1beta`, apiKey: 'g' },
         { id: 'openai', type: 'openai', baseUrl: `${origin}/openai/v1`, apiKey: 'o' },
+        ...providers,
       ],
       models: models(origin),
     }),

@@ -59,6 +59,10 @@ export function moneySuite(apps: () => TestApp[]) {
       `SELECT COALESCE(-sum(amount_micros), 0)::bigint AS debits FROM ledger_entries WHERE user_id = $1 AND kind = 'usage'`,
       [userId],
     );
+    const [lost] = await db.query(
+      'SELECT count(*)::int AS calls, COALESCE(sum(lost_micros), 0)::bigint AS micros FROM operator_losses WHERE user_id = $1',
+      [userId],
+    );
     return {
       credits: Number(balance?.credits ?? 0),
       debits: Number(balance?.debits ?? 0),
@@ -66,6 +70,8 @@ export function moneySuite(apps: () => TestApp[]) {
       ledgerDebits: Number(ledger.debits),
       records: records.calls as number,
       recordCost: Number(records.cost),
+      lostCalls: lost.calls as number,
+      lostMicros: Number(lost.micros),
     };
   }
 

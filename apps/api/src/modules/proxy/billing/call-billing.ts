@@ -69,7 +69,7 @@ export class CallBilling {
         call.reservation = null;
         await this.reservations.settle(reservation, 0, 'refused');
         throw this.reservations.exhausted(
-          reservation.amountMicros,
+          reservation.balanceMicros ?? reservation.amountMicros,
           'Your remaining budget does not cover this call: add funds to continue',
         );
       }
@@ -108,7 +108,15 @@ export class CallBilling {
     if (call.chargedMicros !== null) return call.chargedMicros;
     const cost = this.costOf(call);
     const reservation = call.reservation;
-    if (!reservation || cost <= reservation.amountMicros) return cost;
+    if (!reservation) return cost;
+    if (cost <= reservation.amountMicros) {
+      if (!reservation.tight) return cost;
+      // The account or a cap is nearly spent: the hold goes before the answer ends, so the caller's next call, on
+      // any instance, sees this one's charge rather than its hold (docs/budgets.md, "Settlement").
+      call.reservation = null;
+      call.chargedMicros = cost;
+      return settledWithin(this.reservations.settleNow(reservation, cost, settlementReason(call, 'success')), cost);
+    }
     call.reservation = null;
     this.logger.warn({
       msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`,
@@ -125,14 +133,7 @@ export class CallBilling {
     const metered = pricedUsage(call) ?? call.metered;
     const reservation = call.reservation;
     call.reservation = null;
-    const reason =
-      status === 'success'
-        ? call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output
-          ? 'no_output'
-          : 'success'
-        : status === 'client_closed'
-          ? 'client_gone'
-          : status;
+    const reason = settlementReason(call, status);
     const record = (charged: number) =>
       this.usage.record({
         callId: call.callId,
@@ -205,6 +206,28 @@ export class CallBilling {
       endedAt: new Date(),
     });
   }
+}
+
+/** The reason a call's settlement names in its money trace (docs/budgets.md, "What a call is charged"). */
+function settlementReason(call: Call, status: UsageStatus): string {
+  if (status === 'client_closed') return 'client_gone';
+  if (status !== 'success') return status;
+  return call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output ? 'no_output' : 'success';
+}
+
+/** How long an answer waits for its call's settlement to be written before it goes out anyway (the charge is known). */
+const SETTLE_WAIT_MS = 2000;
+
+/** `charged` once the settlement is written, or after SETTLE_WAIT_MS (the database slow or away: it is retried). */
+function settledWithin(settled: Promise<number>, charged: number): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(charged), SETTLE_WAIT_MS);
+    timer.unref();
+    void settled.finally(() => {
+      clearTimeout(timer);
+      resolve(charged);
+    });
+  });
 }
 
 /** Refuses a billable call of a model with no price for it, unless the model is marked free (docs/pricing.md). */
