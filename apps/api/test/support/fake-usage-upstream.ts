@@ -8,7 +8,10 @@ import { fakeProviders } from './local-server';
  * - `/gemini/v1beta/models/<model>:streamGenerateContent` / `:generateContent`: Gemini, usageMetadata on every chunk;
  * - `/openai/v1/chat/completions` and `/openai/v1/responses`: an OpenAI-compatible server reporting usage on every
  *   chunk (vLLM's continuous usage stats) then a usage chunk, and Responses events each carrying
- *   `response.usage` (created, in_progress, then completed).
+ *   `response.usage` (created, in_progress, then completed); `/completions` (legacy, JSON), `/embeddings` (the plan's
+ *   input as prompt_tokens), `/images/generations` (the plan's output as the number of images, else `n`),
+ *   `/audio/speech` (bytes), `/audio/transcriptions` (multipart; the plan's input as seconds) and `/videos` (the
+ *   plan's input as seconds).
  *
  * What each reports is the upstream model's name, `u-` then fields: `i<n>` input tokens, `r<n>` cache reads, `w<n>`
  * five-minute and `h<n>` one-hour cache writes, `o<n>` output tokens reported at the end, `p<n>` text pieces
@@ -62,7 +65,12 @@ export async function startUsageUpstream(models: (origin: string) => unknown[], 
     async (req, res) => {
       let raw = '';
       for await (const chunk of req) raw += chunk;
-      const body = raw ? (JSON.parse(raw) as Record<string, any>) : {};
+      // A multipart form (transcriptions) is read for its model field only.
+      const body = String(req.headers['content-type']).startsWith('multipart/')
+        ? { model: /name="model"\r\n\r\n([^\r]*)/.exec(raw)?.[1] }
+        : raw
+          ? (JSON.parse(raw) as Record<string, any>)
+          : {};
       seen.push({ path: req.url!, body });
       route(req, res, body);
     },
@@ -86,6 +94,7 @@ function route(req: IncomingMessage, res: ServerResponse, body: Record<string, a
   if (gemini) return geminiAnswer(res, usagePlan(gemini[1]), gemini[2] === 'streamGenerateContent');
   if (url === '/openai/v1/chat/completions') return openAiChat(res, body);
   if (url === '/openai/v1/responses') return responses(res, body);
+  if (url.startsWith('/openai/v1/')) return openAiOther(res, url.slice('/openai/v1'.length), body);
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end('{"error":{"message":"no such route","type":"invalid_request_error"}}');
 }
@@ -282,4 +291,54 @@ function responses(res: ServerResponse, body: Record<string, any>): void {
     () => event('response.output_text.delta', { item_id: 'msg_u', output_index: 0, content_index: 0, delta: PIECE }),
     () => [event('response.completed', { response: response('completed', plan.output) })],
   );
+}
+
+/** The OpenAI endpoints without streams: each reports what the plan says, whatever it was asked. */
+function openAiOther(res: ServerResponse, path: string, body: Record<string, any>): void {
+  const plan = usagePlan(String(body.model));
+  const json = (payload: unknown) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(payload));
+  };
+  switch (path) {
+    case '/completions':
+      return json({
+        id: 'cmpl-u',
+        object: 'text_completion',
+        created: 1,
+        model: body.model,
+        choices: [{ index: 0, text: PIECE.repeat(plan.output), finish_reason: 'stop', logprobs: null }],
+        usage: { prompt_tokens: plan.input, completion_tokens: plan.output, total_tokens: plan.input + plan.output },
+      });
+    case '/embeddings':
+      return json({
+        object: 'list',
+        model: body.model,
+        data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }],
+        usage: { prompt_tokens: plan.input, total_tokens: plan.input },
+      });
+    case '/images/generations': {
+      const count = /-o\d/.test(String(body.model)) ? plan.output : Number(body.n ?? 1);
+      return json({ created: 1, data: Array.from({ length: count }, () => ({ b64_json: 'cG5n' })) });
+    }
+    case '/audio/speech':
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      return void res.end(Buffer.alloc(2000, 1));
+    case '/audio/transcriptions':
+      return json({ text: PIECE, usage: { type: 'duration', seconds: plan.input } });
+    case '/videos':
+      return json({
+        id: `video_${Math.random().toString(36).slice(2)}`,
+        object: 'video',
+        model: body.model,
+        status: 'queued',
+        progress: 0,
+        created_at: 1,
+        seconds: String(plan.input),
+        size: '720x1280',
+      });
+    default:
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"no such route","type":"invalid_request_error"}}');
+  }
 }
