@@ -26,14 +26,16 @@ import { loadCatalog, pricesCommand } from './prices';
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
        npm run admin -- clients trust <client id>
        npm run admin -- clients untrust <client id>
-       npm run admin -- reconcile [--since <date or ISO time>]
+       npm run admin -- reconcile [--since <date or ISO time>] [--fail-on-loss]
        npm run admin -- prices [<model id>]
        npm run admin -- breakers [list | open <provider/upstreamModel> | close <provider/upstreamModel>]
 
   giftcards issues gift cards and prints each code once, one per line.
   clients trust marks an OAuth app as a first-party app whose users are not asked for consent; untrust undoes it.
   reconcile compares, per user, the balances with the ledger, each settled call's charge with its ledger debit
-  and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md).
+  and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md). It also shows the
+  operator's losses (calls charged less than their cost, within the caller's caps); with --fail-on-loss it lists
+  the largest and exits 1 if there is any.
   prices prints each model's effective prices (from MODELS_CONFIG and the bundled price catalog) and where they
   came from, and flags a model with no price; it exits 1 if there is one (docs/pricing.md). It needs no database.
   breakers lists each deployment's circuit breaker as every instance sees it, or forces one open (no calls until it
@@ -81,16 +83,24 @@ async function giftCardRequest(args: string[]): Promise<GiftCardIssueDto> {
   return dto;
 }
 
-function reconcileSince(args: string[]): Date | null {
-  const { values } = parseArgs({ args, options: { since: { type: 'string' } }, strict: true });
-  if (values.since === undefined) return null;
+function reconcileArgs(args: string[]): { since: Date | null; failOnLoss: boolean } {
+  const { values } = parseArgs({
+    args,
+    options: { since: { type: 'string' }, 'fail-on-loss': { type: 'boolean' } },
+    strict: true,
+  });
+  const failOnLoss = values['fail-on-loss'] === true;
+  if (values.since === undefined) return { since: null, failOnLoss };
   const since = new Date(values.since);
   if (Number.isNaN(since.getTime())) throw new UsageError(`--since "${values.since}" is not a date or ISO time`);
-  return since;
+  return { since, failOnLoss };
 }
 
-/** Prints every drift (one line each, micro-units) and a summary; 1 when anything drifted. */
-async function reconcile(since: Date | null): Promise<number> {
+/**
+ * Prints every drift (one line each, micro-units) and a summary with the operator's losses; 1 when anything
+ * drifted, or with `failOnLoss` when anything was lost (each of the largest losses printed).
+ */
+async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss: boolean }): Promise<number> {
   const config = loadConfig();
   const database = await Database.open(config);
   try {
@@ -99,14 +109,19 @@ async function reconcile(since: Date | null): Promise<number> {
       console.log(
         `DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`,
       );
+    const { losses } = report;
+    if (failOnLoss)
+      for (const loss of losses.largest)
+        console.log(`LOSS user=${loss.userId} call=${loss.callId} lost=${loss.lost} bound=${loss.bound}`);
     console.error(
       `reconcile${since ? ` since ${since.toISOString()}` : ''}: ${report.usersChecked} users, ${report.callsChecked} settled calls, ` +
         `${report.drifts.length} drift${report.drifts.length === 1 ? '' : 's'}` +
         (report.lostRecords
           ? `; ${report.lostRecords} calls settled by the expiry sweeper without a usage record (their instance died)`
-          : ''),
+          : '') +
+        `; operator loss: ${losses.calls} call${losses.calls === 1 ? '' : 's'}, ${losses.micros} µ`,
     );
-    return report.drifts.length ? 1 : 0;
+    return report.drifts.length || (failOnLoss && losses.calls) ? 1 : 0;
   } finally {
     await database.close();
   }
@@ -186,7 +201,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   let request: { kind: 'giftcards'; dto: GiftCardIssueDto } | { kind: 'clients'; trusted: boolean; clientId: string };
   try {
-    if (command === 'reconcile') return await reconcile(reconcileSince(rest));
+    if (command === 'reconcile') return await reconcile(reconcileArgs(rest));
     if (command === 'prices') return prices(rest);
     if (command === 'breakers') return await breakers(rest);
     if (command === 'giftcards') request = { kind: 'giftcards', dto: await giftCardRequest(rest) };

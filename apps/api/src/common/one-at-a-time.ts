@@ -9,6 +9,11 @@ export class OneAtATime {
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
 
+  /** A run is in progress. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
   run(work: () => Promise<void>): Promise<void> {
     if (!this.running) return this.start(work);
     this.next ??= this.running

@@ -1,6 +1,6 @@
 import type { ModelPricing } from '@switchyard/shared-dto';
 import type { Call } from '../call/call';
-import { billedUsage } from './call-billing';
+import { billedUsage } from './priced-usage';
 import type { CatalogModel } from '../catalog/catalog.types';
 import { affordableOutputTokens, estimateCall, isPriced } from './budget-estimate';
 import { costMicros } from './pricing';

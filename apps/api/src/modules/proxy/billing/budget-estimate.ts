@@ -111,7 +111,9 @@ function responsesUnbounded(json: Record<string, unknown>): string | null {
 
 /**
  * The prompt's size; a part the gateway cannot size is priced at the model's context length (the most the
- * provider will take in), or refused when the catalog does not give one.
+ * provider will take in), or refused when the catalog does not give one. The estimate counts it at that bound too:
+ * a call that ends before the provider reported its usage is billed what was reserved for the part (a 300 KB PDF
+ * is not 21 tokens).
  */
 function boundedPrompt(size: PromptSize, model: CatalogModel): PromptSize {
   if (!size.unbounded) return size;
@@ -120,7 +122,8 @@ function boundedPrompt(size: PromptSize, model: CatalogModel): PromptSize {
       `The gateway cannot bound the input of a request with ${size.unbounded} for ${model.id}, whose context length is unknown: send the content itself`,
       'input',
     );
-  return { bound: Math.max(size.bound, model.contextLength), estimate: size.estimate, unbounded: null };
+  const bound = Math.max(size.bound, model.contextLength);
+  return { bound, estimate: Math.min(bound, size.estimate + model.contextLength), unbounded: null };
 }
 
 /** The worst-case cost of a call, from its request and the model's pricing (docs/budgets.md). */

@@ -7,8 +7,8 @@ import type { Call } from '../call/call';
 import type { Caller } from '../credentials/caller';
 import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
-import { costMicros, type Metered, promptTokensOf } from './pricing';
-import { estimateTextTokens } from './prompt-size';
+import { promptTokensOf } from './pricing';
+import { pricedCost, pricedUsage } from './priced-usage';
 import { fitThinking } from '../messages/messages-request';
 import { featureCostMicros } from '../policy/feature-use';
 import { boundEstimate } from '../policy/request-policy';
@@ -75,7 +75,7 @@ export class CallBilling {
         call.reservation = null;
         await this.reservations.settle(reservation, 0, 'refused');
         throw this.reservations.exhausted(
-          reservation.amountMicros,
+          reservation.balanceMicros ?? reservation.amountMicros,
           'Your remaining budget does not cover this call: add funds to continue',
         );
       }
@@ -93,33 +93,37 @@ export class CallBilling {
   }
 
   /**
-   * What the call costs (docs/budgets.md, "What a call is charged"): price × usage when the provider reported it,
-   * prompt included whatever the completion count; without it, once the provider accepted the call, the input
-   * estimate plus everything relayed (text, tool arguments, reasoning, refusals, transcripts), never more than was
-   * held; nothing for a call the provider never accepted.
+   * What the call costs (docs/budgets.md, "What a call is charged"; priced-usage.ts): price × the provider's final
+   * usage; on an early ending, the usage reported so far plus what was relayed after it, never less than the input
+   * estimate; without usage, once the provider accepted the call, the input estimate plus everything relayed;
+   * nothing for a call the provider never accepted. A cost above the hold is settled by settleExact, within the
+   * account's free balance and every cap (the rest is the operator's loss, recorded).
    */
   costOf(call: Call): number {
     // Provider-side features the policy priced (searches) come on top of the tokens (policy/feature-use.ts).
-    if (call.usageKnown) return costMicros(call.model.pricing, billedUsage(call)) + featureCostMicros(call);
-    if (!call.accepted || !call.estimate) return 0;
-    const input = call.estimate.inputEstimate;
-    call.metered = { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
-    return Math.min(
-      costMicros(call.model.pricing, call.metered) + featureCostMicros(call),
-      call.reservation?.amountMicros ?? 0,
-    );
+    return pricedCost(call) + featureCostMicros(call);
   }
 
   /**
    * The call's charge for its answer (usage.cost, x-switchyard-cost), once its usage is known. A cost within what
    * the call held is settled as the call ends (batched) and is exactly what it is debited; a cost above it (the
    * provider produced more than the bound it was sent) is settled now, from the account's free balance as far as
-   * it goes, and the answer states what was actually debited.
+   * it goes and within the key's limits and the app's caps, and the answer states what was actually debited. Asked
+   * again (a second final usage frame), it answers what was charged.
    */
   charge(call: Call): number | Promise<number> {
+    if (call.chargedMicros !== null) return call.chargedMicros;
     const cost = this.costOf(call);
     const reservation = call.reservation;
-    if (!reservation || cost <= reservation.amountMicros) return cost;
+    if (!reservation) return cost;
+    if (cost <= reservation.amountMicros) {
+      if (!reservation.tight) return cost;
+      // The account or a cap is nearly spent: the hold goes before the answer ends, so the caller's next call, on
+      // any instance, sees this one's charge rather than its hold (docs/budgets.md, "Settlement").
+      call.reservation = null;
+      call.chargedMicros = cost;
+      return settledWithin(this.reservations.settleNow(reservation, cost, settlementReason(call, 'success')), cost);
+    }
     call.reservation = null;
     this.logger.warn({
       msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`,
@@ -133,16 +137,10 @@ export class CallBilling {
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
   finish(call: Call, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
     const cost = call.chargedMicros ?? this.costOf(call);
+    const metered = pricedUsage(call) ?? call.metered;
     const reservation = call.reservation;
     call.reservation = null;
-    const reason =
-      status === 'success'
-        ? call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output
-          ? 'no_output'
-          : 'success'
-        : status === 'client_closed'
-          ? 'client_gone'
-          : status;
+    const reason = settlementReason(call, status);
     const record = (charged: number) =>
       this.usage.record({
         callId: call.callId,
@@ -158,12 +156,12 @@ export class CallBilling {
         status,
         httpStatus,
         errorCode,
-        promptTokens: promptTokensOf(call.metered),
-        completionTokens: call.metered.outputTokens ?? 0,
-        cacheReadTokens: call.metered.cacheReadTokens ?? 0,
-        cacheWriteTokens: call.metered.cacheWriteTokens ?? 0,
-        cacheWrite1hTokens: call.metered.cacheWrite1hTokens ?? 0,
-        reasoningTokens: call.metered.reasoningTokens ?? 0,
+        promptTokens: promptTokensOf(metered),
+        completionTokens: metered.outputTokens ?? 0,
+        cacheReadTokens: metered.cacheReadTokens ?? 0,
+        cacheWriteTokens: metered.cacheWriteTokens ?? 0,
+        cacheWrite1hTokens: metered.cacheWrite1hTokens ?? 0,
+        reasoningTokens: metered.reasoningTokens ?? 0,
         costMicros: charged,
         startedAt: call.startedAt,
         endedAt: new Date(),
@@ -217,12 +215,26 @@ export class CallBilling {
   }
 }
 
-/**
- * What a call whose usage is known is priced on: its usage, and its request (a call whose usage is known was
- * served; retrieving a video is not a billable call, its creation was).
- */
-export function billedUsage(call: Call): Metered {
-  return isBillable(call.route.action) ? { ...call.metered, requests: 1 } : call.metered;
+/** The reason a call's settlement names in its money trace (docs/budgets.md, "What a call is charged"). */
+function settlementReason(call: Call, status: UsageStatus): string {
+  if (status === 'client_closed') return 'client_gone';
+  if (status !== 'success') return status;
+  return call.usageKnown && call.metered.outputTokens === 0 && call.estimate?.output ? 'no_output' : 'success';
+}
+
+/** How long an answer waits for its call's settlement to be written before it goes out anyway (the charge is known). */
+const SETTLE_WAIT_MS = 2000;
+
+/** `charged` once the settlement is written, or after SETTLE_WAIT_MS (the database slow or away: it is retried). */
+function settledWithin(settled: Promise<number>, charged: number): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(charged), SETTLE_WAIT_MS);
+    timer.unref();
+    void settled.finally(() => {
+      clearTimeout(timer);
+      resolve(charged);
+    });
+  });
 }
 
 /** Refuses a billable call of a model with no price for it, unless the model is marked free (docs/pricing.md). */

@@ -41,6 +41,8 @@ export interface Call {
   /** The provider's usage counts as reported so far, merged event by event (metering/token-usage.ts, mergeUsage). */
   reportedUsage: Record<string, unknown>;
   usageKnown: boolean;
+  /** The usage is the provider's last word on the call (else it is partial: billed with what was relayed after it). */
+  usageFinal: boolean;
   /** The provider accepted the call (answered 2xx): from then on, at least the input estimate is charged. */
   accepted: boolean;
   /** What a stream relayed (metered only if the call ends without the provider's usage). */

@@ -1,18 +1,29 @@
 /** Past this many bytes of frames kept raw, they are folded into their text (bounded memory per stream). */
 const RAW_LIMIT = 256 * 1024;
 
+/** Text pieces of a JSON answer or a thinking delta, kept in order among the frames. */
+interface Pieces {
+  pieces: string[];
+}
+
 /**
- * What a stream relayed so far, for the bill of a call that ends without the provider's usage (the client left,
- * the provider failed mid-stream; docs/decisions.md#settlement): the text of the frames is read only then. Parsing
- * every frame as it passed cost about 5% of a stream's CPU, for a figure almost never needed; the frames are kept
- * as they were sent, and past 256 KB folded into their text.
+ * What a stream relayed so far, for the bill of a call that ends without the provider's final usage (the client
+ * left, the provider failed mid-stream; docs/decisions.md#settlement): the text of the frames is read only then.
+ * Parsing every frame as it passed cost about 5% of a stream's CPU, for a figure almost never needed; the frames
+ * are kept as they were sent, and past 256 KB folded into their text. It also remembers where the last usage the
+ * provider reported so far stood among the frames (markUsage), so that what was relayed after it can be added to
+ * it (textAfterUsage).
  */
 export class Delivered {
-  /** Frames relayed (data lines; some carry no text, like a role chunk). */
+  /** Frames relayed (data lines; some carry no text, like a role chunk), and text pieces added. */
   count = 0;
-  private raw: string[] = [];
+  /** The last `raw.length` items added, not yet read: frames, or pieces of text. */
+  private raw: (string | Pieces)[] = [];
   private rawBytes = 0;
   private readonly texts: string[] = [];
+  /** The item (its number among `count`) from which output is after the last usage report, and its place in texts once read. */
+  private usageFrom = -1;
+  private usageText = -1;
 
   /** `responses`: the frames are Responses API events (text in `response.output_text.delta`), else chat/completions chunks. */
   constructor(private readonly responses: boolean) {}
@@ -24,11 +35,24 @@ export class Delivered {
     if (this.rawBytes > RAW_LIMIT) this.fold();
   }
 
-  /** Output of a JSON answer that came without usage: its text, and what its message holds, as if relayed. */
+  /** Output of a JSON answer that came without usage, or a thinking delta: its text, and what its message holds. */
   addText(text: string, message?: unknown): void {
+    const pieces: string[] = [];
+    if (text) pieces.push(text);
+    if (message !== undefined) outputText(message, pieces);
     this.count += 1;
-    if (text) this.texts.push(text);
-    if (message !== undefined) outputText(message, this.texts);
+    this.raw.push({ pieces });
+    for (const piece of pieces) this.rawBytes += piece.length;
+    if (this.rawBytes > RAW_LIMIT) this.fold();
+  }
+
+  /**
+   * The provider reported usage covering what was relayed so far and the next `pending` items (the frames of the
+   * event that carried it, not yet relayed): what comes after them is output the usage does not count yet.
+   */
+  markUsage(pending = 0): void {
+    this.usageFrom = this.count + pending;
+    this.usageText = -1;
   }
 
   /** The output delivered: the text of every delta (content, tool arguments, reasoning, refusals), in order. */
@@ -37,8 +61,22 @@ export class Delivered {
     return this.texts.join('');
   }
 
+  /** The output delivered after the last usage report (all of it when none came). */
+  textAfterUsage(): string {
+    this.fold();
+    if (this.usageFrom < 0) return this.texts.join('');
+    if (this.usageText < 0) return ''; // nothing relayed since
+    return this.texts.slice(this.usageText).join('');
+  }
+
   private fold(): void {
-    for (const data of this.raw) frameText(data, this.responses, this.texts);
+    const first = this.count - this.raw.length;
+    for (let i = 0; i < this.raw.length; i += 1) {
+      if (first + i === this.usageFrom) this.usageText = this.texts.length;
+      const item = this.raw[i];
+      if (typeof item === 'string') frameText(item, this.responses, this.texts);
+      else for (const piece of item.pieces) this.texts.push(piece);
+    }
     this.raw = [];
     this.rawBytes = 0;
   }

@@ -12,10 +12,13 @@ const logger = new Logger('Metering');
 
 /**
  * Usage as the provider reported it, merged with what earlier events of the call reported (token-usage.ts,
- * mergeUsage) and normalised into its components. Every usage object of these APIs counts the prompt: one without
- * that count is no usage, and the call is then estimated rather than taken as free (billing/call-billing.ts).
+ * mergeUsage) and normalised into its components, the moment it arrives. Every usage object of these APIs counts
+ * the prompt: one without that count is no usage, and the call is then estimated rather than taken as free
+ * (billing/priced-usage.ts). `final`: the provider's last word on the call (a JSON answer, a stream's usage chunk or
+ * last event); a partial one (Anthropic's message_start, Gemini's usage on each chunk, a Responses stream's first
+ * events) is billed, if the call ends before the final one, with what was relayed after it.
  */
-export function setUsage(call: Call, reported: unknown, format: 'chat' | 'responses'): void {
+export function setUsage(call: Call, reported: unknown, format: 'chat' | 'responses', final = true): void {
   const merged = mergeUsage(call.reportedUsage, reported);
   const note = (problem: string) =>
     logger.warn({ msg: `${call.model.id} usage: ${problem}`, requestId: call.requestId });
@@ -24,6 +27,16 @@ export function setUsage(call: Call, reported: unknown, format: 'chat' | 'respon
   if (!usage) return;
   Object.assign(call.metered, usage);
   call.usageKnown = true;
+  call.usageFinal ||= final;
+}
+
+/**
+ * Usage a translator gathered so far from the provider's events (in OpenAI's shape), merged as it arrives; the
+ * `pending` frames of the event that carried it are still to be relayed and are counted in it.
+ */
+export function meterUsageSoFar(call: Call, usage: unknown, pending: number): void {
+  setUsage(call, usage, 'chat', false);
+  call.delivered.markUsage(pending);
 }
 
 /** Meters a JSON answer: its usage, or (without it) what it delivered, estimated like a stream's. */
@@ -75,10 +88,12 @@ export function meterRequest(call: Call): void {
 }
 
 /**
- * Meters one stream frame: keeps it for the bill of a call that ends without usage (Delivered), and reads the usage
- * of the final usage chunk (chat, completions) or the final response event (responses). Only a frame that may
- * carry usage is parsed. Returns the parsed frame and its usage object when it carried one (the relay writes the
- * cost into it), else null.
+ * Meters one stream frame: keeps it for the bill of a call that ends without its final usage (Delivered), and reads
+ * the usage a frame carries the moment it arrives: every chat or completions chunk with a usage object (some
+ * OpenAI-compatible servers report it on each chunk; the last, with no choices or a finish reason, is final), every
+ * Responses event whose response has one (created and in_progress may; completed, incomplete and failed are final).
+ * Only a frame that may carry usage is parsed. Returns the parsed frame and its usage object when it carried the
+ * final usage (the relay writes the cost into it), else null.
  */
 export function meterFrame(
   call: Call,
@@ -93,17 +108,18 @@ export function meterFrame(
   } catch {
     return null;
   }
+  let usage: unknown;
+  let final: boolean;
   if (responses) {
-    // The last event carries the usage: completed, or incomplete (the output bound was reached), or failed.
-    const usage = FINAL_RESPONSE_EVENTS.has(chunk.type as string)
-      ? ((chunk.response as ProviderJson | null | undefined)?.usage as ProviderJson | undefined)
-      : undefined;
-    if (!usage) return null;
-    setUsage(call, usage, 'responses');
-    return { chunk, usage };
+    usage = (chunk.response as ProviderJson | null | undefined)?.usage;
+    final = FINAL_RESPONSE_EVENTS.has(chunk.type as string);
+  } else {
+    usage = chunk.usage;
+    const choices = chunk.choices as ({ finish_reason?: unknown } | null)[] | undefined;
+    final = !Array.isArray(choices) || !choices.length || choices.some((choice) => Boolean(choice?.finish_reason));
   }
-  const usage = chunk.usage as ProviderJson | undefined;
-  if (!usage) return null;
-  setUsage(call, usage, 'chat');
-  return { chunk, usage };
+  if (!usage || typeof usage !== 'object') return null;
+  setUsage(call, usage, responses ? 'responses' : 'chat', final);
+  call.delivered.markUsage();
+  return final ? { chunk, usage: usage as ProviderJson } : null;
 }

@@ -291,6 +291,7 @@ function newCall(
     metered: {},
     reportedUsage: {},
     usageKnown: false,
+    usageFinal: false,
     accepted: false,
     delivered: new Delivered(input.route.action === 'responses'),
     estimate: null,

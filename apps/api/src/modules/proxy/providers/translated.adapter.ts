@@ -9,7 +9,7 @@ import { GatewayErrorCode, GatewayException } from '../gateway.exception';
 import { AnswerRelay, type Frame, sseSource } from '../relay/relay';
 import { forwardedRequestHeaders } from '../upstream/forwarded-headers';
 import { readText, UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client';
-import { meterFrame } from '../metering/metering';
+import { meterFrame, meterUsageSoFar } from '../metering/metering';
 import { filterBetas } from '../policy/anthropic-beta';
 import { noteFeatureUse } from '../policy/feature-use';
 import { ANTHROPIC_VERSION } from './anthropic/anthropic.types';
@@ -96,12 +96,21 @@ class TranslatedAdapter implements ProviderAdapter {
       );
     }
     const stream = translator.createStream({ ...context, includeUsage: true });
-    /** The provider's events as OpenAI chunks; at the end, what the translator still held, and [DONE]. */
+    let usageSeen = 0;
+    /**
+     * The provider's events as OpenAI chunks; at the end, what the translator still held, and [DONE]. Usage an event
+     * carried (Anthropic's message_start, Gemini's usageMetadata on each chunk) is metered at once, counting the
+     * frames that event became (docs/budgets.md: a call that ends early is billed what was reported so far).
+     */
     const translate = (events: Frame[], end: boolean): Frame[] => {
       const frames: Frame[] = [];
       for (const event of events) {
         for (const chunk of stream.push(event)) frames.push({ data: JSON.stringify(chunk) });
         if (stream.error) throw new GatewayException(GatewayErrorCode.UPSTREAM_ERROR, stream.error.message);
+        if (stream.usageSeen !== usageSeen) {
+          usageSeen = stream.usageSeen;
+          meterUsageSoFar(call, stream.usageSoFar, frames.length);
+        }
       }
       if (!end) return frames;
       for (const chunk of stream.finish()) frames.push({ data: JSON.stringify(chunk) });
@@ -180,8 +189,9 @@ export class AnthropicAdapter extends TranslatedAdapter {
       return this.relay.json(call, 200, body, sink, undefined, metered);
     }
     // Every event passes as it came (the model's name aside); the translator reads it for the meter: what was
-    // relayed, and the usage, which becomes known with message_delta.
+    // relayed, and the usage as it arrives (message_start's input and cache counts, then message_delta's).
     const meter = this.translator.createStream({ ...context, includeUsage: true });
+    let usageSeen = 0;
     const frameOf = (data: string): string => {
       const chunks = meter.push({ data });
       noteFeatureUse(call, data);
@@ -190,6 +200,10 @@ export class AnthropicAdapter extends TranslatedAdapter {
       if (meter.error) return data;
       if (data.includes('"thinking_delta"')) call.delivered.addText(thinkingOf(data));
       for (const chunk of chunks) meterFrame(call, JSON.stringify(chunk), false);
+      if (meter.usageSeen !== usageSeen) {
+        usageSeen = meter.usageSeen;
+        meterUsageSoFar(call, meter.usageSoFar, 0);
+      }
       // message_delta carries the final usage: the call is charged when it ends (CallBilling.finish), and a charge
       // above the hold is settled exactly then; nothing in the stream waits for it.
       if (data.includes('"message_delta"'))

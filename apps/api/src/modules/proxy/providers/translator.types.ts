@@ -73,6 +73,12 @@ export interface ChatStreamTranslator {
   finish(): ChatCompletionChunk[];
   /** Known usage so far (null if the upstream gave none). */
   readonly usage: TokenUsage | null;
+  /**
+   * The usage gathered so far with every component (cache reads and writes, reasoning), in OpenAI's shape, and how
+   * many events carried some: the gateway bills it the moment it arrives (docs/budgets.md), not only at the end.
+   */
+  readonly usageSoFar: CompletionUsage | null;
+  readonly usageSeen: number;
   /** Set if the upstream sent an error event mid-stream. */
   readonly error: UpstreamErrorInfo | null;
 }

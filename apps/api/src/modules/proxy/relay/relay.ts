@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { billedUsage, CallBilling } from '../billing/call-billing';
+import { CallBilling } from '../billing/call-billing';
+import { billedUsage, pricedUsage } from '../billing/priced-usage';
 import { costDetails, toUnits } from '../billing/pricing';
 import type { AnswerSink } from '../call/answer-sink';
 import type { Call } from '../call/call';
@@ -115,7 +116,7 @@ export class AnswerRelay {
       typeof body.id === 'string'
     )
       await this.videos.insert(body.id, call.caller.userId, call.model.id);
-    const details = costDetails(call.model.pricing, billedUsage(call));
+    const details = costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call));
     let text = original === undefined ? null : spliceAnswer(original, body, call.model.id, toUnits(cost), details);
     if (text === null) {
       if (typeof body.model === 'string') body.model = call.model.id;
@@ -202,7 +203,7 @@ export class AnswerRelay {
       return null;
     const withCost = (cost: number) => {
       metered.usage.cost = toUnits(cost);
-      metered.usage.cost_details = costDetails(call.model.pricing, billedUsage(call));
+      metered.usage.cost_details = costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call));
       return JSON.stringify(metered.chunk);
     };
     const cost = this.billing.charge(call);

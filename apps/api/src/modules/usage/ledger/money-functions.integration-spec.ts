@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../../database/database';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { SY_CAPS, SY_RESERVE, SY_SETTLE_EXACT, SY_SPEND } from './money-functions';
+import { SY_CAP_ROOM, SY_CAPS, SY_RESERVE, SY_SETTLE_EXACT, SY_SPEND, SY_SPEND_AT } from './money-functions';
 
 /** The body of a CREATE FUNCTION text, between its $fn$ quotes. */
 const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf('$fn$'));
@@ -85,6 +85,8 @@ describe('the money functions', () => {
       ['sy_settle_exact', SY_SETTLE_EXACT],
       ['sy_caps', SY_CAPS],
       ['sy_spend', SY_SPEND],
+      ['sy_spend_at', SY_SPEND_AT],
+      ['sy_cap_room', SY_CAP_ROOM],
     ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
       expect(rows).toHaveLength(1);
@@ -182,11 +184,114 @@ describe('the money functions', () => {
     expect(await settle(second, 5000)).toBe(850);
     expect(await balance(user)).toEqual({ debits: 1000, reserved: 0 });
     // A call with no reservation of its own (drawn on a lease) with nothing free: written, charged nothing.
-    expect(await settle(randomUUID(), 10)).toBe(0);
+    const leased = randomUUID();
+    expect(await settle(leased, 10)).toBe(0);
     const [{ rows }] = await query<{ rows: number }>(
       'SELECT count(*)::int AS rows FROM reservations WHERE user_id = $1',
       [user],
     );
     expect(rows).toBe(3);
+    // What the account could not pay is the operator's loss, one row per call, never dropped.
+    expect(await losses(user)).toEqual([
+      { call: second, cost: 5000, charged: 850, lost: 4150, bound: 'account' },
+      { call: leased, cost: 10, charged: 0, lost: 10, bound: 'account' },
+    ]);
+  });
+
+  /** The operator's losses on a user's calls, oldest first. */
+  const losses = async (userId: string) =>
+    (
+      await query<Record<string, string>>(
+        `SELECT call_id, cost_micros, charged_micros, lost_micros, bound FROM operator_losses WHERE user_id = $1
+          ORDER BY created_at, cost_micros DESC`,
+        [userId],
+      )
+    ).map((row) => ({
+      call: row.call_id,
+      cost: Number(row.cost_micros),
+      charged: Number(row.charged_micros),
+      lost: Number(row.lost_micros),
+      bound: row.bound,
+    }));
+
+  it("sy_settle_exact charges a surplus only within the key's limits and the app's caps, and records the rest as the operator's loss", async () => {
+    const settle = async (id: string, userId: string, cost: number, key: string | null, client: string | null) => {
+      const [row] = await query<{ charged: string; lost: string; bound: string | null }>(
+        `SELECT charged, lost, bound FROM sy_settle_exact($1, $2, $3, $4, NULL, NULL, $5, 'success')`,
+        [id, userId, key, client, cost],
+      );
+      return { charged: Number(row.charged), lost: Number(row.lost), bound: row.bound };
+    };
+    /** A call holding min(worst, what is allowed) for the user, with the key or app: its id and amount. */
+    const held = async (userId: string, worst: number, options: { key?: string; client?: string } = {}) => {
+      const id = randomUUID();
+      const [row] = await query<{ amount: string }>(
+        'SELECT amount FROM sy_reserve($1, $2, 1, $3, NULL, $4, $5, 0, 60, false)',
+        [userId, worst, id, options.key ?? null, options.client ?? null],
+      );
+      return { id, amount: Number(row.amount) };
+    };
+
+    // A key whose total limit is 10,000 (0.01), on a rich account: a call holding 2,000 reports 6,000,000.
+    const user = await newUser(10_000_000);
+    const key = await newKey(user, { total: 10_000 });
+    const first = await held(user, 2000, { key });
+    expect(await settle(first.id, user, 6_000_000, key, null)).toEqual({
+      charged: 10_000,
+      lost: 5_990_000,
+      bound: 'total',
+    });
+    expect(await balance(user)).toEqual({ debits: 10_000, reserved: 0 });
+    // Nothing left under the limit: the next call's surplus is all the operator's; what it held it still pays.
+    await query('UPDATE api_keys SET limit_total_micros = 12000 WHERE id = $1', [key]);
+    const second = await held(user, 2000, { key });
+    expect(await settle(second.id, user, 50_000, key, null)).toEqual({ charged: 2000, lost: 48_000, bound: 'total' });
+    // A per-request cap binds a surplus too.
+    const perRequest = await newKey(user, { perRequest: 3000 });
+    const third = await held(user, 2000, { key: perRequest });
+    expect(await settle(third.id, user, 9000, perRequest, null)).toEqual({
+      charged: 3000,
+      lost: 6000,
+      bound: 'per_request',
+    });
+    // Within every cap: charged in full, no loss.
+    const free = await newKey(user);
+    const fourth = await held(user, 2000, { key: free });
+    expect(await settle(fourth.id, user, 9000, free, null)).toEqual({ charged: 9000, lost: 0, bound: null });
+
+    // What a user let an app spend: 0.05 in all, 0.02 per request.
+    const [{ id: clientPk, client_id: clientId }] = await query<{ id: number; client_id: string }>(
+      `INSERT INTO oauth_clients (client_id, client_name, client_type, redirect_uris, scopes, access_token_ttl_seconds, refresh_token_ttl_seconds)
+       VALUES ($1, 'Capped', 'PUBLIC', ARRAY['http://127.0.0.1/cb'], ARRAY['api:access'], 3600, 86400) RETURNING id, client_id`,
+      [`syc_${randomUUID()}`],
+    );
+    const appUser = await newUser(10_000_000);
+    await query(
+      `INSERT INTO oauth_consents (user_id, client_pk, scopes, limit_total_micros, limit_per_request_micros)
+       VALUES ($1, $2, ARRAY['api:access'], 50000, 20000)`,
+      [appUser, clientPk],
+    );
+    const appCall = await held(appUser, 5000, { client: clientId });
+    expect(await settle(appCall.id, appUser, 6_000_000, null, clientId)).toEqual({
+      charged: 20_000,
+      lost: 5_980_000,
+      bound: 'app_per_request',
+    });
+    // A call drawn on a lease (no reservation row of its own): within what the caps leave beside the lease.
+    const lease = await held(appUser, 25_000, { client: clientId });
+    expect(lease.amount).toBe(20_000);
+    const leased = randomUUID();
+    expect(await settle(leased, appUser, 40_000, null, clientId)).toEqual({
+      charged: 10_000,
+      lost: 30_000,
+      bound: 'app_total',
+    });
+    expect(await settle(leased, appUser, 40_000, null, clientId)).toEqual({ charged: 10_000, lost: 0, bound: null });
+    const [{ spent }] = await query<{ spent: string }>(`SELECT total AS spent FROM sy_spend(NULL, $1, $2)`, [
+      appUser,
+      clientId,
+    ]);
+    expect(Number(spent)).toBe(50_000);
+    expect((await losses(appUser)).map((loss) => loss.lost)).toEqual([5_980_000, 30_000]);
   });
 });

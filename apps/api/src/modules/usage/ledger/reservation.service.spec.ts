@@ -79,7 +79,13 @@ function fakeLedger() {
     },
     reserve: async (input: { worstMicros: number }) => {
       ledger.reserveCount += 1;
-      return { amountMicros: input.worstMicros, remainingMicros: 1e9, tripped: null };
+      return {
+        amountMicros: input.worstMicros,
+        remainingMicros: 1e9,
+        balanceMicros: 1e9,
+        headroomMicros: 1e9,
+        tripped: null,
+      };
     },
     extend: async () => undefined,
     expired: async () => [],

@@ -19,6 +19,10 @@ export interface Reservation {
   amountMicros: number;
   /** Who the call was for (settleExact writes a row of its own when the call drew on a lease). */
   request: ReservationRequest;
+  /** Credits − debits when it was made: the usage summary's remaining figure (for a refusal's remainingBudget). */
+  balanceMicros?: number;
+  /** Another hold this large would not fit beside it: the call settles before its answer ends (settleNow). */
+  tight?: boolean;
   /** Set when the call drew on this instance's lease instead of reserving in the database. */
   lease?: { lease: Lease; settled: boolean };
 }
@@ -173,24 +177,44 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     const fromLease = this.drawOnLease(key, request);
     if (fromLease) return fromLease;
     this.noteDemand(key, request);
-    const result = await this.ledger.reserve({ ...request, ttlSeconds: RESERVATION_TTL_SECONDS });
+    const input = { ...request, ttlSeconds: RESERVATION_TTL_SECONDS };
+    let result = await this.ledger.reserve(input);
+    // Never refused for the hold of a call that has answered: its settlement may still be queued here.
+    if (result.amountMicros === null && (await this.releaseFinished(request.userId)))
+      result = await this.ledger.reserve(input);
     if (result.amountMicros === null) {
+      // remainingBudget is what the usage summary shows (credits − debits), whatever calls in flight hold.
       if (result.tripped?.startsWith('app_'))
         throw this.exhausted(
-          result.remainingMicros,
+          result.balanceMicros,
           `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`,
           result.tripped,
         );
       if (result.tripped && result.tripped !== 'account')
         throw this.exhausted(
-          result.remainingMicros,
+          result.balanceMicros,
           `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`,
           result.tripped,
         );
-      throw this.exhausted(result.remainingMicros);
+      throw this.exhausted(result.balanceMicros);
     }
     this.running.add(request.id);
-    return { id: request.id, amountMicros: result.amountMicros, request };
+    const tight = result.headroomMicros !== null && result.headroomMicros < result.amountMicros;
+    return { id: request.id, amountMicros: result.amountMicros, request, balanceMicros: result.balanceMicros, tight };
+  }
+
+  /**
+   * Before a refusal: writes the settlements this instance still queues or is writing (calls that answered within
+   * the last batch interval) and gives back the user's leases here, so that what they hold is free again. True when there
+   * was anything to release (the reservation is then tried once more).
+   */
+  private async releaseFinished(userId: string): Promise<boolean> {
+    const leases = [...this.leases.values()].filter((lease) => lease.key.startsWith(`${userId}|`));
+    if (!this.unwrittenSettlements && !this.flushing.busy && !leases.length && !this.returning.size) return false;
+    for (const lease of leases) this.retire(lease);
+    await this.flushSettlements();
+    await Promise.allSettled([...this.returning]);
+    return true;
   }
 
   /** The call's worst case from this credential's lease, when it has one that covers it. */
@@ -332,6 +356,17 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
       this.pending.push({ kind: 'plain', id: reservation.id, costMicros, reason, resolve, attempts: 0, notBefore: 0 });
       this.scheduleFlush();
     });
+  }
+
+  /**
+   * Settles in a batch written now rather than within the interval: for a call whose account or caps are nearly
+   * spent (`tight`), so that its hold is gone before its answer ends and the caller's next call is not refused for
+   * it, on any instance.
+   */
+  settleNow(reservation: Reservation, costMicros: number, reason: string): Promise<number> {
+    const settled = this.settle(reservation, costMicros, reason);
+    void this.flushSettlements();
+    return settled;
   }
 
   private settleLeased(reservation: Reservation, costMicros: number, reason: string): Promise<number> {

@@ -25,6 +25,10 @@ export interface ReserveResult {
   /** Held for the call: min(worst, remaining), or null when the balance could not cover the minimum. */
   amountMicros: number | null;
   remainingMicros: number;
+  /** Credits − debits: what the usage summary shows as remaining (a budget_exhausted error states it). */
+  balanceMicros: number;
+  /** What the account and the caps' windows still leave once the call holds its amount (null when refused). */
+  headroomMicros: number | null;
   /** Which limit refused the call: 'account' (the budget) or a key's 'total', 'daily', 'weekly', 'monthly', 'per_request'. */
   tripped: string | null;
 }
@@ -117,7 +121,7 @@ export class ReservationsRepository {
     const rows = await hotQuery(
       this.dataSource,
       'sy_reserve',
-      'SELECT remaining, amount, tripped FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      'SELECT remaining, amount, tripped, balance, headroom FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
       [
         input.userId,
         input.worstMicros,
@@ -135,6 +139,8 @@ export class ReservationsRepository {
     return {
       amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount),
       remainingMicros: num(row.remaining),
+      balanceMicros: num(row.balance),
+      headroomMicros: row.headroom === null || row.headroom === undefined ? null : num(row.headroom),
       tripped: (row.tripped as string | null) ?? null,
     };
   }
@@ -237,9 +243,10 @@ export class ReservationsRepository {
   }
 
   /**
-   * Settles one call at exactly `costMicros` (sy_settle_exact, money-functions.ts): more than it held when the
-   * account has that much free, as a row of its own when it drew on a lease that can no longer take it. Returns
-   * what the call was charged; a retry returns the same.
+   * Settles one call at exactly `costMicros` (sy_settle_exact, money-functions.ts): more than it held as far as the
+   * account's free balance, the key's limits and the app's caps allow (the rest is recorded as the operator's loss),
+   * as a row of its own when it drew on a lease that can no longer take it. Returns what the call was charged; a
+   * retry returns the same.
    */
   async settleExact(input: ExactSettlement): Promise<number> {
     const rows = await this.dataSource.query<{ charged: unknown }[]>(

@@ -376,8 +376,11 @@ function finishReason(stopReason: unknown): FinishReason {
  */
 class UsageAccumulator {
   private readonly reported: Record<string, unknown> = {};
+  /** Events that carried a usage object. */
+  seen = 0;
 
   add(usage: unknown): void {
+    if (isRecord(usage)) this.seen += 1;
     mergeUsage(this.reported, usage);
   }
 
@@ -509,6 +512,14 @@ class AnthropicStreamTranslator implements ChatStreamTranslator {
   get usage(): TokenUsage | null {
     const usage = this.usageAccumulator.completionUsage;
     return usage ? toTokenUsage(usage) : null;
+  }
+
+  get usageSoFar(): CompletionUsage | null {
+    return this.usageAccumulator.completionUsage;
+  }
+
+  get usageSeen(): number {
+    return this.usageAccumulator.seen;
   }
 
   get error(): UpstreamErrorInfo | null {

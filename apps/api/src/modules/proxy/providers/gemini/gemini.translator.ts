@@ -558,6 +558,8 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
    * a promptTokenCount, is no usage (fromGemini).
    */
   private readonly usageMetadata: Record<string, unknown> = {};
+  /** Chunks that carried usageMetadata. */
+  private seen = 0;
   private ended = false;
   private upstreamError: UpstreamErrorInfo | null = null;
 
@@ -568,6 +570,14 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
   get usage(): TokenUsage | null {
     const usage = completionUsage(this.usageMetadata);
     return usage ? toTokenUsage(usage) : null;
+  }
+
+  get usageSoFar(): CompletionUsage | null {
+    return completionUsage(this.usageMetadata);
+  }
+
+  get usageSeen(): number {
+    return this.seen;
   }
 
   get error(): UpstreamErrorInfo | null {
@@ -603,6 +613,7 @@ class GeminiStreamTranslator implements ChatStreamTranslator {
       this.upstreamError = errorInfo(200, response);
       return;
     }
+    if (isRecord(response.usageMetadata)) this.seen += 1;
     mergeUsage(this.usageMetadata, response.usageMetadata);
     if (promptBlocked(response)) {
       const state = this.choice(0, chunks);

@@ -1,0 +1,269 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { MoneyKeys1763800009000 } from './1763800009000-money-keys';
+import { SpendCaps1763800015000 } from './1763800015000-spend-caps';
+
+/**
+ * Caps hold at settlement (docs/budgets.md, "The hard-cap guarantee"). A call whose provider billed above its hold
+ * was charged the surplus from the whole free balance, past the key's limits and the caps a user set for an app,
+ * and what the balance could not pay was dropped without a trace. Now:
+ * - operator_losses: one row per call charged less than its cost, keyed by the call's id: the cost, what was
+ *   charged, what the operator lost and the cap that bound it (reconciliation shows them; CI fails on any in the
+ *   money suites);
+ * - sy_settle_exact charges a surplus only up to the tightest of the free balance, the key's limits (every window,
+ *   and per request) and the app's caps for that user, and records the rest as the operator's loss;
+ * - sy_spend_at and sy_cap_room: what the window caps leave for a call made at a given time;
+ * - sy_caps also returns what the windows leave (`room`), and sy_reserve returns `balance` (credits − debits, the
+ *   usage summary's remaining figure, for budget_exhausted errors) and `headroom` (what the account and caps leave
+ *   once the call holds its amount).
+ * The function texts below are frozen copies of modules/usage/ledger/money-functions.ts as of this migration.
+ */
+export class OperatorLosses1763800025000 implements MigrationInterface {
+  name = 'OperatorLosses1763800025000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE operator_losses (
+        call_id uuid PRIMARY KEY,
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        api_key_id uuid,
+        oauth_client_id text,
+        cost_micros bigint NOT NULL CHECK (cost_micros > 0),
+        charged_micros bigint NOT NULL CHECK (charged_micros >= 0),
+        lost_micros bigint NOT NULL CHECK (lost_micros > 0 AND lost_micros = cost_micros - charged_micros),
+        bound text NOT NULL,
+        reason text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await queryRunner.query(`CREATE INDEX operator_losses_user_idx ON operator_losses (user_id, created_at)`);
+    await queryRunner.query(`DROP FUNCTION sy_reserve`);
+    await queryRunner.query(`DROP FUNCTION sy_caps`);
+    await queryRunner.query(`DROP FUNCTION sy_settle_exact`);
+    await queryRunner.query(OperatorLosses1763800025000.capsFunctionSql);
+    await queryRunner.query(OperatorLosses1763800025000.reserveFunctionSql);
+    await queryRunner.query(OperatorLosses1763800025000.spendAtFunctionSql);
+    await queryRunner.query(OperatorLosses1763800025000.capRoomFunctionSql);
+    await queryRunner.query(OperatorLosses1763800025000.settleExactFunctionSql);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP FUNCTION sy_settle_exact`);
+    await queryRunner.query(`DROP FUNCTION sy_cap_room`);
+    await queryRunner.query(`DROP FUNCTION sy_spend_at`);
+    await queryRunner.query(`DROP FUNCTION sy_reserve`);
+    await queryRunner.query(`DROP FUNCTION sy_caps`);
+    await queryRunner.query(SpendCaps1763800015000.capsFunctionSql);
+    await queryRunner.query(SpendCaps1763800015000.reserveFunctionSql);
+    await queryRunner.query(MoneyKeys1763800009000.settleExactFunctionSql);
+    await queryRunner.query(`DROP TABLE operator_losses`);
+  }
+
+  static readonly capsFunctionSql = `
+      CREATE FUNCTION sy_caps(p_total bigint, p_daily bigint, p_weekly bigint, p_monthly bigint, p_per_request bigint,
+                              p_key uuid, p_user uuid, p_client text, p_minimum bigint, p_allowed bigint, p_prefix text,
+                              OUT allowed bigint, OUT tripped text, OUT room bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        spent record;
+      BEGIN
+        allowed := p_allowed;
+        tripped := NULL;
+        room := NULL;
+        IF p_total IS NOT NULL OR p_daily IS NOT NULL OR p_weekly IS NOT NULL OR p_monthly IS NOT NULL THEN
+          SELECT * INTO spent FROM sy_spend(p_key, p_user, p_client);
+          IF p_total IS NOT NULL AND p_total - spent.total < p_minimum THEN tripped := p_prefix || 'total'; RETURN; END IF;
+          IF p_daily IS NOT NULL AND p_daily - spent.daily < p_minimum THEN tripped := p_prefix || 'daily'; RETURN; END IF;
+          IF p_weekly IS NOT NULL AND p_weekly - spent.weekly < p_minimum THEN tripped := p_prefix || 'weekly'; RETURN; END IF;
+          IF p_monthly IS NOT NULL AND p_monthly - spent.monthly < p_minimum THEN tripped := p_prefix || 'monthly'; RETURN; END IF;
+          room := LEAST(p_total - spent.total, p_daily - spent.daily, p_weekly - spent.weekly, p_monthly - spent.monthly);
+          allowed := LEAST(allowed, room);
+        END IF;
+        IF p_per_request IS NOT NULL THEN
+          IF p_per_request < p_minimum THEN tripped := p_prefix || 'per_request'; RETURN; END IF;
+          allowed := LEAST(allowed, p_per_request);
+        END IF;
+      END
+      $fn$`;
+
+  static readonly reserveFunctionSql = `
+      CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
+                                 p_client text, p_input bigint, p_ttl double precision, p_lease boolean,
+                                 OUT remaining bigint, OUT amount bigint, OUT tripped text, OUT balance bigint,
+                                 OUT headroom bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        caps record;
+        allowed bigint;
+        room bigint;
+      BEGIN
+        amount := NULL;
+        tripped := NULL;
+        SELECT credits_micros - debits_micros - reserved_micros, credits_micros - debits_micros INTO remaining, balance
+          FROM balances WHERE user_id = p_user FOR UPDATE;
+        remaining := COALESCE(remaining, 0);
+        balance := COALESCE(balance, 0);
+        IF remaining <= 0 OR remaining < p_minimum THEN
+          tripped := 'account';
+          RETURN;
+        END IF;
+        allowed := LEAST(p_worst, remaining);
+        headroom := remaining;
+        IF p_key IS NOT NULL THEN
+          SELECT limit_total_micros AS total, limit_daily_micros AS daily, limit_weekly_micros AS weekly, limit_monthly_micros AS monthly,
+                 limit_per_request_micros AS per_request
+            INTO caps FROM api_keys WHERE id = p_key FOR UPDATE;
+          SELECT c.allowed, c.tripped, c.room INTO allowed, tripped, room
+            FROM sy_caps(caps.total, caps.daily, caps.weekly, caps.monthly, caps.per_request, p_key, NULL, NULL, p_minimum, allowed, '') AS c;
+          IF tripped IS NOT NULL THEN RETURN; END IF;
+          headroom := LEAST(headroom, room);
+        END IF;
+        IF p_client IS NOT NULL THEN
+          SELECT c.limit_total_micros AS total, c.limit_daily_micros AS daily, c.limit_weekly_micros AS weekly, c.limit_monthly_micros AS monthly,
+                 c.limit_per_request_micros AS per_request
+            INTO caps FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+           WHERE c.user_id = p_user AND o.client_id = p_client FOR UPDATE OF c;
+          SELECT c.allowed, c.tripped, c.room INTO allowed, tripped, room
+            FROM sy_caps(caps.total, caps.daily, caps.weekly, caps.monthly, caps.per_request, NULL, p_user, p_client, p_minimum, allowed, 'app_') AS c;
+          IF tripped IS NOT NULL THEN RETURN; END IF;
+          headroom := LEAST(headroom, room);
+        END IF;
+        IF allowed <= 0 THEN
+          tripped := 'account';
+          RETURN;
+        END IF;
+        amount := allowed;
+        headroom := headroom - amount;
+        UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
+        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease)
+        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease);
+      END
+      $fn$`;
+
+  static readonly spendAtFunctionSql = `
+      CREATE FUNCTION sy_spend_at(p_key uuid, p_user uuid, p_client text, p_at timestamptz,
+                                  OUT total bigint, OUT daily bigint, OUT weekly bigint, OUT monthly bigint)
+      LANGUAGE sql STABLE AS $fn$
+        SELECT COALESCE(sum(spend), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= w.day AT TIME ZONE 'UTC' AND created_at < (w.day + interval '1 day') AT TIME ZONE 'UTC'), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= w.week AT TIME ZONE 'UTC' AND created_at < (w.week + interval '1 week') AT TIME ZONE 'UTC'), 0)::bigint,
+               COALESCE(sum(spend) FILTER (WHERE created_at >= w.month AT TIME ZONE 'UTC' AND created_at < (w.month + interval '1 month') AT TIME ZONE 'UTC'), 0)::bigint
+          FROM (SELECT date_trunc('day', p_at AT TIME ZONE 'UTC') AS day, date_trunc('week', p_at AT TIME ZONE 'UTC') AS week,
+                       date_trunc('month', p_at AT TIME ZONE 'UTC') AS month) AS w
+          LEFT JOIN (SELECT CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END AS spend, created_at
+                       FROM reservations WHERE api_key_id = p_key
+                     UNION ALL
+                     SELECT CASE WHEN status = 'open' THEN amount_micros ELSE settled_micros END, created_at
+                       FROM reservations WHERE p_key IS NULL AND user_id = p_user AND oauth_client_id = p_client) AS calls ON true
+      $fn$`;
+
+  static readonly capRoomFunctionSql = `
+      CREATE FUNCTION sy_cap_room(p_total bigint, p_daily bigint, p_weekly bigint, p_monthly bigint,
+                                  p_key uuid, p_user uuid, p_client text, p_at timestamptz, p_prefix text,
+                                  OUT room bigint, OUT bound text)
+      LANGUAGE plpgsql STABLE AS $fn$
+      DECLARE
+        spent record;
+      BEGIN
+        room := NULL;
+        bound := NULL;
+        IF p_total IS NULL AND p_daily IS NULL AND p_weekly IS NULL AND p_monthly IS NULL THEN RETURN; END IF;
+        SELECT * INTO spent FROM sy_spend_at(p_key, p_user, p_client, p_at);
+        IF p_total IS NOT NULL THEN room := p_total - spent.total; bound := p_prefix || 'total'; END IF;
+        IF p_daily IS NOT NULL AND (room IS NULL OR p_daily - spent.daily < room) THEN
+          room := p_daily - spent.daily; bound := p_prefix || 'daily';
+        END IF;
+        IF p_weekly IS NOT NULL AND (room IS NULL OR p_weekly - spent.weekly < room) THEN
+          room := p_weekly - spent.weekly; bound := p_prefix || 'weekly';
+        END IF;
+        IF p_monthly IS NOT NULL AND (room IS NULL OR p_monthly - spent.monthly < room) THEN
+          room := p_monthly - spent.monthly; bound := p_prefix || 'monthly';
+        END IF;
+      END
+      $fn$`;
+
+  static readonly settleExactFunctionSql = `
+      CREATE FUNCTION sy_settle_exact(p_id uuid, p_user uuid, p_key uuid, p_client text, p_request text, p_lease uuid,
+                                      p_cost bigint, p_reason text, OUT charged bigint, OUT lost bigint, OUT bound text)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        r record;
+        held_here boolean;
+        caps record;
+        cap record;
+        free bigint;
+        held bigint := 0;
+        made timestamptz := now();
+        cost bigint := GREATEST(p_cost, 0);
+        allowed bigint;
+      BEGIN
+        lost := 0;
+        bound := NULL;
+        SELECT credits_micros - debits_micros - reserved_micros INTO free FROM balances WHERE user_id = p_user FOR UPDATE;
+        free := GREATEST(COALESCE(free, 0), 0);
+        SELECT id, amount_micros, status, settled_micros, created_at INTO r FROM reservations WHERE id = p_id FOR UPDATE;
+        held_here := FOUND;
+        IF held_here AND r.status <> 'open' THEN
+          charged := COALESCE(r.settled_micros, 0);
+          RETURN;
+        END IF;
+        IF held_here THEN
+          held := r.amount_micros;
+          made := r.created_at;
+        END IF;
+        allowed := held + free;
+        bound := 'account';
+        IF p_key IS NOT NULL THEN
+          SELECT limit_total_micros AS total, limit_daily_micros AS daily, limit_weekly_micros AS weekly, limit_monthly_micros AS monthly,
+                 limit_per_request_micros AS per_request
+            INTO caps FROM api_keys WHERE id = p_key FOR UPDATE;
+          SELECT * INTO cap FROM sy_cap_room(caps.total, caps.daily, caps.weekly, caps.monthly, p_key, NULL, NULL, made, '');
+          IF cap.room IS NOT NULL AND held + GREATEST(cap.room, 0) < allowed THEN
+            allowed := held + GREATEST(cap.room, 0);
+            bound := cap.bound;
+          END IF;
+          IF caps.per_request IS NOT NULL AND GREATEST(caps.per_request, held) < allowed THEN
+            allowed := GREATEST(caps.per_request, held);
+            bound := 'per_request';
+          END IF;
+        END IF;
+        IF p_client IS NOT NULL THEN
+          SELECT c.limit_total_micros AS total, c.limit_daily_micros AS daily, c.limit_weekly_micros AS weekly, c.limit_monthly_micros AS monthly,
+                 c.limit_per_request_micros AS per_request
+            INTO caps FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+           WHERE c.user_id = p_user AND o.client_id = p_client FOR UPDATE OF c;
+          SELECT * INTO cap FROM sy_cap_room(caps.total, caps.daily, caps.weekly, caps.monthly, NULL, p_user, p_client, made, 'app_');
+          IF cap.room IS NOT NULL AND held + GREATEST(cap.room, 0) < allowed THEN
+            allowed := held + GREATEST(cap.room, 0);
+            bound := cap.bound;
+          END IF;
+          IF caps.per_request IS NOT NULL AND GREATEST(caps.per_request, held) < allowed THEN
+            allowed := GREATEST(caps.per_request, held);
+            bound := 'app_per_request';
+          END IF;
+        END IF;
+        charged := LEAST(cost, allowed);
+        lost := cost - charged;
+        IF lost = 0 THEN bound := NULL; END IF;
+        IF held_here THEN
+          UPDATE reservations SET status = CASE WHEN charged > 0 THEN 'settled' ELSE 'released' END, settled_micros = charged,
+                 reason = p_reason, settled_at = now()
+           WHERE id = p_id;
+          UPDATE balances SET reserved_micros = reserved_micros - held, debits_micros = debits_micros + charged, updated_at = now()
+           WHERE user_id = p_user;
+        ELSE
+          INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros,
+                                    status, settled_micros, reason, expires_at, settled_at, lease_id)
+          VALUES (p_id, p_request, p_user, p_key, p_client, charged, 0, CASE WHEN charged > 0 THEN 'settled' ELSE 'released' END,
+                  charged, p_reason, now(), now(), p_lease);
+          UPDATE balances SET debits_micros = debits_micros + charged, updated_at = now() WHERE user_id = p_user;
+        END IF;
+        IF charged > 0 THEN
+          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+          VALUES (p_user, -charged, 'usage', p_id::text, 'usage:' || p_id::text);
+        END IF;
+        IF lost > 0 THEN
+          INSERT INTO operator_losses (call_id, user_id, api_key_id, oauth_client_id, cost_micros, charged_micros, lost_micros, bound, reason)
+          VALUES (p_id, p_user, p_key, p_client, cost, charged, lost, bound, p_reason);
+        END IF;
+      END
+      $fn$`;
+}
