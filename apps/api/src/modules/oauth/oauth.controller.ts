@@ -50,9 +50,10 @@ export class OAuthController {
       res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) {
-        // Anyone may register a dynamic client with any https redirect URI, so its errors would make this server
-        // an open redirector: they go back to the app only once the user has signed in here (docs/oauth.md).
-        if (error.client.registration === 'dynamic' && !principal) return errorPage(res, error.message);
+        // Any user may register an app with any https redirect URI (and anyone a dynamic one), so a signed-out
+        // browser sent back with an error would make this origin an open redirector: only apps an admin trusted
+        // get their errors then; every other app gets them once the user has signed in here (docs/oauth.md).
+        if (!principal && !error.client.trusted) return errorPage(res, error.message);
         return res.redirect(302, error.redirectTo);
       }
       if (error instanceof AuthorizationPageError) return errorPage(res, error.message);
