@@ -16,7 +16,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|oauth4webapi|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
+    '/node_modules/(?!(@nestjs|oauth4webapi|openid-client|jose|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
   ],
   moduleNameMapper: {
     '^@switchyard/shared-dto$': '<rootDir>/../../libs/shared-dto/src/index.ts',

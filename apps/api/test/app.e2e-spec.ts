@@ -176,6 +176,7 @@ describe('the app', () => {
   "GET /healthz public",
   "GET /metrics public",
   "GET /oauth2/authorize public",
+  "GET /oauth2/jwks public",
   "GET /oauth2/userinfo user|oauth",
   "GET /readyz public",
   "PATCH /api/v1/auth/me user",

@@ -29,7 +29,9 @@ const OPEN_OAUTH_PATHS = new Set([
   '/oauth2/userinfo',
   '/oauth2/introspect',
   '/oauth2/register',
+  '/oauth2/jwks',
   '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
 ]);
 
 export function oauthCors(req: Request, res: Response, next: NextFunction): void {
