@@ -11,7 +11,7 @@ describe('ID token signing (jose.ts)', () => {
     const [header, payload, signature] = jwt.split('.');
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'RS256', typ: 'JWT', kid: key.kid });
     expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual({ sub: 'u1' });
-    const publicKey = createPublicKey({ key: key.publicJwk, format: 'jwk' });
+    const publicKey = createPublicKey({ key: { ...key.publicJwk }, format: 'jwk' });
     const input = Buffer.from(`${header}.${payload}`);
     expect(verify('sha256', input, publicKey, Buffer.from(signature, 'base64url'))).toBe(true);
     const other = await newSigningKey(null);
@@ -19,7 +19,7 @@ describe('ID token signing (jose.ts)', () => {
       verify(
         'sha256',
         input,
-        createPublicKey({ key: other.publicJwk, format: 'jwk' }),
+        createPublicKey({ key: { ...other.publicJwk }, format: 'jwk' }),
         Buffer.from(signature, 'base64url'),
       ),
     ).toBe(false);
