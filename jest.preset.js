@@ -21,5 +21,7 @@ module.exports = {
   moduleNameMapper: {
     '^@switchyard/shared-dto$': '<rootDir>/../../libs/shared-dto/src/index.ts',
     '^@switchyard/shared-dto/validation$': '<rootDir>/../../libs/shared-dto/src/validation/index.ts',
+    '^@switchyard/sdk$': '<rootDir>/../../libs/sdk/src/index.ts',
+    '^@switchyard/react$': '<rootDir>/../../libs/react/src/index.tsx',
   },
 };
