@@ -186,6 +186,11 @@ export interface AuthorizationParams {
   code_challenge_method?: string;
   /** OpenID Connect: echoed in the ID token, so the app can tie it to this request. */
   nonce?: string;
+  /**
+   * OpenID Connect's `display`: `popup` when the app opened the authorization in a popup; the consent page then
+   * hands the answer to the opener (postMessage to the redirect URI's origin) and closes (docs/sdk.md#popups).
+   */
+  display?: string;
 }
 
 /** The names of AuthorizationParams, in the order the consent page passes them on. */
@@ -198,6 +203,7 @@ export const AUTHORIZATION_PARAM_NAMES = [
   'code_challenge',
   'code_challenge_method',
   'nonce',
+  'display',
 ] as const satisfies readonly (keyof AuthorizationParams)[];
 
 /** POST /api/v1/oauth2/authorize/decision: the request's parameters unchanged, and the user's answer. */

@@ -173,6 +173,7 @@ export class AuthorizationParamsDto implements AuthorizationParams {
   @IsOptional() @IsString() @MaxLength(200) code_challenge?: string;
   @IsOptional() @IsString() @MaxLength(20) code_challenge_method?: string;
   @IsOptional() @IsString() @MaxLength(NONCE_MAX_LENGTH) nonce?: string;
+  @IsOptional() @IsString() @MaxLength(20) display?: string;
 }
 
 /** POST /api/v1/oauth2/authorize/decision: the user's answer on the consent page. */

@@ -10,7 +10,7 @@ import { FormattedDate } from '../../../components/ui/formatted-date';
 import type { Announce } from '../../../components/ui/list-card';
 import { useOAuthAppAction } from '../api/app-action';
 import { useDeleteOAuthApp } from '../api/delete-oauth-app';
-import { authorizeUrl, pkceSnippet } from '../lib/authorize-snippet';
+import { authorizeUrl, pkceSnippet, sdkSnippet } from '../lib/authorize-snippet';
 import { AppUsage } from './app-usage';
 import { EditAppForm } from './edit-app-form';
 
@@ -218,6 +218,11 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
       {showCode ? (
         <div className="stack">
           <CopyField label="Authorize URL" value={authorizeUrl(origin, app)} />
+          <CodeBlock
+            caption="With the SDK: sign-in, balance and a chat on the user's budget (docs/sdk.md)"
+            code={sdkSnippet(origin, app)}
+            copyLabel="Copy the SDK snippet"
+          />
           <CodeBlock
             caption="PKCE sign-in in JavaScript"
             code={pkceSnippet(origin, app)}
