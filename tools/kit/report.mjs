@@ -46,10 +46,24 @@ if (after === undefined) throw new Error(`docs/sdk.md lacks the report markers $
 const updated = `${before}${report}${after}`;
 
 const over = Object.entries({ sdk, react }).filter(([name, size]) => size > BUDGETS[name]);
+// /llms.txt (apps/dashboard/public) carries the same ten-line quick start as docs/sdk.md.
+const quickStart = /```html\n(<script src="http:\/\/localhost:3000\/sdk\/v1\/switchyard\.js">[\s\S]*?)```/.exec(
+  doc,
+)?.[1];
+const llms = readFileSync(join(root, 'apps', 'dashboard', 'public', 'llms.txt'), 'utf8');
+const quickStartLines = quickStart?.trimEnd().split('\n').length ?? 0;
+const quickStartProblem = !quickStart
+  ? 'docs/sdk.md has no quick start'
+  : !llms.includes(quickStart)
+    ? "apps/dashboard/public/llms.txt's quick start differs from docs/sdk.md's"
+    : quickStartLines > 10
+      ? `the quick start is ${quickStartLines} lines, more than ten`
+      : null;
 if (process.argv.includes('--write')) writeFileSync(DOC, updated);
 console.log(report);
 if (process.argv.includes('--check')) {
   for (const [name, size] of over) console.error(`${name} is ${kb(size)}, over its budget of ${kb(BUDGETS[name])}`);
   if (updated !== doc) console.error('docs/sdk.md is out of date: run node tools/kit/report.mjs --write');
-  if (over.length || updated !== doc) process.exit(1);
+  if (quickStartProblem) console.error(quickStartProblem);
+  if (over.length || updated !== doc || quickStartProblem) process.exit(1);
 }

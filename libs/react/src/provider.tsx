@@ -29,6 +29,14 @@ export interface SwitchyardContextValue {
 
 const SwitchyardContext = createContext<SwitchyardContextValue | null>(null);
 
+/** A sign-in answer is used once per client, however often React runs the effect (StrictMode runs it twice). */
+const redirects = new WeakMap<Switchyard, Promise<unknown>>();
+function handleRedirectOnce(client: Switchyard): Promise<unknown> {
+  let handled = redirects.get(client);
+  if (!handled) redirects.set(client, (handled = client.handleRedirect()));
+  return handled;
+}
+
 export type SwitchyardProviderProps = ({ client: Switchyard } | { options: SwitchyardOptions }) & {
   children?: ReactNode;
   /** Finish a sign-in whose answer is in this page's address (default true). */
@@ -49,13 +57,10 @@ export function SwitchyardProvider(props: SwitchyardProviderProps) {
   useEffect(() => client.subscribe(setState), [client]);
   useEffect(() => {
     if (!finishing) return;
-    client
-      .handleRedirect()
+    handleRedirectOnce(client)
       .catch(setError)
       .finally(() => setFinishing(false));
-    // Once, on mount: an answer in the address is used up by the first attempt.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
-  }, []);
+  }, [client, finishing]);
 
   const refreshBalance = useCallback(async () => {
     try {

@@ -32,6 +32,8 @@ export interface AppConfig {
   /** Seals the ID token signing keys stored in the database (docs/oauth.md#openid-connect); null: stored unsealed. */
   oidcKeySecret: string | null;
   oidcKeyRotationDays: number;
+  /** The example app's port (npm start); null: not served. */
+  examplePort: number | null;
   shutdownGraceSeconds: number;
   gatewayRpm: number;
   fetchAllowedPorts: number[];
@@ -327,6 +329,13 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'Days an ID token signing key signs before the next one takes over (the previous one stays published one period more)',
     defaultValue: '30',
     parse: integer(1, 365, 'set OIDC_KEY_ROTATION_DAYS to a number of days such as 30'),
+  },
+  {
+    env: 'EXAMPLE_PORT',
+    key: 'examplePort',
+    description:
+      "Port of the example chat app (apps/example-chat, an app maker's app on an origin of its own); `npm start` sets 3002; unset serves none",
+    parse: integer(0, 65535, 'set EXAMPLE_PORT to a free port such as 3002, or leave it unset'),
   },
   {
     env: 'METRICS_TOKEN',
