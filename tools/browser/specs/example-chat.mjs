@@ -211,6 +211,14 @@ export const tests = [
         const { clientId } = (await created.json()).data;
         served = quickStart.replaceAll('http://localhost:3000', baseUrl).replace('YOUR_CLIENT_ID', clientId);
 
+        // The OAuth apps page shows the app's SDK snippet: this server's script and this app's id.
+        await page.goto('/apps');
+        const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'My Quick App' }) });
+        await card.getByRole('button', { name: 'Sign-in code' }).click();
+        const snippet = card.locator('pre').filter({ hasText: 'switchyard.js' });
+        await expectText(snippet, `<script src="${baseUrl}/sdk/v1/switchyard.js"></script>`);
+        await expectText(snippet, `Switchyard.init({ clientId: "${clientId}", redirectUri: "${pageUrl}" })`);
+
         await page.goto(pageUrl);
         const signIn = page.getByRole('button', { name: 'Sign in with Switchyard' });
         await expectVisible(signIn, { what: 'the self-wired sign-in button' });

@@ -219,14 +219,14 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
         <div className="stack">
           <CopyField label="Authorize URL" value={authorizeUrl(origin, app)} />
           <CodeBlock
-            caption="With the SDK: sign-in, balance and a chat on the user's budget (docs/sdk.md)"
-            code={sdkSnippet(origin, app)}
-            copyLabel="Copy the SDK snippet"
-          />
-          <CodeBlock
             caption="PKCE sign-in in JavaScript"
             code={pkceSnippet(origin, app)}
             copyLabel="Copy the PKCE snippet"
+          />
+          <CodeBlock
+            caption="Or with the SDK: sign-in, balance and a chat on the user's budget (docs/sdk.md)"
+            code={sdkSnippet(origin, app)}
+            copyLabel="Copy the SDK snippet"
           />
         </div>
       ) : null}
