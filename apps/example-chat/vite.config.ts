@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
-import { defaultClientConditions, defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
 
 // The example app is an app maker's app: its own origin (port 3002), talking to Switchyard across origins.
 // `npm start` serves the build (apps/api/src/example-app.ts); `npx nx run example-chat:serve` runs it from source.
@@ -8,7 +9,10 @@ export default defineConfig({
   plugins: [react()],
   resolve: {
     // The kit from its TypeScript source, as the workspace builds it (an app maker installs the packages).
-    conditions: ['switchyard-source', ...defaultClientConditions],
+    alias: {
+      '@switchyard/sdk': fileURLToPath(new URL('../../libs/sdk/src/index.ts', import.meta.url)),
+      '@switchyard/react': fileURLToPath(new URL('../../libs/react/src/index.tsx', import.meta.url)),
+    },
   },
   server: { host: '127.0.0.1', port: 3002 },
   preview: { host: '127.0.0.1', port: 3002 },

@@ -25,6 +25,8 @@ export async function bundle(name, { minify = false } = {}) {
   const spec = BUNDLES[name];
   const build = await rolldown({
     input: join(root, spec.input),
+    // Module markers in the output are paths relative to this: the package's own sources, not the workspace's.
+    cwd: dirname(join(root, spec.input)),
     platform: 'browser',
     external: spec.external,
     transform: { target: spec.target, jsx: { runtime: 'automatic' } },
