@@ -2,7 +2,8 @@
 // by the API on EXAMPLE_PORT at http://localhost:…, another origin than the dashboard's http://127.0.0.1:…) signs
 // a user in through the consent page in a popup, streams a chat on the user's budget, hits the cap the user set
 // on the app, raises it in the dashboard's popup, and the same message goes through; signing out revokes the
-// tokens. Then the ten-line quick start of docs/sdk.md, as an app maker pastes it into an empty page.
+// tokens. Then the ten-line quick start of docs/sdk.md, as an app maker pastes it into an empty page, and the
+// SDK's topUp() through the dashboard's billing popup and the sandbox checkout.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -169,7 +170,7 @@ export const tests = [
     },
   },
   {
-    name: 'the ten-line quick start of docs/sdk.md, pasted into an empty page, streams a chat',
+    name: 'the ten-line quick start of docs/sdk.md, pasted into an empty page, streams a chat; topUp() in a popup',
     async run({ newPage, baseUrl }) {
       const page = await newPage();
       const maker = { ...user, name: `App Maker ${unique}`, email: `maker-${unique}@example.com` };
@@ -186,7 +187,10 @@ export const tests = [
       let served = '';
       const server = createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><title>My app</title>${served}`);
+        // Beside the quick start, a button of the app's own: add funds in the dashboard's billing popup.
+        res.end(
+          `<!doctype html><title>My app</title>${served}<button id="top-up" onclick="sy.topUp().then((b) => (document.title = 'funds ' + b.remainingBudget))">Top up</button>`,
+        );
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
       server.unref();
@@ -237,6 +241,20 @@ export const tests = [
           if (out.length < 10) await new Promise((resolve) => setTimeout(resolve, 100));
         }
         if (out.length < 10) throw new Error(`expected a streamed answer in #out, got ${JSON.stringify(out)}`);
+
+        // topUp(): the billing page in a popup, a card payment in the sandbox checkout, and back with more room.
+        const billing = await nextPopup(page, () => page.getByRole('button', { name: 'Top up' }).click());
+        await billing.waitForURL((url) => url.pathname === '/billing' && url.searchParams.get('popup') === '1', {
+          timeout: 15_000,
+        });
+        await expectText(billing.getByRole('main'), 'Add funds for My Quick App');
+        await billing.getByLabel('Amount (USD)').fill('2');
+        await billing.getByRole('button', { name: 'Add funds' }).click();
+        await billing.getByRole('button', { name: 'Pay $2.00' }).click();
+        await closed(billing, 'the billing popup');
+        await page.waitForFunction(() => document.title.startsWith('funds '), null, { timeout: 10_000 });
+        const funds = Number((await page.title()).slice('funds '.length));
+        if (!(funds > 6.9 && funds <= 7)) throw new Error(`expected about 7 left after adding 2 to 5, got ${funds}`);
       } finally {
         server.close();
       }
