@@ -4,6 +4,7 @@
 // on the app, raises it in the dashboard's popup, and the same message goes through; signing out revokes the
 // tokens. Then the ten-line quick start of docs/sdk.md, as an app maker pastes it into an empty page, and the
 // SDK's topUp() through the dashboard's billing popup and the sandbox checkout.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -183,6 +184,18 @@ export const tests = [
         doc,
       )?.[1];
       if (!quickStart) throw new Error('docs/sdk.md has no quick start');
+      // The script the server serves is the one whose integrity hash the docs give.
+      const script = await fetch(`${baseUrl}/sdk/v1/switchyard.js`);
+      expectEqual(script.headers.get('access-control-allow-origin'), '*', 'the script’s CORS');
+      const integrity = `sha384-${createHash('sha384')
+        .update(Buffer.from(await script.arrayBuffer()))
+        .digest('base64')}`;
+      if (!doc.includes(`integrity="${integrity}"`))
+        throw new Error(`docs/sdk.md does not give the served script's integrity ${integrity}`);
+      // /llms.txt carries the same quick start.
+      const llms = await fetch(`${baseUrl}/llms.txt`);
+      expectEqual(llms.status, 200, 'GET /llms.txt');
+      if (!(await llms.text()).includes(quickStart)) throw new Error('/llms.txt lacks the quick start of docs/sdk.md');
       // The app maker's page, on an origin of its own.
       let served = '';
       const server = createServer((_req, res) => {
