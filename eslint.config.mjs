@@ -32,6 +32,8 @@ export default defineConfig(
     'jest.preset.js',
     'apps/dashboard/jest.config.ts',
     'libs/shared-dto/jest.config.ts',
+    'libs/sdk/jest.config.ts',
+    'libs/react/jest.config.ts',
   ]),
   {
     linterOptions: { reportUnusedDisableDirectives: 'error', reportUnusedInlineConfigs: 'error' },
@@ -62,6 +64,10 @@ export default defineConfig(
           'apps/dashboard/tsconfig.spec.json',
           'apps/dashboard/tsconfig.node.json',
           'libs/shared-dto/tsconfig.spec.json',
+          'libs/sdk/tsconfig.spec.json',
+          'libs/react/tsconfig.spec.json',
+          'apps/example-chat/tsconfig.app.json',
+          'apps/example-chat/tsconfig.node.json',
         ],
       },
     },
@@ -112,9 +118,13 @@ export default defineConfig(
         {
           allow: [],
           depConstraints: [
-            { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // The API's tests drive the published kit (libs/sdk, libs/react) against the server.
+            { sourceTag: 'scope:api', onlyDependOnLibsWithTags: ['scope:shared', 'scope:kit'] },
             { sourceTag: 'scope:dashboard', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: [] },
+            // The kit is published to npm: it may use nothing of the workspace but itself.
+            { sourceTag: 'scope:kit', onlyDependOnLibsWithTags: ['scope:kit'] },
+            { sourceTag: 'scope:example', onlyDependOnLibsWithTags: ['scope:kit'] },
           ],
         },
       ],
@@ -181,6 +191,11 @@ export default defineConfig(
         },
       ],
     },
+  },
+  // The kit's React components and the example app: React's hook rules.
+  {
+    files: ['libs/react/src/**/*.{ts,tsx}', 'apps/example-chat/src/**/*.{ts,tsx}'],
+    extends: [reactHooks.configs.flat['recommended-latest']],
   },
 
   // Plain JavaScript run by Node: the tools, and helpers of the API's tests.

@@ -16,10 +16,12 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|oauth4webapi|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
+    '/node_modules/(?!(@nestjs|oauth4webapi|openid-client|jose|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit)/)',
   ],
   moduleNameMapper: {
     '^@switchyard/shared-dto$': '<rootDir>/../../libs/shared-dto/src/index.ts',
     '^@switchyard/shared-dto/validation$': '<rootDir>/../../libs/shared-dto/src/validation/index.ts',
+    '^@switchyard/sdk$': '<rootDir>/../../libs/sdk/src/index.ts',
+    '^@switchyard/react$': '<rootDir>/../../libs/react/src/index.tsx',
   },
 };

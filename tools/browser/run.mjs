@@ -6,10 +6,11 @@
 //
 // A spec module exports either `name` + `async run(ctx)`, or `tests = [{ name, run }]` (run in order, so later
 // tests may rely on state kept by earlier ones in the same module). `ctx` is:
-//   { browser, baseUrl, spacesUrl, newPage(options?), admin: { email, password }, serverLog() }
+//   { browser, baseUrl, spacesUrl, exampleUrl, newPage(options?), admin: { email, password }, serverLog() }
 // `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
 // `spacesUrl` is SPACES_ORIGIN, where the API's second listener serves hosted space apps (another port of the
-// same host). `serverLog()` is the API's output so far (one access line per request: what the API received).
+// same host). `exampleUrl` is the example chat app the API serves on EXAMPLE_PORT (docs/sdk.md), addressed as
+// localhost so that its origin differs from the dashboard's in host as well as port. `serverLog()` is the API's output so far (one access line per request: what the API received).
 // Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
 // screenshots it on failure and closes it afterwards. Every wait here is bounded.
 // The dashboard runs under its Content-Security-Policy: a test fails when a page of the dashboard's origin reports
@@ -93,11 +94,12 @@ function createLog() {
   };
 }
 
-function startApi({ port, spacesPort, dataDir, log }) {
+function startApi({ port, spacesPort, examplePort, dataDir, log }) {
   const env = {
     ...process.env, // includes DATABASE_URL when set
     PORT: String(port),
     SPACES_PORT: String(spacesPort),
+    EXAMPLE_PORT: String(examplePort),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
@@ -187,7 +189,7 @@ function reportCspViolations(mark) {
   );
 }
 
-async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
+async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log }) {
   const contexts = [];
   const pageErrors = [];
   const dashboardViolations = [];
@@ -205,6 +207,7 @@ async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
     browser,
     baseUrl,
     spacesUrl,
+    exampleUrl,
     admin: ADMIN,
     serverLog: () => log.text(),
     async newPage(options = {}) {
@@ -284,8 +287,11 @@ async function main() {
   const port = await freePort();
   let spacesPort = await freePort();
   while (spacesPort === port) spacesPort = await freePort();
+  let examplePort = await freePort();
+  while (examplePort === port || examplePort === spacesPort) examplePort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const spacesUrl = `http://127.0.0.1:${spacesPort}`;
+  const exampleUrl = `http://localhost:${examplePort}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-browser-'));
   const log = createLog();
   let api = null;
@@ -306,7 +312,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
-    api = startApi({ port, spacesPort, dataDir, log });
+    api = startApi({ port, spacesPort, examplePort, dataDir, log });
     const startedAt = Date.now();
     await waitForReady(baseUrl, api);
     console.log(
@@ -320,7 +326,7 @@ async function main() {
     );
 
     for (const test of tests) {
-      const result = await runTest(test, { browser, baseUrl, spacesUrl, log });
+      const result = await runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log });
       if (!result.failure) {
         passed += 1;
         console.log(`✓ ${test.name} (${result.ms} ms)`);

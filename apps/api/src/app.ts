@@ -12,6 +12,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParsers } from './common/http/body-parsers';
 import { refuseCrossSiteWrites } from './common/http/same-origin';
 import { dashboardStatic } from './common/http/dashboard-static';
+import { sdkScript } from './common/http/sdk-script';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
 import { answerMalformedRequests, refuseBadUrls } from './common/http/input-hygiene';
@@ -48,6 +49,8 @@ export interface CreateAppOptions {
   dashboardDir?: string;
   /** Levels to print (default: LOG_LEVEL's), or false for none. */
   logger?: NestLogLevel[] | false;
+  /** The SDK's script-tag build to serve at /sdk/v1/switchyard.js (default libs/sdk/dist/switchyard.js). */
+  sdkScript?: string;
   /** Where log lines go (tests capture them); default stdout and stderr. */
   logWrite?: (line: string, level: NestLogLevel) => void;
 }
@@ -129,6 +132,8 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     );
     // Hosted apps live on SPACES_ORIGIN only; their old addresses on this host lead there.
     app.use(spacesRedirect(spacesOrigin));
+    // The SDK's script-tag build, for app makers' plain pages (docs/sdk.md).
+    app.use(sdkScript(options.sdkScript));
     // Without a built dashboard there is nothing to serve (and Express refuses an empty app.use()).
     const dashboard =
       options.dashboard === false ? [] : dashboardStatic(options.dashboardDir, dashboardCsp(spacesOrigin));

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp, createLogger } from './app';
 import { ConfigError, loadConfig } from './config/config';
+import { startExampleApp } from './example-app';
 import { DataDirInUseError } from './database/embedded-postgres';
 import { CatalogError } from './modules/proxy';
 
@@ -40,6 +41,12 @@ async function main(): Promise<void> {
       `SPACES_ORIGIN is unset: apps are linked at ${running.spacesOrigin}; set it to a separate domain routed to port ${new URL(running.spacesUrl).port} (docs/operations.md)`,
     );
 
+  // The example app (EXAMPLE_PORT, set by `npm start`): an app maker's app beside the service, not part of it.
+  const example =
+    config.examplePort === null
+      ? null
+      : await startExampleApp({ port: config.examplePort, host: config.host, switchyardUrl: config.publicUrl });
+
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -48,6 +55,7 @@ async function main(): Promise<void> {
     // Calls in flight get SHUTDOWN_GRACE_SECONDS (GatewayService), then the flushes need a moment more.
     const force = setTimeout(() => process.exit(1), (config.shutdownGraceSeconds + 15) * 1000);
     force.unref();
+    example?.close();
     running.close().then(
       () => process.exit(0),
       (error: unknown) => {

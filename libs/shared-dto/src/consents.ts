@@ -17,6 +17,24 @@ export interface ConsentResponse {
   limits: ConsentLimits;
   /** What the app spent (settled, plus what its calls in flight hold) this UTC month. */
   spentThisMonth: number;
+  /**
+   * The app's registered redirect URIs: a dashboard page opened as the app's popup tells the opener it is done
+   * only at one of their origins (docs/sdk.md#popups).
+   */
+  redirectUris: string[];
+}
+
+/**
+ * GET /api/v1/oauth2/consents/current, with an app's token: what is left of the caps the user set on this app
+ * (currency units; null where there is no cap). `spent` is what the app's calls for this user were charged in
+ * each window plus what its calls in flight hold, the sums the gateway checks the caps against.
+ */
+export interface AppAllowanceResponse {
+  clientId: string;
+  clientName: string;
+  limits: ConsentLimits;
+  spent: { total: number; daily: number; weekly: number; monthly: number };
+  remaining: ConsentLimits;
 }
 
 /**

@@ -1,7 +1,16 @@
 import type { ConsentLimits, ConsentLimitsRequest } from './consents';
 
+/** The scopes an app registers (and the dashboard's forms offer). */
 export const OAUTH_SCOPES = ['api:access', 'profile:read'] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+/**
+ * OpenID Connect's identity scopes (docs/oauth.md#openid-connect): every app may ask for them without registering
+ * them, as with other identity providers; they let the app know who the user is, never spend anything.
+ */
+export const IDENTITY_SCOPES = ['openid', 'profile', 'email'] as const;
+/** Every scope an authorization may hold. */
+export const ALL_SCOPES = [...OAUTH_SCOPES, ...IDENTITY_SCOPES] as const;
+export type OAuthScope = (typeof ALL_SCOPES)[number];
+export type IdentityScope = (typeof IDENTITY_SCOPES)[number];
 
 /** The header an app sends beside its access token on /v1 (docs/oauth.md#the-flow-for-an-app). */
 export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
@@ -10,6 +19,9 @@ export const OAUTH_CLIENT_ID_HEADER = 'x-service-oauth-client-id';
 export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
   'api:access': 'Call AI models for you, paid from your budget',
   'profile:read': 'See your name, email address and handle',
+  openid: 'Sign you in to the app with your Switchyard account',
+  profile: 'See your name and handle',
+  email: 'See your email address',
 };
 
 export const ACCESS_TOKEN_TTL_DEFAULT = 3600;
@@ -18,6 +30,8 @@ export const ACCESS_TOKEN_TTL_RANGE = [60, 86_400] as const;
 export const REFRESH_TOKEN_TTL_RANGE = [300, 31_536_000] as const;
 export const CLIENT_NAME_RANGE = [3, 255] as const;
 export const MAX_REDIRECT_URIS = 10;
+/** The longest OpenID Connect `nonce` an authorization request may carry. */
+export const NONCE_MAX_LENGTH = 255;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
@@ -170,6 +184,13 @@ export interface AuthorizationParams {
   state?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  /** OpenID Connect: echoed in the ID token, so the app can tie it to this request. */
+  nonce?: string;
+  /**
+   * OpenID Connect's `display`: `popup` when the app opened the authorization in a popup; the consent page then
+   * hands the answer to the opener (postMessage to the redirect URI's origin) and closes (docs/sdk.md#popups).
+   */
+  display?: string;
 }
 
 /** The names of AuthorizationParams, in the order the consent page passes them on. */
@@ -181,6 +202,8 @@ export const AUTHORIZATION_PARAM_NAMES = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
+  'display',
 ] as const satisfies readonly (keyof AuthorizationParams)[];
 
 /** POST /api/v1/oauth2/authorize/decision: the request's parameters unchanged, and the user's answer. */
@@ -211,12 +234,21 @@ export interface TokenResponse {
   expires_in: number;
   token_type: 'Bearer';
   scope: string;
+  /** OpenID Connect: a signed JWT saying who the user is, when the authorization holds the `openid` scope. */
+  id_token?: string;
 }
 
-/** GET /oauth2/userinfo (scope profile:read). */
+/**
+ * GET /oauth2/userinfo (scope profile:read, or openid). `sub` always; with profile:read the fields `email`, `name`
+ * and `handle`; with openid, OpenID Connect's claims of the scopes held: `profile` gives `name` and
+ * `preferred_username` (the handle), `email` gives `email` and `email_verified`.
+ */
 export interface UserInfoResponse {
   sub: string;
-  email: string;
-  name: string | null;
-  handle: string | null;
+  email?: string;
+  email_verified?: boolean;
+  name?: string | null;
+  handle?: string | null;
+  preferred_username?: string | null;
+  updated_at?: number;
 }

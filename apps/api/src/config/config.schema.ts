@@ -29,6 +29,11 @@ export interface AppConfig {
   logFormat: LogFormat;
   trustProxy: boolean;
   oauthDynamicRegistration: boolean;
+  /** Seals the ID token signing keys stored in the database (docs/oauth.md#openid-connect); null: stored unsealed. */
+  oidcKeySecret: string | null;
+  oidcKeyRotationDays: number;
+  /** The example app's port (npm start); null: not served. */
+  examplePort: number | null;
   shutdownGraceSeconds: number;
   gatewayRpm: number;
   countTokensRpm: number;
@@ -306,6 +311,32 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Let agent hosts (MCP clients) register public PKCE apps by themselves at /oauth2/register (RFC 7591)',
     defaultValue: 'true',
     parse: boolean,
+  },
+  {
+    env: 'OIDC_KEY_SECRET',
+    key: 'oidcKeySecret',
+    description:
+      'Encrypts the private ID token signing keys kept in the database (at least 32 characters, the same on every instance); unset stores them unencrypted (they are never served either way)',
+    secret: true,
+    parse: (raw) => {
+      if (raw.length < 32) bad('must be at least 32 characters, for example the output of `openssl rand -base64 32`');
+      return raw;
+    },
+  },
+  {
+    env: 'OIDC_KEY_ROTATION_DAYS',
+    key: 'oidcKeyRotationDays',
+    description:
+      'Days an ID token signing key signs before the next one takes over (the previous one stays published one period more)',
+    defaultValue: '30',
+    parse: integer(1, 365, 'set OIDC_KEY_ROTATION_DAYS to a number of days such as 30'),
+  },
+  {
+    env: 'EXAMPLE_PORT',
+    key: 'examplePort',
+    description:
+      "Port of the example chat app (apps/example-chat, an app maker's app on an origin of its own); `npm start` sets 3002; unset serves none",
+    parse: integer(0, 65535, 'set EXAMPLE_PORT to a free port such as 3002, or leave it unset'),
   },
   {
     env: 'METRICS_TOKEN',

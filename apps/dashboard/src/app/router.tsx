@@ -2,7 +2,9 @@ import type { UserResponse } from '@switchyard/shared-dto';
 
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
+import { readAppPopupTarget } from '../lib/app-popup';
 import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
+import { AppPopupRoute } from './routes/app-popup-route';
 import { BillingRoute } from './routes/billing-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
 import { AuthorizedAppsRoute } from './routes/authorized-apps-route';
@@ -60,7 +62,7 @@ function renderSection(section: ShellSection, user: UserResponse) {
 }
 
 export function AppRouter() {
-  const { pathname } = useLocation();
+  const { pathname, searchParams } = useLocation();
 
   if (pathname === '/signin') {
     return (
@@ -80,6 +82,35 @@ export function AppRouter() {
   // The OAuth consent page: signed in, but outside the shell (docs/decisions.md#accounts-and-sessions).
   if (pathname === '/consent') {
     return <RequireAuth>{(user) => <ConsentRoute user={user} />}</RequireAuth>;
+  }
+
+  // Billing or one app's caps opened by an app as a popup, and the deep link to one app's caps (docs/sdk.md).
+  const appCaps = /^\/authorized-apps\/([^/]+)\/?$/.exec(pathname);
+  const popupTarget = pathname === '/billing' || appCaps ? readAppPopupTarget(searchParams) : null;
+  if (popupTarget) {
+    const kind = appCaps ? 'caps' : 'billing';
+    return (
+      <RequireAuth>
+        {() => (
+          <AppPopupRoute
+            kind={kind}
+            target={appCaps ? { ...popupTarget, clientId: decodeURIComponent(appCaps[1]) } : popupTarget}
+            sessionId={searchParams.get('session_id')}
+          />
+        )}
+      </RequireAuth>
+    );
+  }
+  if (appCaps) {
+    return (
+      <RequireAuth>
+        {(user) => (
+          <AppShell user={user} activePath="/authorized-apps">
+            <AuthorizedAppsRoute focusClientId={decodeURIComponent(appCaps[1])} />
+          </AppShell>
+        )}
+      </RequireAuth>
+    );
   }
 
   // A public profile: outside the shell, and nobody needs to sign in to see it.

@@ -25,6 +25,7 @@ import {
   type AuthorizationParams,
   CLIENT_NAME_RANGE,
   MAX_REDIRECT_URIS,
+  NONCE_MAX_LENGTH,
   OAUTH_SCOPES,
   type OAuthScope,
   redirectUriProblem,
@@ -171,6 +172,8 @@ export class AuthorizationParamsDto implements AuthorizationParams {
   @IsOptional() @IsString() @MaxLength(1000) state?: string;
   @IsOptional() @IsString() @MaxLength(200) code_challenge?: string;
   @IsOptional() @IsString() @MaxLength(20) code_challenge_method?: string;
+  @IsOptional() @IsString() @MaxLength(NONCE_MAX_LENGTH) nonce?: string;
+  @IsOptional() @IsString() @MaxLength(20) display?: string;
 }
 
 /** POST /api/v1/oauth2/authorize/decision: the user's answer on the consent page. */

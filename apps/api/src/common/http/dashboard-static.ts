@@ -14,6 +14,7 @@ const API_PREFIXES = [
   '/healthz',
   '/readyz',
   '/s/',
+  '/sdk/',
 ];
 
 export function defaultDashboardDir(): string {

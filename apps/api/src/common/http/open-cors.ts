@@ -22,14 +22,22 @@ export function applyOpenCors(req: IncomingMessage, res: ServerResponse, methods
   return true;
 }
 
-/** The OAuth endpoints a browser app calls from its own origin (the authorize endpoint is a navigation, not CORS). */
+/**
+ * The OAuth endpoints a browser app calls from its own origin (the authorize endpoint is a navigation, not CORS),
+ * and the two management routes an app's token may read (its user's budget, what is left of its caps: the SDK's
+ * balance()). Bearer credentials only: with `*`, a browser never sends cookies along.
+ */
 const OPEN_OAUTH_PATHS = new Set([
+  '/api/v1/usage/me/summary',
+  '/api/v1/oauth2/consents/current',
   '/oauth2/token',
   '/oauth2/revoke',
   '/oauth2/userinfo',
   '/oauth2/introspect',
   '/oauth2/register',
+  '/oauth2/jwks',
   '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
 ]);
 
 export function oauthCors(req: Request, res: Response, next: NextFunction): void {

@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ConsentResponse } from '@switchyard/shared-dto';
+import type { AppAllowanceResponse, ConsentResponse } from '@switchyard/shared-dto';
 import { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
-import type { SessionPrincipal } from '../../common/auth/principal';
+import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
+import type { Principal, SessionPrincipal } from '../../common/auth/principal';
+import { RequireScopes } from '../../common/auth/scope.guard';
+import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { ConsentsService } from './consents.service';
 
@@ -24,6 +27,31 @@ export class ConsentsController {
   @ApiOperation({ summary: 'How many apps the caller authorized' })
   async count(@CurrentUser() user: SessionPrincipal): Promise<Envelope<number>> {
     return envelope(await this.consents.count(user.userId));
+  }
+
+  @Get('current')
+  @Access({ oauth: true })
+  @RequireScopes('api:access')
+  @RequireClientIdHeader()
+  @ApiOperation({
+    summary: "For an app's token (scope api:access, the client-id header): what is left of the caps its user set on it",
+  })
+  @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND (a dashboard session has no app)' })
+  async current(@CurrentUser() principal: Principal): Promise<Envelope<AppAllowanceResponse>> {
+    if (principal.kind !== 'oauth')
+      throw new ConsentsException(ConsentsErrorCode.CONSENT_NOT_FOUND, 'Only an app’s token has a current app');
+    return envelope(await this.consents.allowance(principal.userId, principal.clientId));
+  }
+
+  @Get(':clientId')
+  @Access()
+  @ApiOperation({ summary: 'One app the caller authorized: its scopes, caps, spend this month and redirect URIs' })
+  @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
+  async get(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('clientId') clientId: string,
+  ): Promise<Envelope<ConsentResponse>> {
+    return envelope(await this.consents.get(user.userId, clientId));
   }
 
   @Put(':clientId/limits')

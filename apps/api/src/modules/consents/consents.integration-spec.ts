@@ -51,6 +51,7 @@ describe('consents', () => {
         lastUsedAt: null,
         limits: { total: null, daily: null, weekly: null, monthly: null, perRequest: null },
         spentThisMonth: 0,
+        redirectUris: ['http://127.0.0.1:8765/callback'],
       },
     ]);
     expect((await consentsOf(bob)).map((consent) => consent.clientId)).toEqual([forBob.clientId]);
@@ -199,6 +200,41 @@ describe('consents', () => {
       monthly: null,
       perRequest: 0.25,
     });
+  });
+
+  it('shows one consent to its user only; tells an app what is left of its caps (consents/current)', async () => {
+    const [alice, mallory] = [await kit.newUser(), await kit.newUser()];
+    const client = await kit.createClient({ clientName: 'Allowance App' });
+    const tokens = await kit.tokensFor(client, { user: alice, limits: { monthly: 2, perRequest: 1 } });
+    const one = await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { token: alice.session });
+    expect(one.body.data).toMatchObject({
+      clientId: client.clientId,
+      redirectUris: ['http://127.0.0.1:8765/callback'],
+    });
+    expect((await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { token: mallory.session })).status).toBe(404);
+
+    const current = () =>
+      app.http('/api/v1/oauth2/consents/current', {
+        token: tokens.access_token,
+        headers: { 'x-service-oauth-client-id': client.clientId },
+      });
+    const before = await current();
+    expect(before.body.data).toEqual({
+      clientId: client.clientId,
+      clientName: 'Allowance App',
+      limits: { total: null, daily: null, weekly: null, monthly: 2, perRequest: 1 },
+      spent: { total: 0, daily: 0, weekly: 0, monthly: 0 },
+      remaining: { total: null, daily: null, weekly: null, monthly: 2, perRequest: 1 },
+    });
+    expect((await chat(tokens.access_token, client.clientId)).status).toBe(200);
+    await app.app.get(ReservationService).flushSettlements();
+    const after = (await current()).body.data;
+    expect(after.spent.monthly).toBeGreaterThan(0);
+    expect(after.remaining.monthly).toBeCloseTo(2 - after.spent.monthly, 6);
+    // Without the client-id header, refused; a dashboard session has no current app.
+    const noHeader = await app.http('/api/v1/oauth2/consents/current', { token: tokens.access_token });
+    expect(noHeader.status).toBe(400);
+    expect((await app.http('/api/v1/oauth2/consents/current', { token: alice.session })).status).toBe(404);
   });
 
   it('records when an app last acted for the user', async () => {

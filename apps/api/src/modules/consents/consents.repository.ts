@@ -8,6 +8,7 @@ import { ConsentEntity } from './entities/consent.entity';
 export interface ConsentRow extends ConsentEntity {
   clientId: string;
   clientName: string;
+  redirectUris: string[];
 }
 
 /**
@@ -36,7 +37,7 @@ export class ConsentsRepository {
     const rows: Record<string, unknown>[] = await this.consents.query(
       `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
               c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
-              o.client_id, o.client_name
+              o.client_id, o.client_name, o.redirect_uris
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 ORDER BY c.granted_at DESC`,
       [userId],
@@ -48,12 +49,33 @@ export class ConsentsRepository {
     const rows: Record<string, unknown>[] = await this.consents.query(
       `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
               c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
-              o.client_id, o.client_name
+              o.client_id, o.client_name, o.redirect_uris
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 AND o.client_id = $2`,
       [userId, clientId],
     );
     return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  /**
+   * What the app's calls for this user spent in each cap window (micro-units), through sy_spend: the very sums
+   * sy_reserve checks the caps against (docs/budgets.md#caps-on-what-an-app-may-spend).
+   */
+  async spend(
+    userId: string,
+    clientId: string,
+  ): Promise<{ total: number; daily: number; weekly: number; monthly: number }> {
+    const rows: Record<string, string>[] = await this.consents.query(
+      'SELECT total, daily, weekly, monthly FROM sy_spend(NULL, $1, $2)',
+      [userId, clientId],
+    );
+    const row = rows[0] ?? {};
+    return {
+      total: Number(row.total ?? 0),
+      daily: Number(row.daily ?? 0),
+      weekly: Number(row.weekly ?? 0),
+      monthly: Number(row.monthly ?? 0),
+    };
   }
 
   async delete(userId: string, clientPk: number): Promise<boolean> {
@@ -104,5 +126,15 @@ function toRow(row: Record<string, unknown>): ConsentRow {
     limitPerRequestMicros: (row.limit_per_request_micros as string | null) ?? null,
     clientId: String(row.client_id),
     clientName: String(row.client_name),
+    redirectUris: parseTextArray(row.redirect_uris),
   };
+}
+
+function parseTextArray(value: unknown): string[] {
+  if (Array.isArray(value)) return value as string[];
+  return String(value ?? '')
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .filter(Boolean)
+    .map((item) => item.replace(/^"|"$/g, ''));
 }

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
+import type { AppAllowanceResponse, ConsentLimits, ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
 import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
@@ -91,6 +91,36 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
   }
 
+  /** One app the user authorized (the dashboard's popups check the app's redirect URIs with it). */
+  async get(userId: string, clientId: string): Promise<ConsentResponse> {
+    const consent = await this.owned(userId, clientId);
+    const spend = await this.reservations.appSpendThisMonth(userId);
+    return toResponse(consent, spend.get(clientId) ?? 0);
+  }
+
+  /** What is left of the caps the user set on this app (GET /api/v1/oauth2/consents/current, for the app). */
+  async allowance(userId: string, clientId: string): Promise<AppAllowanceResponse> {
+    const consent = await this.owned(userId, clientId);
+    const micros = await this.repository.spend(userId, clientId);
+    const spent = {
+      total: micros.total / 1e6,
+      daily: micros.daily / 1e6,
+      weekly: micros.weekly / 1e6,
+      monthly: micros.monthly / 1e6,
+    };
+    const limits = limitsOf(consent);
+    const left = (limit: number | null, used: number) =>
+      limit === null ? null : Math.max(0, Math.round((limit - used) * 1e6)) / 1e6;
+    const remaining: ConsentLimits = {
+      total: left(limits.total, spent.total),
+      daily: left(limits.daily, spent.daily),
+      weekly: left(limits.weekly, spent.weekly),
+      monthly: left(limits.monthly, spent.monthly),
+      perRequest: limits.perRequest,
+    };
+    return { clientId: consent.clientId, clientName: consent.clientName, limits, spent, remaining };
+  }
+
   /** Notes that an app acted for a user; last_used_at is written in batches, off the hot path. */
   markUsed(userId: string, clientPk: number): void {
     this.used.set(`${userId}:${clientPk}`, { userId, clientPk });
@@ -126,5 +156,6 @@ function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     limits: limitsOf(row),
     spentThisMonth,
+    redirectUris: row.redirectUris,
   };
 }

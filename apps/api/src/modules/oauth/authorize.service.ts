@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  ALL_SCOPES,
   type AuthorizationRequestInfo,
-  OAUTH_SCOPES,
+  IDENTITY_SCOPES,
+  NONCE_MAX_LENGTH,
   type OAuthScope,
   redirectHost,
   SCOPE_DESCRIPTIONS,
@@ -39,6 +41,8 @@ export interface CheckedAuthorization {
   scopes: OAuthScope[];
   state: string | undefined;
   codeChallenge: string;
+  /** OpenID Connect: echoed in the ID token. */
+  nonce: string | null;
 }
 
 export type AuthorizeOutcome = { kind: 'redirect'; to: string } | { kind: 'consent' };
@@ -96,16 +100,22 @@ export class AuthorizeService {
       params.scope === undefined || params.scope.trim() === ''
         ? client.scopes
         : [...new Set(params.scope.trim().split(/ +/))];
+    // OpenID Connect's identity scopes are open to every app; the others only as the app registered them.
     const unknown = asked.filter(
-      (scope) => !(OAUTH_SCOPES as readonly string[]).includes(scope) || !client.scopes.includes(scope as OAuthScope),
+      (scope) =>
+        !(ALL_SCOPES as readonly string[]).includes(scope) ||
+        !((IDENTITY_SCOPES as readonly string[]).includes(scope) || client.scopes.includes(scope as OAuthScope)),
     );
     if (unknown.length) throw fail('invalid_scope', `This app may not ask for: ${unknown.join(' ')}`);
+    if (params.nonce !== undefined && (params.nonce === '' || params.nonce.length > NONCE_MAX_LENGTH))
+      throw fail('invalid_request', `nonce must be 1-${NONCE_MAX_LENGTH} characters`);
     return {
       client,
       redirectUri,
       scopes: (asked as OAuthScope[]).sort(),
       state: params.state,
       codeChallenge: params.code_challenge,
+      nonce: params.nonce ?? null,
     };
   }
 
@@ -159,6 +169,7 @@ export class AuthorizeService {
       redirectUri: request.redirectUri,
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
+      nonce: request.nonce,
     });
     return withParams(request.redirectUri, { code, state: request.state, iss: this.issuer });
   }

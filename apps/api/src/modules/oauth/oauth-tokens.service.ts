@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { OAuthScope, TokenResponse } from '@switchyard/shared-dto';
 import { OAUTH_ACCESS_TOKEN_PREFIX, OAUTH_REFRESH_TOKEN_PREFIX } from '../../common/auth/principal';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { randomToken, sha256 } from '../../common/crypto';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { TtlCache } from '../../common/ttl-cache';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { AccountsService } from '../accounts';
 import { ClientsService, type OAuthClient } from '../clients';
 import { ConsentsService } from '../consents';
+import { idTokenClaims } from './id-token';
+import { SigningKeysService } from './signing-keys.service';
 import { OAuthErrorCode, OAuthException } from './oauth.exception';
 import { AccessTokenRow, IssuedTokenHashes, OAuthRepository } from './oauth.repository';
 import { isValidVerifier, verifierMatches } from './pkce';
@@ -31,6 +36,7 @@ export interface CodeBinding {
   redirectUri: string;
   scopes: OAuthScope[];
   codeChallenge: string;
+  nonce: string | null;
 }
 
 const invalidGrant = (message: string) => new OAuthException(OAuthErrorCode.INVALID_GRANT, message);
@@ -52,6 +58,9 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     private readonly bus: InvalidationBus,
     private readonly consents: ConsentsService,
     private readonly clients: ClientsService,
+    private readonly accounts: AccountsService,
+    private readonly signingKeys: SigningKeysService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -113,7 +122,12 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
     const grantId = await this.repository.startGrant(codeHash, bound, hashes);
     if (!grantId) throw invalidGrant('The user revoked this app’s access');
     await this.clients.markUsed(client);
-    return tokenResponse(access, refresh, client.accessTokenTtlSeconds, bound.scopes);
+    return this.withIdToken(
+      tokenResponse(access, refresh, client.accessTokenTtlSeconds, bound.scopes),
+      client,
+      bound.userId,
+      bound.nonce,
+    );
   }
 
   /** The refresh_token grant (RFC 6749 section 6): rotation, reuse detection, no scope escalation. */
@@ -141,7 +155,34 @@ export class OAuthTokensService implements OnModuleInit, OnModuleDestroy {
       throw invalidGrant('The refresh token was already used; every token of this authorization is revoked');
     }
     if (outcome.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked');
-    return tokenResponse(access, refresh, client.accessTokenTtlSeconds, outcome.scopes);
+    // OpenID Connect Core section 12.2: a refresh may carry a new ID token (same iss, sub, aud; no nonce).
+    return this.withIdToken(
+      tokenResponse(access, refresh, client.accessTokenTtlSeconds, outcome.scopes),
+      client,
+      outcome.userId,
+      null,
+    );
+  }
+
+  /** OpenID Connect: an authorization holding `openid` gets an ID token beside its tokens. */
+  private async withIdToken(
+    response: TokenResponse,
+    client: OAuthClient,
+    userId: string,
+    nonce: string | null,
+  ): Promise<TokenResponse> {
+    const scopes = response.scope.split(' ') as OAuthScope[];
+    if (!scopes.includes('openid')) return response;
+    const claims = idTokenClaims({
+      issuer: this.config.publicUrl,
+      clientId: client.clientId,
+      user: await this.accounts.me(userId),
+      scopes,
+      nonce,
+      accessToken: response.access_token,
+      now: Date.now(),
+    });
+    return { ...response, id_token: await this.signingKeys.sign(claims) };
   }
 
   /** RFC 7009: answers the same whether or not the token was known. */

@@ -1,16 +1,19 @@
 import { Body, Controller, Get, Header, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AUTHORIZATION_PARAM_NAMES, type TokenResponse, type UserInfoResponse } from '@switchyard/shared-dto';
 import type { Request, Response } from 'express';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import { RequireClientIdHeader } from '../../common/auth/client-id-header.guard';
 import type { Principal } from '../../common/auth/principal';
-import { RequireScopes } from '../../common/auth/scope.guard';
+import { RequireAnyScope } from '../../common/auth/scope.guard';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { AccountsService } from '../accounts';
 import { renderAuthorizeErrorPage } from './authorize-error-page';
 import { AuthorizationPageError, AuthorizationRedirectError, AuthorizeService } from './authorize.service';
+import { userClaims } from './id-token';
+import type { PublicJwk } from './jose';
 import { OAuthService, RegisteredClient } from './oauth.service';
+import { SigningKeysService } from './signing-keys.service';
 
 const REGISTRATIONS_PER_IP_PER_HOUR = 20;
 
@@ -23,6 +26,7 @@ export class OAuthController {
     private readonly oauth: OAuthService,
     private readonly accounts: AccountsService,
     private readonly limiter: RateLimiterService,
+    private readonly signingKeys: SigningKeysService,
   ) {}
 
   @Get('oauth2/authorize')
@@ -50,9 +54,10 @@ export class OAuthController {
       res.redirect(302, `/consent?${new URLSearchParams(known).toString()}`);
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) {
-        // Anyone may register a dynamic client with any https redirect URI, so its errors would make this server
-        // an open redirector: they go back to the app only once the user has signed in here (docs/oauth.md).
-        if (error.client.registration === 'dynamic' && !principal) return errorPage(res, error.message);
+        // Any user may register an app with any https redirect URI (and anyone a dynamic one), so a signed-out
+        // browser sent back with an error would make this origin an open redirector: only apps an admin trusted
+        // get their errors then; every other app gets them once the user has signed in here (docs/oauth.md).
+        if (!principal && !error.client.trusted) return errorPage(res, error.message);
         return res.redirect(302, error.redirectTo);
       }
       if (error instanceof AuthorizationPageError) return errorPage(res, error.message);
@@ -122,12 +127,16 @@ export class OAuthController {
 
   @Get('oauth2/userinfo')
   @Access({ oauth: true })
-  @RequireScopes('profile:read')
+  @RequireAnyScope('profile:read', 'openid')
   @RequireClientIdHeader({ optional: true })
-  @ApiOperation({ summary: 'The user an access token acts for (scope profile:read)' })
+  @ApiOperation({
+    summary: 'The user an access token acts for (scope profile:read, or openid with the claims of profile and email)',
+  })
   async userinfo(@CurrentUser() principal: Principal): Promise<UserInfoResponse> {
-    const user = await this.accounts.me(principal.userId);
-    return { sub: user.id, email: user.email, name: user.name, handle: user.handle };
+    return userClaims(
+      await this.accounts.me(principal.userId),
+      principal.kind === 'oauth' ? principal.scopes : ['profile:read'],
+    );
   }
 
   @Get('.well-known/oauth-authorization-server')
@@ -139,10 +148,17 @@ export class OAuthController {
 
   @Get('.well-known/openid-configuration')
   @Access({ public: true })
-  @ApiExcludeEndpoint()
-  openidConfiguration(@Res() res: Response): void {
-    // Not an OpenID provider; libraries that look here first are pointed at the RFC 8414 document.
-    res.redirect(302, '/.well-known/oauth-authorization-server');
+  @ApiOperation({ summary: 'OpenID Connect Discovery 1.0: the same metadata, served (not redirected)' })
+  openidConfiguration(): Record<string, unknown> {
+    return this.oauth.metadata();
+  }
+
+  @Get('oauth2/jwks')
+  @Access({ public: true })
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({ summary: 'The public keys that verify ID tokens (RFC 7517 JWK Set); private keys are never served' })
+  jwks(): Promise<{ keys: PublicJwk[] }> {
+    return this.signingKeys.jwks();
   }
 }
 

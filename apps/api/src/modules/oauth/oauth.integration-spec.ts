@@ -819,10 +819,35 @@ describe('OAuth2 for third-party apps', () => {
       expect(signedIn.status).toBe(302);
       expect(new URL(signedIn.location!).origin + new URL(signedIn.location!).pathname).toBe(attacker);
       expect(new URL(signedIn.location!).searchParams.get('error')).toBe('unsupported_response_type');
-      // An owner-registered app's validated redirect URI still gets its errors, signed in or not.
-      const owned = await kit.createClient();
-      const ownedError = await kit.authorize({ ...bad, client_id: owned.clientId, redirect_uri: CALLBACK }, null);
-      expect(ownedError.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?error=unsupported_response_type/);
+    });
+
+    it('a signed-out browser is sent back with an error only to an admin-trusted app; any other app shows the error page', async () => {
+      // Any user may register an app whose https redirect URI is anywhere: without this rule an authorize error
+      // of such an app, sent to a signed-out browser, turns this origin into an open redirector.
+      const landing = 'https://landing.example/after';
+      const owned = await kit.createClient({ clientName: 'Landing App', redirectUris: [landing] });
+      const bad = { client_id: owned.clientId, redirect_uri: landing, response_type: 'token', state: 's' };
+      const signedOut = await kit.authorize(bad, null);
+      expect(signedOut.status).toBe(400);
+      expect(signedOut.location).toBeNull();
+      expect(signedOut.text).toContain('response_type must be code');
+      const pkceMissing = await kit.authorize({ ...bad, response_type: 'code' }, null);
+      expect([pkceMissing.status, pkceMissing.location]).toEqual([400, null]);
+      // Signed in, the error goes back to the app (RFC 6749 section 4.1.2.1).
+      const signedIn = await kit.authorize(bad, alice);
+      expect(signedIn.status).toBe(302);
+      expect(signedIn.location).toMatch(/^https:\/\/landing\.example\/after\?error=unsupported_response_type/);
+      // An app an admin trusted gets its errors even for a signed-out browser.
+      const trusted = await kit.createClient({ clientName: 'First Party' });
+      const trust = await app.http(`/api/v1/admin/oauth2/clients/${trusted.clientId}/trusted`, {
+        method: 'PUT',
+        token: admin,
+        body: { trusted: true },
+      });
+      expect(trust.status).toBe(200);
+      const trustedError = await kit.authorize({ ...bad, client_id: trusted.clientId, redirect_uri: CALLBACK }, null);
+      expect(trustedError.status).toBe(302);
+      expect(trustedError.location).toMatch(/^http:\/\/127\.0\.0\.1:8765\/callback\?error=unsupported_response_type/);
     });
 
     it('refuses app names that pass for the service (switchyard, admin, official; any case, spacing or look-alike letters)', async () => {

@@ -13,6 +13,8 @@ import { OAuthTokensService } from './oauth-tokens.service';
 import { OAuthController } from './oauth.controller';
 import { OAuthRepository } from './oauth.repository';
 import { OAuthService } from './oauth.service';
+import { SigningKeysRepository } from './signing-keys.repository';
+import { SigningKeysService } from './signing-keys.service';
 
 /**
  * The OAuth2 authorization server: authorize with consent, tokens, revocation, introspection, dynamic
@@ -28,6 +30,8 @@ import { OAuthService } from './oauth.service';
     OAuthService,
     OAuthAccessStrategy,
     OAuthBearerVerifier,
+    SigningKeysRepository,
+    SigningKeysService,
   ],
   exports: [OAuthTokensService],
 })

@@ -12,6 +12,8 @@ export interface CodeRow {
   codeChallenge: string;
   expired: boolean;
   grantId: string | null;
+  /** OpenID Connect: the authorization request's nonce. */
+  nonce: string | null;
 }
 
 export interface IssuedTokenHashes {
@@ -51,9 +53,9 @@ export class OAuthRepository {
 
   async insertCode(codeHash: string, code: Omit<CodeRow, 'expired' | 'grantId'>, ttlSeconds: number): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO oauth_codes (code_hash, client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
-      [codeHash, code.clientPk, code.userId, code.redirectUri, code.scopes, code.codeChallenge, ttlSeconds],
+      `INSERT INTO oauth_codes (code_hash, client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at, nonce)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8)`,
+      [codeHash, code.clientPk, code.userId, code.redirectUri, code.scopes, code.codeChallenge, ttlSeconds, code.nonce],
     );
   }
 
@@ -65,12 +67,12 @@ export class OAuthRepository {
     // TypeORM answers an UPDATE with [rows, affected].
     const [used]: [Record<string, unknown>[], number] = await this.dataSource.query(
       `UPDATE oauth_codes SET used_at = now() WHERE code_hash = $1 AND used_at IS NULL
-       RETURNING client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at <= now() AS expired, grant_id`,
+       RETURNING client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at <= now() AS expired, grant_id, nonce`,
       [codeHash],
     );
     if (used[0]) return { fresh: true, code: toCode(used[0]) };
     const replay: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at <= now() AS expired, grant_id FROM oauth_codes WHERE code_hash = $1`,
+      `SELECT client_pk, user_id, redirect_uri, scopes, code_challenge, expires_at <= now() AS expired, grant_id, nonce FROM oauth_codes WHERE code_hash = $1`,
       [codeHash],
     );
     return replay[0] ? { fresh: false, code: toCode(replay[0]) } : null;
@@ -253,5 +255,6 @@ function toCode(row: Record<string, unknown>): CodeRow {
     codeChallenge: String(row.code_challenge),
     expired: Boolean(row.expired),
     grantId: (row.grant_id as string | null) ?? null,
+    nonce: (row.nonce as string | null) ?? null,
   };
 }

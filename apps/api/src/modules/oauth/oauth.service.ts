@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  ALL_SCOPES,
   CLIENT_NAME_RANGE,
   MAX_REDIRECT_URIS,
   OAUTH_SCOPES,
@@ -121,10 +122,10 @@ export class OAuthService {
       throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, 'response_types may hold only code');
     const scope = metadata.scope ?? 'api:access';
     const scopes = typeof scope === 'string' ? [...new Set(scope.split(' ').filter(Boolean))] : null;
-    if (!scopes?.length || scopes.some((item) => !(OAUTH_SCOPES as readonly string[]).includes(item)))
+    if (!scopes?.length || scopes.some((item) => !(ALL_SCOPES as readonly string[]).includes(item)))
       throw new OAuthException(
         OAuthErrorCode.INVALID_CLIENT_METADATA,
-        `scope is a space-separated list of ${OAUTH_SCOPES.join(', ')}`,
+        `scope is a space-separated list of ${ALL_SCOPES.join(', ')}`,
       );
     const name = metadata.client_name ?? 'Unnamed agent';
     if (
@@ -138,10 +139,12 @@ export class OAuthService {
       );
     const reserved = reservedNameProblem(name);
     if (reserved) throw new OAuthException(OAuthErrorCode.INVALID_CLIENT_METADATA, `client_name ${reserved}`);
+    // The identity scopes need no registration (every app may ask for them); only the others are kept.
+    const registrable = scopes.filter((item) => (OAUTH_SCOPES as readonly string[]).includes(item));
     const client = await this.clients.registerDynamic({
       clientName: name.trim(),
       redirectUris: redirectUris as string[],
-      scopes: scopes as OAuthScope[],
+      scopes: registrable as OAuthScope[],
     });
     return {
       client_id: client.clientId,
@@ -151,11 +154,14 @@ export class OAuthService {
       grant_types: grantTypes as string[],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
-      scope: client.scopes.join(' '),
+      scope: scopes.join(' '),
     };
   }
 
-  /** RFC 8414 metadata; the issuer is PUBLIC_URL (docs/decisions.md#resource-shapes, Discovery). */
+  /**
+   * RFC 8414 metadata, which is also OpenID Connect Discovery 1.0's provider metadata (the same document at both
+   * well-known addresses); the issuer is PUBLIC_URL (docs/decisions.md#resource-shapes, Discovery).
+   */
   metadata(): Record<string, unknown> {
     const base = this.config.publicUrl;
     return {
@@ -165,8 +171,27 @@ export class OAuthService {
       revocation_endpoint: `${base}/oauth2/revoke`,
       introspection_endpoint: `${base}/oauth2/introspect`,
       userinfo_endpoint: `${base}/oauth2/userinfo`,
+      jwks_uri: `${base}/oauth2/jwks`,
       ...(this.config.oauthDynamicRegistration ? { registration_endpoint: `${base}/oauth2/register` } : {}),
-      scopes_supported: [...OAUTH_SCOPES],
+      scopes_supported: [...ALL_SCOPES],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'nonce',
+        'at_hash',
+        'name',
+        'preferred_username',
+        'email',
+        'email_verified',
+      ],
+      claims_parameter_supported: false,
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: GRANT_TYPES,

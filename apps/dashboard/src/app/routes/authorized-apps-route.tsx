@@ -1,7 +1,8 @@
 import { ConsentList } from '../../features/consents/components/consent-list';
 import { useDocumentTitle } from '../../lib/router';
 
-export function AuthorizedAppsRoute() {
+/** `focusClientId`: the deep link /authorized-apps/{clientId} opens that app's caps form. */
+export function AuthorizedAppsRoute({ focusClientId }: { focusClientId?: string } = {}) {
   useDocumentTitle('Authorized apps');
 
   return (
@@ -13,7 +14,7 @@ export function AuthorizedAppsRoute() {
           at once.
         </p>
       </div>
-      <ConsentList />
+      <ConsentList focusClientId={focusClientId} />
     </>
   );
 }

@@ -7,6 +7,7 @@ import { Logo } from '../../components/ui/logo';
 import { useLogout } from '../../features/auth/api/logout';
 import { readAuthorizationParams } from '../../features/authorize/api/authorization-params';
 import { ConsentPanel } from '../../features/authorize/components/consent-panel';
+import { notifyOpener } from '../../lib/app-popup';
 import { navigate, useDocumentTitle, useLocation } from '../../lib/router';
 
 /** True when another page shows this one in a frame (clickjacking); the server's X-Frame-Options is the real guard. */
@@ -45,8 +46,14 @@ export function ConsentRoute({ user }: { user: UserResponse }) {
     content = (
       <ConsentPanel
         params={read.params}
-        // A full page load: the redirect URI is the app's, on another origin or a custom scheme.
-        onDecided={(redirectTo) => window.location.assign(redirectTo)}
+        onDecided={(redirectTo) => {
+          // Opened by the app as a popup (display=popup): the answer goes to the opener, at the origin of the
+          // redirect URI the server answered with (a registered one) only, and the popup closes (docs/sdk.md).
+          if (read.params.display === 'popup' && notifyOpener(redirectTo, { kind: 'authorize', url: redirectTo }))
+            return;
+          // A full page load: the redirect URI is the app's, on another origin or a custom scheme.
+          window.location.assign(redirectTo);
+        }}
       />
     );
   }

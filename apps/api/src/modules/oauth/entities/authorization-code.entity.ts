@@ -34,4 +34,8 @@ export class AuthorizationCodeEntity {
   /** The grant this code's exchange started, so a replayed code can end it (RFC 6749 section 4.1.2). */
   @Column({ name: 'grant_id', type: 'uuid', nullable: true })
   grantId: string | null;
+
+  /** OpenID Connect: the request's nonce, echoed in the ID token. */
+  @Column({ type: 'text', nullable: true })
+  nonce: string | null;
 }

@@ -10,7 +10,7 @@ import { useVerifyPayment } from '../api/verify-payment';
  * Back from the checkout page with ?session_id=…: confirms the payment with the server, which credits it once
  * (a reload asks again and gets the same answer).
  */
-export function PaymentReturn({ sessionId }: { sessionId: string }) {
+export function PaymentReturn({ sessionId, onPaid }: { sessionId: string; onPaid?: () => void }) {
   const verify = useVerifyPayment();
   const { mutate } = verify;
   const asked = useRef<string | null>(null);
@@ -18,8 +18,8 @@ export function PaymentReturn({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     if (asked.current === sessionId) return;
     asked.current = sessionId;
-    mutate(sessionId);
-  }, [sessionId, mutate]);
+    mutate(sessionId, { onSuccess: (result) => result.status === 'paid' && onPaid?.() });
+  }, [sessionId, mutate, onPaid]);
 
   const dismiss = () => navigate('/billing', { replace: true });
   const checkAgain = () => verify.mutate(sessionId);

@@ -14,7 +14,7 @@ import { useRedeemGiftCard } from '../api/redeem-gift-card';
 const FIELDS = ['code'] as const;
 
 /** Redeems a gift card code into the balance. The server says why a code is refused (unknown, used, expired). */
-export function RedeemGiftCardForm() {
+export function RedeemGiftCardForm({ onRedeemed }: { onRedeemed?: (result: GiftCardRedeemResponse) => void } = {}) {
   const headingId = useId();
   const [code, setCode] = useState('');
   const [redeemed, setRedeemed] = useState<GiftCardRedeemResponse | null>(null);
@@ -28,6 +28,7 @@ export function RedeemGiftCardForm() {
       onSuccess: (result) => {
         setRedeemed(result);
         setCode('');
+        onRedeemed?.(result);
       },
     });
   };

@@ -15,6 +15,8 @@ type Mode = 'view' | 'editing' | 'confirming';
 interface ConsentCardProps {
   consent: ConsentResponse;
   onAnnounce: Announce;
+  /** Open with the caps form (the deep link /authorized-apps/{clientId}). */
+  startEditing?: boolean;
 }
 
 function Cap({ value }: { value: number | null }) {
@@ -22,9 +24,9 @@ function Cap({ value }: { value: number | null }) {
 }
 
 /** One app the user authorized: what it may do, what it spent, its caps, and the way to cut it off. */
-export function ConsentCard({ consent, onAnnounce }: ConsentCardProps) {
+export function ConsentCard({ consent, onAnnounce, startEditing = false }: ConsentCardProps) {
   const headingId = useId();
-  const [mode, setMode] = useState<Mode>('view');
+  const [mode, setMode] = useState<Mode>(startEditing ? 'editing' : 'view');
   const [returnFocus, setReturnFocus] = useState<'edit' | 'revoke' | null>(null);
   const revokeMutation = useRevokeConsent({
     onRevoked: () =>

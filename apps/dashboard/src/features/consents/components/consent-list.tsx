@@ -3,8 +3,8 @@ import { QueryList } from '../../../components/ui/query-list';
 import { useConsents } from '../api/list-consents';
 import { ConsentCard } from './consent-card';
 
-/** Every app the user authorized. */
-export function ConsentList() {
+/** Every app the user authorized; the one named by `focusClientId` opens with its caps form. */
+export function ConsentList({ focusClientId }: { focusClientId?: string }) {
   const consentsQuery = useConsents();
 
   return (
@@ -14,7 +14,12 @@ export function ConsentList() {
           {(consents) => (
             <div className="app-cards">
               {consents.map((consent) => (
-                <ConsentCard key={consent.clientId} consent={consent} onAnnounce={announce} />
+                <ConsentCard
+                  key={consent.clientId}
+                  consent={consent}
+                  onAnnounce={announce}
+                  startEditing={consent.clientId === focusClientId}
+                />
               ))}
             </div>
           )}

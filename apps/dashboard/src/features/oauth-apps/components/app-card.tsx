@@ -10,7 +10,7 @@ import { FormattedDate } from '../../../components/ui/formatted-date';
 import type { Announce } from '../../../components/ui/list-card';
 import { useOAuthAppAction } from '../api/app-action';
 import { useDeleteOAuthApp } from '../api/delete-oauth-app';
-import { authorizeUrl, pkceSnippet } from '../lib/authorize-snippet';
+import { authorizeUrl, pkceSnippet, sdkSnippet } from '../lib/authorize-snippet';
 import { AppUsage } from './app-usage';
 import { EditAppForm } from './edit-app-form';
 
@@ -222,6 +222,11 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
             caption="PKCE sign-in in JavaScript"
             code={pkceSnippet(origin, app)}
             copyLabel="Copy the PKCE snippet"
+          />
+          <CodeBlock
+            caption="Or with the SDK: sign-in, balance and a chat on the user's budget (docs/sdk.md)"
+            code={sdkSnippet(origin, app)}
+            copyLabel="Copy the SDK snippet"
           />
         </div>
       ) : null}

@@ -1,4 +1,4 @@
-import { authorizeUrl, pkceSnippet } from './authorize-snippet';
+import { authorizeUrl, pkceSnippet, sdkSnippet } from './authorize-snippet';
 
 const app = {
   clientId: 'app_abc',
@@ -44,5 +44,19 @@ describe('the app sign-in link and PKCE snippet', () => {
     const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
     const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
     expect(challenge).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+  });
+});
+
+describe('the SDK snippet', () => {
+  it('loads the script from this server, names the app, and its first web redirect URI', () => {
+    const snippet = sdkSnippet('https://switchyard.example', {
+      clientId: 'app_abc',
+      redirectUris: ['com.example.app:/cb', 'https://app.example/'],
+      scopes: ['api:access'],
+    });
+    expect(snippet).toContain('<script src="https://switchyard.example/sdk/v1/switchyard.js"></script>');
+    expect(snippet).toContain('Switchyard.init({ clientId: "app_abc", redirectUri: "https://app.example/" })');
+    expect(snippet).toContain('data-switchyard-button');
+    expect(snippet).toContain('sy.withBudgetRetry');
   });
 });

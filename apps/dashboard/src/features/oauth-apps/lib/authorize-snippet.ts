@@ -35,3 +35,22 @@ location.assign(url);
 // POST ${origin}/oauth2/token with grant_type=authorization_code, code, redirect_uri,
 // client_id=${app.clientId} and code_verifier.`;
 }
+
+/**
+ * The SDK's quick start for this app (docs/sdk.md): the script tag from this server, a sign-in button, the
+ * balance, and a streamed chat on the user's budget. The redirect URI the page must be served at is the app's
+ * first web one; the page is that address.
+ */
+export function sdkSnippet(origin: string, app: App): string {
+  const redirectUri = app.redirectUris.find((uri) => /^https?:/.test(uri));
+  return `<!-- Serve this page at ${redirectUri ?? 'one of your https redirect URIs'} -->
+<script src="${origin}/sdk/v1/switchyard.js"></script>
+<button data-switchyard-button></button> <span data-switchyard-balance></span>
+<script>
+  const sy = Switchyard.init({ clientId: ${JSON.stringify(app.clientId)}${redirectUri ? `, redirectUri: ${JSON.stringify(redirectUri)}` : ''} });
+  // Then, from a click: the user's budget pays; a refused call opens the top-up or cap popup and runs again.
+  const answer = await sy.withBudgetRetry(() => sy.fetch('/v1/chat/completions', { method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'demo-chat', messages: [{ role: 'user', content: 'Hello!' }] }) }));
+</script>`;
+}
