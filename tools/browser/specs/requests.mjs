@@ -116,6 +116,11 @@ export const tests = DEVICES.map((device) => ({
     const detail = page.locator('.request-detail');
     await expectVisible(detail.getByRole('heading', { name: 'Call to demo-chat' }));
     expectEqual(await detail.getByLabel('Request id').inputValue(), calls.chat, 'the request id shown');
+    expectEqual(
+      await detail.evaluate((element) => element.closest('tr')?.previousElementSibling?.getAttribute('aria-selected')),
+      'true',
+      'the details open right below the call’s own row',
+    );
     await expectText(detail, 'Reserved');
     await expectText(detail, 'Charged');
     await expectText(detail, 'Released');

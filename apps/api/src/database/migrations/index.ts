@@ -16,6 +16,7 @@ import { UsageComponents1763800016000 } from './1763800016000-usage-components';
 import { KeyExpiry1763800017000 } from './1763800017000-key-expiry';
 import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
 import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
+import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   KeyExpiry1763800017000,
   AccountDeletion1763800018000,
   UsageFirstByte1763800021500,
+  RefusedLimit1763800033000,
 ];

@@ -2,11 +2,14 @@ import { AppException } from '../../common/errors/app.exception';
 
 export enum UsageErrorCode {
   BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED',
+  SPEND_LIMIT_EXCEEDED = 'SPEND_LIMIT_EXCEEDED',
   INVALID_CURSOR = 'INVALID_CURSOR',
 }
 
 const STATUS: Record<UsageErrorCode, number> = {
   [UsageErrorCode.BUDGET_EXHAUSTED]: 403,
+  // 403 like budget_exhausted (a permission, not a rate): the key or app may not spend more in this window.
+  [UsageErrorCode.SPEND_LIMIT_EXCEEDED]: 403,
   [UsageErrorCode.INVALID_CURSOR]: 400,
 };
 

@@ -121,7 +121,13 @@ export class CallBilling {
   }
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
-  finish(call: Call, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
+  finish(
+    call: Call,
+    status: UsageStatus,
+    httpStatus: number,
+    errorCode: string | null,
+    refusedLimit: string | null = null,
+  ): void {
     const cost = call.chargedMicros ?? this.costOf(call);
     const reservation = call.reservation;
     call.reservation = null;
@@ -148,6 +154,7 @@ export class CallBilling {
         status,
         httpStatus,
         errorCode,
+        refusedLimit,
         promptTokens: promptTokensOf(call.metered),
         completionTokens: call.metered.outputTokens ?? 0,
         cacheReadTokens: call.metered.cacheReadTokens ?? 0,

@@ -12,7 +12,13 @@ export function CallError({ error }: { error: unknown }) {
       <p>{message}</p>
       {code === 'budget_exhausted' ? (
         <p>
-          <Link href="/billing">Add funds</Link> or raise the key&apos;s limits on <Link href="/keys">API keys</Link>.
+          <Link href="/billing">Add funds</Link> to continue.
+        </p>
+      ) : null}
+      {code === 'spend_limit_exceeded' ? (
+        <p>
+          The key&apos;s own spend limit refused it, not your balance: raise the limit on{' '}
+          <Link href="/keys">API keys</Link> or choose another key.
         </p>
       ) : null}
       {code === 'invalid_api_key' ? <p>The key was revoked or is wrong: forget it above and choose another.</p> : null}
