@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { emailForbiddenCharacter, normaliseEmail } from '@switchyard/shared-dto';
 
 /**
  * Every environment variable the service reads, described once. `loadConfig` parses them all at start and
@@ -183,7 +184,9 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'adminEmail',
     description: 'Email of an admin account created or updated at start (with ADMIN_PASSWORD)',
     parse: (raw, env) => {
-      const email = raw.trim().toLowerCase();
+      const email = normaliseEmail(raw);
+      const invisible = emailForbiddenCharacter(email);
+      if (invisible) bad(`holds an invisible or formatting character (${invisible}); type the address again`);
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) bad('is not an email address');
       if (!env.ADMIN_PASSWORD) bad('is set but ADMIN_PASSWORD is not; set both or neither');
       return email;

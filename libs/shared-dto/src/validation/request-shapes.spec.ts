@@ -4,6 +4,7 @@ import type {
   AuthLoginRequest,
   AuthRegisterRequest,
   PasswordChangeRequest,
+  SignOutEverywhereRequest,
 } from '../auth';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
@@ -24,7 +25,14 @@ import type {
   SpacePublishRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageDailySpendQuery, UsageLedgerQuery } from '../usage';
-import type { AccountDeleteDto, AccountUpdateDto, AuthLoginDto, AuthRegisterDto, PasswordChangeDto } from './auth.dto';
+import type {
+  AccountDeleteDto,
+  AccountUpdateDto,
+  AuthLoginDto,
+  AuthRegisterDto,
+  PasswordChangeDto,
+  SignOutEverywhereDto,
+} from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
@@ -65,6 +73,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AccountUpdateDto, AccountUpdateRequest>(true),
       same<PasswordChangeDto, PasswordChangeRequest>(true),
       same<AccountDeleteDto, AccountDeleteRequest>(true),
+      same<SignOutEverywhereDto, SignOutEverywhereRequest>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
       same<KeyUpdateDto, KeyUpdateRequest>(true),

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsageModule } from '../usage';
+import { AccountCredentials } from './account-credentials';
 import { AccountDeletion } from './account-deletion';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
@@ -17,6 +18,7 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
   imports: [PassportModule, UsageModule, TypeOrmModule.forFeature(accountsEntities)],
   controllers: [AccountsController],
   providers: [
+    AccountCredentials,
     AccountDeletion,
     AccountsRepository,
     AccountsService,
@@ -25,6 +27,6 @@ import { SessionBearerStrategy } from './session-bearer.strategy';
     AppTokenBearerStrategy,
     { provide: APP_GUARD, useClass: SessionAuthGuard },
   ],
-  exports: [AccountsService, AppTokensService, AccountDeletion],
+  exports: [AccountsService, AppTokensService, AccountDeletion, AccountCredentials],
 })
 export class AccountsModule {}

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { AuthSessionResponse, UserResponse } from '@switchyard/shared-dto';
+import type { AuthSessionResponse, SignedOutResponse, UserResponse } from '@switchyard/shared-dto';
 import type {
   AccountDeleteDto,
   AuthLoginDto,
@@ -13,6 +13,7 @@ import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
+import { AccountCredentials } from './account-credentials';
 import { AccountDeletion } from './account-deletion';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsRepository, type HandleHolder } from './accounts.repository';
@@ -67,6 +68,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly rateLimiter: RateLimiterService,
     private readonly ledger: LedgerService,
     private readonly deletion: AccountDeletion,
+    private readonly credentials: AccountCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -134,17 +136,29 @@ export class AccountsService implements OnApplicationBootstrap {
   /**
    * Changes the password after checking the current one (counted like failed sign-ins, so a stolen session cannot
    * guess it), and signs out every other session: whoever else held one must sign in with the new password.
-   * This session stays. Answers how many sessions were signed out.
+   * This session stays. With `revokeCredentials`, every API key and app authorization is revoked too.
    */
-  async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<number> {
+  async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<SignedOutResponse> {
     await this.checkPassword(principal, dto.currentPassword, 'currentPassword');
     await this.repository.setPasswordHash(principal.userId, await hashPassword(dto.newPassword));
-    return this.repository.revokeSessions(principal.userId, principal.sessionId);
+    const signedOutSessions = await this.repository.revokeSessions(principal.userId, principal.sessionId);
+    return { signedOutSessions, ...(await this.revokeCredentials(principal.userId, dto.revokeCredentials)) };
   }
 
-  /** Signs out every session of the user, this one too. Answers how many. */
-  signOutEverywhere(principal: SessionPrincipal): Promise<number> {
-    return this.repository.revokeSessions(principal.userId, null);
+  /** Signs out every session of the user, this one too; with `revokeCredentials`, every key and app authorization. */
+  async signOutEverywhere(principal: SessionPrincipal, revokeCredentials = false): Promise<SignedOutResponse> {
+    const signedOutSessions = await this.repository.revokeSessions(principal.userId, null);
+    return { signedOutSessions, ...(await this.revokeCredentials(principal.userId, revokeCredentials)) };
+  }
+
+  /** Revokes every API key and app authorization of the user when asked (docs/accounts.md, "Settings"). */
+  private async revokeCredentials(
+    userId: string,
+    asked: boolean | undefined,
+  ): Promise<Omit<SignedOutResponse, 'signedOutSessions'>> {
+    if (!asked) return { revokedApiKeys: 0, revokedAppAuthorizations: 0 };
+    const revoked = await this.credentials.revokeAll(userId);
+    return { revokedApiKeys: revoked.apiKeys, revokedAppAuthorizations: revoked.appAuthorizations };
   }
 
   /**

@@ -87,6 +87,15 @@ export class KeysRepository {
     return this.keys.findOneBy({ id, userId });
   }
 
+  /** The hashes of every live key of the user (for dropping them from every instance's cache). */
+  async hashesOf(userId: string): Promise<string[]> {
+    const rows: Array<{ key_hash: string }> = await this.keys.query(
+      `SELECT key_hash FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`,
+      [userId],
+    );
+    return rows.map((row) => row.key_hash);
+  }
+
   /** Revokes every live key of the user; answers their hashes. */
   async revokeAll(userId: string): Promise<string[]> {
     const [rows]: [Array<{ key_hash: string }>, number] = await this.keys.query(

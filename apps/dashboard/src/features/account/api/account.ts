@@ -3,6 +3,8 @@ import type {
   AccountDeleteRequest,
   AccountUpdateRequest,
   PasswordChangeRequest,
+  SignOutEverywhereRequest,
+  SignedOutResponse,
   UserResponse,
 } from '@switchyard/shared-dto';
 
@@ -12,12 +14,20 @@ export function updateAccount(body: AccountUpdateRequest): Promise<UserResponse>
   return http.patch<UserResponse>('/api/v1/auth/me', body);
 }
 
-export function changePassword(body: PasswordChangeRequest): Promise<{ signedOutSessions: number }> {
-  return http.post<{ signedOutSessions: number }>('/api/v1/auth/password', body);
+export function changePassword(body: PasswordChangeRequest): Promise<SignedOutResponse> {
+  return http.post<SignedOutResponse>('/api/v1/auth/password', body);
 }
 
-export function signOutEverywhere(): Promise<{ signedOutSessions: number }> {
-  return http.post<{ signedOutSessions: number }>('/api/v1/auth/logout-everywhere');
+export function signOutEverywhere(body: SignOutEverywhereRequest): Promise<SignedOutResponse> {
+  return http.post<SignedOutResponse>('/api/v1/auth/logout-everywhere', body);
+}
+
+/** "2 API keys and 1 app authorization revoked", or '' when none was. */
+export function revokedWords({ revokedApiKeys, revokedAppAuthorizations }: SignedOutResponse): string {
+  if (!revokedApiKeys && !revokedAppAuthorizations) return '';
+  const keys = `${revokedApiKeys} API ${revokedApiKeys === 1 ? 'key' : 'keys'}`;
+  const apps = `${revokedAppAuthorizations} app ${revokedAppAuthorizations === 1 ? 'authorization' : 'authorizations'}`;
+  return `${keys} and ${apps} revoked.`;
 }
 
 export function deleteAccount(body: AccountDeleteRequest): Promise<null> {
