@@ -1,6 +1,6 @@
 import { Alert } from '../../../components/ui/alert';
 import { isApiError } from '../../../lib/http';
-import { formatCallCost } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 
 /** A failed call in words, with the way out when the budget ran out or the key is refused. */
@@ -33,7 +33,7 @@ export function CallError({ error }: { error: unknown }) {
 export function CallCost({ tokens, cost }: { tokens?: number | null; cost: number | null }) {
   const parts: string[] = [];
   if (typeof tokens === 'number') parts.push(`${tokens.toLocaleString('en-US')} tokens`);
-  if (cost !== null) parts.push(formatCallCost(cost));
+  if (cost !== null) parts.push(formatMoney(cost));
   if (parts.length === 0) return null;
   return <p className="muted small call-cost">{parts.join(' · ')}</p>;
 }

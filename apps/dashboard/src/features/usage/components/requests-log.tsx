@@ -8,7 +8,7 @@ import { PagedList } from '../../../components/ui/paged-list';
 import { SelectField } from '../../../components/ui/select-field';
 import type { SelectOption } from '../../../components/ui/select-field';
 import { TextField } from '../../../components/ui/text-field';
-import { formatCallCost } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { useRequests } from '../api/list-requests';
 import {
   filtersProblem,
@@ -106,15 +106,15 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
       <dl className="details money-trace">
         <div>
           <dt>Reserved</dt>
-          <dd>{formatCallCost(money.reserved)}</dd>
+          <dd>{formatMoney(money.reserved)}</dd>
         </div>
         <div>
           <dt>Charged</dt>
-          <dd>{formatCallCost(money.charged)}</dd>
+          <dd>{formatMoney(money.charged)}</dd>
         </div>
         <div>
           <dt>Released</dt>
-          <dd>{formatCallCost(money.released)}</dd>
+          <dd>{formatMoney(money.released)}</dd>
         </div>
       </dl>
       <p className="muted">{moneyReason(money)}</p>
@@ -187,7 +187,7 @@ export function RequestsLog({ keyOptions, appOptions }: RequestsLogProps) {
                   {count.format(record.totalTokens)}
                 </td>
                 <td className="numeric" data-label="Cost">
-                  {formatCallCost(record.cost)}
+                  {formatMoney(record.cost)}
                 </td>
                 <td className="numeric" data-label="Latency">
                   {formatDuration(record.latencyMs)}
