@@ -32,6 +32,8 @@ export interface UserResponse {
   handle: string | null;
   role: UserRole;
   createdAt: string;
+  /** Whether the account has verified its address (docs/mail.md). */
+  emailVerified: boolean;
 }
 
 export interface AuthSessionResponse {
@@ -102,3 +104,24 @@ export function emailForbiddenCharacter(email: string): string | null {
   if (!match) return null;
   return `U+${match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
+
+/** POST /api/v1/auth/password-reset: ask for a reset link by mail (the answer is the same whether or not an account has it). */
+export interface PasswordResetRequest {
+  email: string;
+}
+
+/** POST /api/v1/auth/password-reset/confirm: the link's token and the new password. */
+export interface PasswordResetConfirmRequest {
+  token: string;
+  newPassword: string;
+  /** Also revoke every API key and app authorization (default false), as a password change may. */
+  revokeCredentials?: boolean;
+}
+
+/** POST /api/v1/auth/verify-email: the verification link's token. */
+export interface EmailVerifyRequest {
+  token: string;
+}
+
+/** The tokens mail links carry: a prefix and 256 random bits, base64url. */
+export const MAIL_TOKEN_MAX_LENGTH = 100;

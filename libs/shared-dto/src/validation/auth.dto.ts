@@ -22,6 +22,10 @@ import {
   PASSWORD_MIN_LENGTH,
   PasswordChangeRequest,
   SignOutEverywhereRequest,
+  PasswordResetRequest,
+  PasswordResetConfirmRequest,
+  EmailVerifyRequest,
+  MAIL_TOKEN_MAX_LENGTH,
 } from '../auth';
 
 /** Every email the API takes is NFKC-normalised, trimmed and lower-cased before it is validated, stored or looked up. */
@@ -112,4 +116,35 @@ export class AccountDeleteDto implements AccountDeleteRequest {
   @MinLength(1, { message: 'password must not be empty' })
   @MaxLength(PASSWORD_MAX_LENGTH)
   password: string;
+}
+
+export class PasswordResetRequestDto implements PasswordResetRequest {
+  @Transform(normaliseEmail)
+  @HasNoInvisibleCharacters()
+  @IsEmail({}, { message: 'email must be a valid email address' })
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email: string;
+}
+
+export class PasswordResetConfirmDto implements PasswordResetConfirmRequest {
+  @IsString()
+  @MinLength(1, { message: 'token must not be empty' })
+  @MaxLength(MAIL_TOKEN_MAX_LENGTH)
+  token: string;
+
+  @IsString()
+  @MinLength(PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${PASSWORD_MIN_LENGTH} characters` })
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  newPassword: string;
+
+  @IsOptional()
+  @IsBoolean({ message: 'revokeCredentials must be true or false' })
+  revokeCredentials?: boolean;
+}
+
+export class EmailVerifyDto implements EmailVerifyRequest {
+  @IsString()
+  @MinLength(1, { message: 'token must not be empty' })
+  @MaxLength(MAIL_TOKEN_MAX_LENGTH)
+  token: string;
 }

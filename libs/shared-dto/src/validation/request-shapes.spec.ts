@@ -5,6 +5,9 @@ import type {
   AuthRegisterRequest,
   PasswordChangeRequest,
   SignOutEverywhereRequest,
+  PasswordResetRequest,
+  PasswordResetConfirmRequest,
+  EmailVerifyRequest,
 } from '../auth';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
@@ -32,6 +35,9 @@ import type {
   AuthRegisterDto,
   PasswordChangeDto,
   SignOutEverywhereDto,
+  PasswordResetRequestDto,
+  PasswordResetConfirmDto,
+  EmailVerifyDto,
 } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
@@ -74,6 +80,9 @@ describe('the validation classes and the shared request interfaces', () => {
       same<PasswordChangeDto, PasswordChangeRequest>(true),
       same<AccountDeleteDto, AccountDeleteRequest>(true),
       same<SignOutEverywhereDto, SignOutEverywhereRequest>(true),
+      same<PasswordResetRequestDto, PasswordResetRequest>(true),
+      same<PasswordResetConfirmDto, PasswordResetConfirmRequest>(true),
+      same<EmailVerifyDto, EmailVerifyRequest>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
       same<KeyUpdateDto, KeyUpdateRequest>(true),

@@ -17,6 +17,7 @@ import { KeyExpiry1763800017000 } from './1763800017000-key-expiry';
 import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
 import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
+import { AccountMail1763800033100 } from './1763800033100-account-mail';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   AccountDeletion1763800018000,
   UsageFirstByte1763800021500,
   RefusedLimit1763800033000,
+  AccountMail1763800033100,
 ];

@@ -14,6 +14,7 @@ import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service
 import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
 import { AccountCredentials } from './account-credentials';
+import { AccountMailService } from './account-mail.service';
 import { AccountDeletion } from './account-deletion';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsRepository, type HandleHolder } from './accounts.repository';
@@ -54,6 +55,7 @@ export function toUserResponse(user: UserEntity): UserResponse {
     handle: user.handle,
     role: user.role,
     createdAt: user.createdAt.toISOString(),
+    emailVerified: user.emailVerifiedAt !== null,
   };
 }
 
@@ -69,6 +71,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly ledger: LedgerService,
     private readonly deletion: AccountDeletion,
     private readonly credentials: AccountCredentials,
+    private readonly accountMail: AccountMailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -90,6 +93,7 @@ export class AccountsService implements OnApplicationBootstrap {
     });
     if (!user) throw new AccountsException(AccountsErrorCode.EMAIL_TAKEN, 'An account with this email already exists');
     await this.ledger.grantSignupCredit(user.id);
+    this.accountMail.welcome(user);
     return this.startSession(user, client);
   }
 
@@ -106,6 +110,9 @@ export class AccountsService implements OnApplicationBootstrap {
       throw new AccountsException(AccountsErrorCode.INVALID_CREDENTIALS, 'Email or password is incorrect');
     }
     await this.rateLimiter.reset(failures);
+    // Said only to whoever knows the password: an operator disabled the account (docs/operations.md).
+    if (user.disabledAt)
+      throw new AccountsException(AccountsErrorCode.ACCOUNT_DISABLED, 'This account is disabled: ask the operator');
     return this.startSession(user, client);
   }
 

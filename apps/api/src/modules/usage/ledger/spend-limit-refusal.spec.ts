@@ -1,4 +1,5 @@
-import { moneyWords, parseTripped, refusedLimitOf, refusedLimitOfError, windowResetsAt } from './spend-limit-refusal';
+import { moneyWords } from '../../../common/money-words';
+import { parseTripped, refusedLimitOf, refusedLimitOfError, windowResetsAt } from './spend-limit-refusal';
 
 describe('spend limit refusals', () => {
   it('reads which limit sy_reserve says tripped', () => {
@@ -15,7 +16,7 @@ describe('spend limit refusals', () => {
     expect(moneyWords(214)).toBe('$0.000214');
     expect(moneyWords(21_130_000)).toBe('$21.13');
     expect(moneyWords(0)).toBe('$0.00');
-    expect(moneyWords(-5)).toBe('$0.00');
+    expect(moneyWords(-35)).toBe('-$0.000035');
   });
 
   it('says when a calendar window starts again (UTC)', () => {

@@ -4,6 +4,7 @@ import {
   type SpendLimitName,
   type SpendLimitScope,
 } from '@switchyard/shared-dto';
+import { moneyWords } from '../../../common/money-words';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { toUnits } from './ledger.service';
@@ -15,15 +16,6 @@ export function parseTripped(tripped: string | null): { scope: SpendLimitScope; 
   const scope: SpendLimitScope = tripped.startsWith('app_') ? 'app' : 'key';
   const limit = scope === 'app' ? tripped.slice(4) : tripped;
   return (SPEND_LIMIT_NAMES as readonly string[]).includes(limit) ? { scope, limit: limit as SpendLimitName } : null;
-}
-
-/** An amount for a message, exact to the micro-unit and at least to the cent: "$0.50", "$0.4999", "$0.000214". */
-export function moneyWords(micros: number): string {
-  const text = toUnits(Math.max(0, Math.round(micros)))
-    .toFixed(6)
-    .replace(/0+$/, '');
-  const point = text.indexOf('.');
-  return `$${text.length - point - 1 < 2 ? text.padEnd(point + 3, '0') : text}`;
 }
 
 const WINDOW_WORDS: Record<SpendLimitName, string> = {
@@ -79,8 +71,8 @@ export async function spendLimitExceeded(
   const what = scope === 'key' ? `This API key's ${name} spend limit` : `The ${name} spending cap you set for this app`;
   const message =
     limit === 'per_request'
-      ? `${what} (${moneyWords(figures.limitMicros)}) is below what this call needs at least (${moneyWords(needed)})`
-      : `${what} is reached: ${moneyWords(figures.spentMicros)} of ${moneyWords(figures.limitMicros)} spent ${WINDOW_WORDS[limit]}; this call needs at least ${moneyWords(needed)}`;
+      ? `${what} (${moneyWords(Math.max(0, figures.limitMicros))}) is below what this call needs at least (${moneyWords(needed)})`
+      : `${what} is reached: ${moneyWords(Math.max(0, figures.spentMicros))} of ${moneyWords(Math.max(0, figures.limitMicros))} spent ${WINDOW_WORDS[limit]}; this call needs at least ${moneyWords(needed)}`;
   return new UsageException(UsageErrorCode.SPEND_LIMIT_EXCEEDED, message, {
     limit,
     scope,
