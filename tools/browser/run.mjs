@@ -6,8 +6,9 @@
 //
 // A spec module exports either `name` + `async run(ctx)`, or `tests = [{ name, run }]` (run in order, so later
 // tests may rely on state kept by earlier ones in the same module). `ctx` is:
-//   { browser, baseUrl, spacesUrl, newPage(options?), admin: { email, password }, serverLog() }
+//   { browser, baseUrl, spacesUrl, newPage(options?), admin: { email, password }, serverLog(), dataDir }
 // `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
+// `dataDir` is the API's DATA_DIR: without SMTP_URL its mail lands in dataDir/mail as .eml files (docs/mail.md).
 // `spacesUrl` is SPACES_ORIGIN, where the API's second listener serves hosted space apps (another port of the
 // same host). `serverLog()` is the API's output so far (one access line per request: what the API received).
 // Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
@@ -187,7 +188,7 @@ function reportCspViolations(mark) {
   );
 }
 
-async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
+async function runTest(test, { browser, baseUrl, spacesUrl, log, dataDir }) {
   const contexts = [];
   const pageErrors = [];
   const dashboardViolations = [];
@@ -206,6 +207,7 @@ async function runTest(test, { browser, baseUrl, spacesUrl, log }) {
     baseUrl,
     spacesUrl,
     admin: ADMIN,
+    dataDir,
     serverLog: () => log.text(),
     async newPage(options = {}) {
       const context = await browser.newContext({ baseURL: baseUrl, ...options });
@@ -320,7 +322,7 @@ async function main() {
     );
 
     for (const test of tests) {
-      const result = await runTest(test, { browser, baseUrl, spacesUrl, log });
+      const result = await runTest(test, { browser, baseUrl, spacesUrl, log, dataDir });
       if (!result.failure) {
         passed += 1;
         console.log(`✓ ${test.name} (${result.ms} ms)`);

@@ -2,6 +2,7 @@ import type { UserResponse } from '@switchyard/shared-dto';
 
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
+import { ForgotPasswordRoute, ResetPasswordRoute, VerifyEmailRoute } from './routes/account-recovery-routes';
 import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
 import { BillingRoute } from './routes/billing-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
@@ -76,6 +77,11 @@ export function AppRouter() {
       </GuestOnly>
     );
   }
+
+  // Mail links and the way to them: public, outside the shell (docs/mail.md).
+  if (pathname === '/forgot-password') return <ForgotPasswordRoute />;
+  if (pathname === '/reset-password') return <ResetPasswordRoute />;
+  if (pathname === '/verify-email') return <VerifyEmailRoute />;
 
   // The OAuth consent page: signed in, but outside the shell (docs/decisions.md#accounts-and-sessions).
   if (pathname === '/consent') {

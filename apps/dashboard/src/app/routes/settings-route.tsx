@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { UserResponse } from '@switchyard/shared-dto';
 
 import { DeleteAccountForm } from '../../features/account/components/delete-account-form';
+import { EmailCard } from '../../features/account/components/email-card';
 import { NameForm } from '../../features/account/components/name-form';
 import { PasswordForm } from '../../features/account/components/password-form';
 import { SessionsCard } from '../../features/account/components/sessions-card';
@@ -23,9 +24,12 @@ export function SettingsRoute({ user }: { user: UserResponse }) {
     <>
       <div className="page-header">
         <h1 className="page-title">Settings</h1>
-        <p className="muted">Your name, your password, where you are signed in, and deleting the account.</p>
+        <p className="muted">
+          Your name, your address, alerts, your password, where you are signed in, and deleting the account.
+        </p>
       </div>
       <NameForm user={user} onSaved={(updated) => setSignedInUser(queryClient, updated)} />
+      <EmailCard user={user} />
       <PasswordForm />
       <SessionsCard onSignedOut={signedOut} />
       <DeleteAccountForm onDeleted={signedOut} />
