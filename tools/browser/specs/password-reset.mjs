@@ -4,7 +4,7 @@
 // with it; the link refused a second time; the verification link from the registration mail.
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
 import { mailTo } from '../mail.mjs';
-import { DEVICES, noHorizontalScroll, screenshot } from '../screens.mjs';
+import { DEVICES, noHorizontalScroll, screenshot } from '../devices.mjs';
 
 export const name = 'password reset';
 
