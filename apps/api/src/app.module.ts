@@ -8,6 +8,7 @@ import type { AppConfig } from './config/config.schema';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts';
+import { AdminModule } from './modules/admin';
 import { ClientsModule } from './modules/clients';
 import { ConsentsModule } from './modules/consents';
 import { GiftcardsModule } from './modules/giftcards';
@@ -42,6 +43,7 @@ export class AppModule {
         PaymentsModule,
         GiftcardsModule,
         SpacesModule,
+        AdminModule,
       ],
     };
   }

@@ -9,7 +9,23 @@ import type {
   PasswordResetConfirmRequest,
   EmailVerifyRequest,
 } from '../auth';
+import type {
+  AccountStatusChangeRequest,
+  AdminGiftCardQuery,
+  AdminUsageQuery,
+  AdminUserQuery,
+  AuditQuery,
+  BalanceAdjustmentRequest,
+} from '../admin';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
+import type {
+  AccountStatusChangeDto,
+  AdminGiftCardQueryDto,
+  AdminUsageQueryDto,
+  AdminUserQueryDto,
+  AuditQueryDto,
+  BalanceAdjustmentDto,
+} from './admin.dto';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
 import type { KeyCreateRequest, KeyLimitsUpdateRequest, KeyUpdateRequest } from '../keys';
@@ -107,6 +123,12 @@ describe('the validation classes and the shared request interfaces', () => {
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),
       same<SpaceEditDto, SpaceEditRequest>(true),
       same<SpacePublishDto, SpacePublishRequest>(true),
+      same<AdminUserQueryDto, AdminUserQuery>(true),
+      same<BalanceAdjustmentDto, BalanceAdjustmentRequest>(true),
+      same<AccountStatusChangeDto, AccountStatusChangeRequest>(true),
+      same<AdminUsageQueryDto, AdminUsageQuery>(true),
+      same<AdminGiftCardQueryDto, AdminGiftCardQuery>(true),
+      same<AuditQueryDto, AuditQuery>(true),
     ];
     expect(verdicts.every(Boolean)).toBe(true);
   });

@@ -18,6 +18,7 @@ import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
 import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
 import { AccountMail1763800033100 } from './1763800033100-account-mail';
+import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   UsageFirstByte1763800021500,
   RefusedLimit1763800033000,
   AccountMail1763800033100,
+  AdminAuditLog1763800033200,
 ];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { isUniqueViolation } from '../../common/database/postgres-errors';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
@@ -123,6 +123,23 @@ export class AccountsRepository {
 
   async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
     await this.users.update({ id: userId }, { passwordHash });
+  }
+
+  /**
+   * Disables the account (and revokes every session, in the same statement) or enables it again, in the caller's
+   * transaction. False when nothing changed: already so, deleted, or no such account.
+   */
+  async setDisabled(manager: EntityManager, userId: string, disabled: boolean): Promise<boolean> {
+    const rows: Array<{ id: string }> = await manager.query(
+      `WITH u AS (
+         UPDATE users SET disabled_at = CASE WHEN $2 THEN now() ELSE NULL END, updated_at = now()
+          WHERE id = $1 AND deleted_at IS NULL AND (disabled_at IS NULL) = $2 RETURNING id),
+       s AS (
+         UPDATE sessions SET revoked_at = now() WHERE $2 AND user_id IN (SELECT id FROM u) AND revoked_at IS NULL)
+       SELECT id FROM u`,
+      [userId, disabled],
+    );
+    return rows.length > 0;
   }
 
   /** Marks the address verified, if it is still the account's address. */

@@ -13,6 +13,7 @@ import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
+import type { EntityManager } from 'typeorm';
 import { AccountCredentials } from './account-credentials';
 import { AccountMailService } from './account-mail.service';
 import { AccountDeletion } from './account-deletion';
@@ -190,6 +191,32 @@ export class AccountsService implements OnApplicationBootstrap {
       throw new AccountsException(AccountsErrorCode.PASSWORD_INCORRECT, 'That is not your current password', field);
     }
     await this.rateLimiter.reset(failures);
+  }
+
+  /**
+   * An operator disables the account, or enables it again, in the caller's transaction (where the admin module
+   * writes its audit entry). Disabling revokes every session in the same statement; sign-in then answers
+   * ACCOUNT_DISABLED, and its keys and apps' tokens are unknown while it stays so. Once the transaction commits,
+   * call `forgetCredentials` so that every instance drops what it cached of them. False when nothing changed.
+   */
+  setDisabled(manager: EntityManager, userId: string, disabled: boolean): Promise<boolean> {
+    return this.repository.setDisabled(manager, userId, disabled);
+  }
+
+  /** Every instance drops its cached lookups of the user's keys and apps' tokens (after a change of status). */
+  forgetCredentials(userId: string): Promise<void> {
+    return this.credentials.forget(userId);
+  }
+
+  /** Throws EMAIL_UNVERIFIED when the operator requires a verified address before money comes in and it is not. */
+  async requireVerifiedForTopUp(userId: string): Promise<void> {
+    if (!this.config.requireVerifiedEmailForTopUp) return;
+    const user = await this.repository.findUserById(userId);
+    if (user?.emailVerifiedAt) return;
+    throw new AccountsException(
+      AccountsErrorCode.EMAIL_UNVERIFIED,
+      'Verify your email address before adding funds: open the link we mailed you, or send a new one from Settings',
+    );
   }
 
   /**

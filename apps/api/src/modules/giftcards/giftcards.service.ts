@@ -1,5 +1,15 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { GiftCardIssueRequest, GiftCardIssueResponse, GiftCardRedeemResponse } from '@switchyard/shared-dto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  AdminGiftCardPage,
+  GiftCardIssueRequest,
+  GiftCardIssueResponse,
+  GiftCardRedeemResponse,
+  GiftCardStatus,
+} from '@switchyard/shared-dto';
+import { DataSource } from 'typeorm';
+import { moneyWords } from '../../common/money-words';
+import { AuditLogService } from '../audit';
 import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG } from '../../config/config.module';
@@ -20,6 +30,14 @@ function expiryOf(value: string): Date {
   return date;
 }
 
+/** A list cursor: the last card's creation time and id; null (the first page) when absent or malformed. */
+function decodeCursor(cursor: string | null): { createdAt: string; id: string } | null {
+  if (!cursor) return null;
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) return null;
+  return { createdAt, id };
+}
+
 /** A claim this old without its credit noted was interrupted (a redemption takes milliseconds). */
 const RECOVER_AFTER_SECONDS = 60;
 const RECOVERY_SWEEP_MS = 60_000;
@@ -34,6 +52,8 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     private readonly repository: GiftcardsRepository,
     private readonly ledger: LedgerService,
     private readonly rateLimiter: RateLimiterService,
+    private readonly audit: AuditLogService,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,7 +72,10 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     clearInterval(this.timer);
   }
 
-  /** Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. */
+  /**
+   * Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. The cards
+   * and their audit-log entry (who, how many, of what, their ids) are written in one transaction.
+   */
   async issue(issuedBy: string | null, request: GiftCardIssueRequest): Promise<GiftCardIssueResponse> {
     const expiresAt = request.expiresAt ? expiryOf(request.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now())
@@ -61,7 +84,22 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
       });
     const amountMicros = Math.round(request.amount * 1e6);
     const codes = Array.from({ length: request.count }, () => generateGiftCardCode());
-    const ids = await this.repository.insertMany(codes.map(hashGiftCardCode), amountMicros, expiresAt, issuedBy);
+    const ids = await this.dataSource.transaction(async (manager) => {
+      const inserted = await this.repository.insertMany(
+        manager,
+        codes.map(hashGiftCardCode),
+        amountMicros,
+        expiresAt,
+        issuedBy,
+      );
+      await this.audit.append(manager, {
+        adminId: issuedBy,
+        action: 'gift_cards_issued',
+        targetUserId: null,
+        details: { count: request.count, amount: toUnits(amountMicros), expiresAt, cardIds: inserted },
+      });
+      return inserted;
+    });
     this.logger.log(
       `${request.count} gift cards of ${money(request.amount)} issued${issuedBy ? ` by ${issuedBy}` : ' from the command line'}`,
     );
@@ -116,9 +154,24 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     const { remainingBudget } = await this.ledger.summary(userId);
     return {
       success: true,
-      message: `Gift card redeemed: ${money(amountAdded)} added to your balance`,
+      message: `Gift card redeemed: ${moneyWords(card.amountMicros)} added to your balance`,
       amountAdded,
       newBalance: remainingBudget,
+    };
+  }
+
+  /** Issued cards, newest first, with their status and who redeemed them (the console's list). */
+  async list(status: GiftCardStatus | null, limit: number, cursor: string | null): Promise<AdminGiftCardPage> {
+    const before = decodeCursor(cursor);
+    const rows = await this.repository.list(status, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+      nextCursor:
+        rows.length > limit && last
+          ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url')
+          : null,
     };
   }
 

@@ -116,7 +116,9 @@ export class KeysRepository {
     const rows = await hotQuery<ActiveKeyRow>(
       this.keys.manager.connection,
       'sy_key_by_hash',
-      `SELECT ${ACTIVE_KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      // A key of an account an operator disabled is unknown while it is disabled (users is accounts' table).
+      `SELECT ${ACTIVE_KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = api_keys.user_id AND u.disabled_at IS NOT NULL)`,
       [keyHash],
     );
     return toActiveKey(rows[0]);

@@ -6,7 +6,10 @@ import type {
   LedgerSide,
   UsageSummaryResponse,
 } from '@switchyard/shared-dto';
+import type { EntityManager } from 'typeorm';
+import { isCheckViolation } from '../../../common/database/postgres-errors';
 import { APP_CONFIG } from '../../../config/config.module';
+import { UsageErrorCode, UsageException } from '../usage.exception';
 import type { AppConfig } from '../../../config/config.schema';
 import { DAY_MS } from '../usage-window';
 import { CreditKind, LedgerRepository } from './ledger.repository';
@@ -81,6 +84,43 @@ export class LedgerService {
       // A window without spend: the next one ends just after the latest day that had some.
       to = shift(older, 1);
     }
+  }
+
+  /**
+   * An operator's adjustment of a balance, in the caller's transaction (the admin module writes its audit entry in
+   * the same one): credited or debited once per `idempotencyKey`. Throws ADJUSTMENT_EXCEEDS_BALANCE when a debit
+   * would take the balance (less what calls in flight hold) below zero, ADJUSTMENT_KEY_REUSED when the key was
+   * used for another account.
+   */
+  async adjust(
+    manager: EntityManager,
+    userId: string,
+    amountMicros: number,
+    source: string,
+    idempotencyKey: string,
+  ): Promise<{ entryId: string; applied: boolean }> {
+    const key = `adjustment:${idempotencyKey}`;
+    let written: { entryId: string; applied: boolean } | null;
+    try {
+      written = await this.ledger.adjust(manager, userId, amountMicros, source, key);
+    } catch (error) {
+      if (isCheckViolation(error))
+        throw new UsageException(
+          UsageErrorCode.ADJUSTMENT_EXCEEDS_BALANCE,
+          'The balance cannot go below zero: debit at most what the account has free',
+          { field: 'amount' },
+        );
+      throw error;
+    }
+    if (written) return written;
+    // The same key in a request racing with this one: its entry committed after this statement's snapshot.
+    const earlier = await this.ledger.findAdjustment(manager, userId, key);
+    if (earlier) return { entryId: earlier, applied: false };
+    throw new UsageException(
+      UsageErrorCode.ADJUSTMENT_KEY_REUSED,
+      'This idempotency key was used for another account: make a new one',
+      { field: 'idempotencyKey' },
+    );
   }
 
   /** The sign-up credit of SIGNUP_CREDIT, once per account. */
