@@ -3,6 +3,7 @@ import type { UserResponse } from '@switchyard/shared-dto';
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
 import { ForgotPasswordRoute, ResetPasswordRoute, VerifyEmailRoute } from './routes/account-recovery-routes';
+import { AdminConsoleRoute } from './routes/admin-console-route';
 import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
 import { BillingRoute } from './routes/billing-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
@@ -49,6 +50,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <BillingRoute />;
     case '/docs':
       return <DocsRoute />;
+    case '/admin':
+      return <AdminConsoleRoute user={user} />;
     case '/admin/gift-cards':
       return <AdminGiftCardsRoute />;
     case '/spaces':
