@@ -23,6 +23,7 @@ function AdjustForm({ user }: { user: AdminUser }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setDone('');
+    adjust.reset();
     const parsed = parseAdjustment(amount);
     if (!parsed.ok) return setProblem(parsed.problem);
     if (reason.trim().length < 3) return setProblem('Say why, in a few words: it goes to the audit log.');
@@ -87,6 +88,7 @@ function StatusForm({ user, self }: { user: AdminUser; self: boolean }) {
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    change.reset();
     if (reason.trim().length < 3) return setProblem('Say why, in a few words: it goes to the audit log.');
     setProblem(null);
     change.mutate({ disabled: disabling, reason: reason.trim() }, { onSuccess: () => setReason('') });
