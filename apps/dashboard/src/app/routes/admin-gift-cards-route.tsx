@@ -1,4 +1,4 @@
-import { IssuedGiftCards } from '../../features/admin-console/components/issued-gift-cards';
+import { IssuedGiftCards } from '../../features/admin-gift-cards/components/issued-gift-cards';
 import { IssueGiftCardsForm } from '../../features/admin-gift-cards/components/issue-gift-cards-form';
 import { useDocumentTitle } from '../../lib/router';
 

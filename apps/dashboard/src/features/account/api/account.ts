@@ -52,3 +52,12 @@ export function useSignOutEverywhere(onSignedOut: () => void) {
 export function useDeleteAccount(onDeleted: () => void) {
   return useMutation({ mutationFn: deleteAccount, gcTime: 0, onSuccess: onDeleted });
 }
+
+/** A new verification link to the signed-in user's address (`sent: false` when it is verified already). */
+export function sendVerification(): Promise<{ sent: boolean }> {
+  return http.post<{ sent: boolean }>('/api/v1/auth/verify-email/send');
+}
+
+export function useSendVerification() {
+  return useMutation({ mutationFn: sendVerification });
+}

@@ -3,7 +3,7 @@ import type { UserResponse } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
-import { useSendVerification } from '../../auth/api/recovery';
+import { useSendVerification } from '../api/account';
 
 /** The account's address, whether it is verified, and a new verification link on demand. */
 export function EmailCard({ user }: { user: UserResponse }) {

@@ -1,8 +1,6 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   AccountStatus,
-  AdminGiftCardPage,
-  AdminGiftCardQuery,
   AdminUsageGroupBy,
   AdminUsageQuery,
   AdminUsageResponse,
@@ -13,7 +11,6 @@ import type {
   AuditQuery,
   BalanceAdjustmentRequest,
   BalanceAdjustmentResponse,
-  GiftCardStatus,
 } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
@@ -25,7 +22,6 @@ export const consoleKeys = {
   all: ['admin-console'] as const,
   users: (q: string, status: AccountStatus | '') => [...consoleKeys.all, 'users', q, status] as const,
   usage: (query: AdminUsageQuery) => [...consoleKeys.all, 'usage', query] as const,
-  giftCards: (status: GiftCardStatus | '') => [...consoleKeys.all, 'gift-cards', status] as const,
   audit: (userId: string | null) => [...consoleKeys.all, 'audit', userId] as const,
 };
 
@@ -50,19 +46,6 @@ export function useAdminUsage(groupBy: AdminUsageGroupBy, from: string, to: stri
     queryFn: ({ signal }) =>
       http.get<AdminUsageResponse>(`/api/v1/admin/usage${queryString<AdminUsageQuery>(query)}`, { signal }),
     placeholderData: keepPreviousData,
-  });
-}
-
-export function useAdminGiftCards(status: GiftCardStatus | '') {
-  return useInfiniteQuery({
-    queryKey: consoleKeys.giftCards(status),
-    queryFn: ({ pageParam, signal }) =>
-      http.get<AdminGiftCardPage>(
-        `/api/v1/admin/giftcards${queryString<AdminGiftCardQuery>({ status: status || undefined, limit: PAGE, cursor: pageParam ?? undefined })}`,
-        { signal },
-      ),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.nextCursor,
   });
 }
 

@@ -20,10 +20,6 @@ export function verifyEmail(body: EmailVerifyRequest): Promise<{ email: string }
   return http.post<{ email: string }>('/api/v1/auth/verify-email', body);
 }
 
-export function sendVerification(): Promise<{ sent: boolean }> {
-  return http.post<{ sent: boolean }>('/api/v1/auth/verify-email/send');
-}
-
 export function useRequestPasswordReset() {
   return useMutation({ mutationFn: requestPasswordReset });
 }
@@ -35,10 +31,6 @@ export function useConfirmPasswordReset() {
 
 export function useVerifyEmail() {
   return useMutation({ mutationFn: verifyEmail });
-}
-
-export function useSendVerification() {
-  return useMutation({ mutationFn: sendVerification });
 }
 
 /** The token a mail link carries in its fragment (`#token=…`), which never reaches a server or a log. */

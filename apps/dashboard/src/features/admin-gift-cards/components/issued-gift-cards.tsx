@@ -5,7 +5,7 @@ import { FormattedDate } from '../../../components/ui/formatted-date';
 import { PagedList } from '../../../components/ui/paged-list';
 import { SelectField } from '../../../components/ui/select-field';
 import { formatMoney } from '../../../lib/money';
-import { useAdminGiftCards } from '../api/console';
+import { useAdminGiftCards } from '../api/list-gift-cards';
 
 const STATUS: { value: GiftCardStatus | ''; label: string }[] = [
   { value: '', label: 'Every card' },
