@@ -14,6 +14,7 @@ import { ConsentsModule } from './modules/consents';
 import { GiftcardsModule } from './modules/giftcards';
 import { HealthModule } from './modules/health';
 import { KeysModule } from './modules/keys';
+import { NotificationsModule } from './modules/notifications';
 import { OAuthModule } from './modules/oauth';
 import { PaymentsModule } from './modules/payments';
 import { ProxyModule } from './modules/proxy';
@@ -44,6 +45,7 @@ export class AppModule {
         GiftcardsModule,
         SpacesModule,
         AdminModule,
+        NotificationsModule,
       ],
     };
   }

@@ -125,3 +125,16 @@ export interface EmailVerifyRequest {
 
 /** The tokens mail links carry: a prefix and 256 random bits, base64url. */
 export const MAIL_TOKEN_MAX_LENGTH = 100;
+
+/**
+ * GET/PUT /api/v1/notifications/settings: the budget alerts' thresholds (docs/mail.md, "Alerts"). `lowBalance`:
+ * mail when the balance falls below this amount (currency units); `capAlertPercent`: mail when a key's or an app's
+ * spend reaches this share of one of its limits. null turns that alert off; receipts are always sent.
+ */
+export interface NotificationSettings {
+  lowBalance: number | null;
+  capAlertPercent: number | null;
+}
+
+export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { lowBalance: 1, capAlertPercent: 80 };
+export const LOW_BALANCE_MAX = 1_000_000;

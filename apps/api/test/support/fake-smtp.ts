@@ -28,6 +28,22 @@ function decodePart(headers: string, body: string): string {
   return body;
 }
 
+/** A header's RFC 2047 encoded-words (=?UTF-8?Q?…?= or ?B?), decoded. */
+function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, encoding: string, text: string) =>
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+}
+
 /** The text/plain and text/html parts of a (possibly multipart/alternative) message. */
 export function parseMail(raw: string): Pick<ReceivedMail, 'subject' | 'kind' | 'text' | 'html' | 'link'> {
   const [head] = raw.split(/\r?\n\r?\n/, 1);
@@ -48,7 +64,7 @@ export function parseMail(raw: string): Pick<ReceivedMail, 'subject' | 'kind' | 
   }
   const text = parts['text/plain'] ?? '';
   return {
-    subject: header('Subject'),
+    subject: decodeWords(header('Subject')),
     kind: header('X-Switchyard-Mail') || null,
     text,
     html: parts['text/html'] ?? '',

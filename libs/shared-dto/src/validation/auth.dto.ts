@@ -2,7 +2,12 @@ import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsEmail,
+  IsInt,
+  IsNumber,
   IsOptional,
+  Max,
+  Min,
+  ValidateIf,
   IsString,
   MaxLength,
   MinLength,
@@ -26,7 +31,10 @@ import {
   PasswordResetConfirmRequest,
   EmailVerifyRequest,
   MAIL_TOKEN_MAX_LENGTH,
+  LOW_BALANCE_MAX,
+  NotificationSettings,
 } from '../auth';
+import { MaxDecimals } from './decimals';
 
 /** Every email the API takes is NFKC-normalised, trimmed and lower-cased before it is validated, stored or looked up. */
 export const normaliseEmail = ({ value }: { value: unknown }) => (typeof value === 'string' ? normalise(value) : value);
@@ -147,4 +155,19 @@ export class EmailVerifyDto implements EmailVerifyRequest {
   @MinLength(1, { message: 'token must not be empty' })
   @MaxLength(MAIL_TOKEN_MAX_LENGTH)
   token: string;
+}
+
+export class NotificationSettingsDto implements NotificationSettings {
+  @ValidateIf((_, value) => value !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'lowBalance must be an amount or null' })
+  @Min(0)
+  @Max(LOW_BALANCE_MAX)
+  @MaxDecimals(6)
+  lowBalance: number | null;
+
+  @ValidateIf((_, value) => value !== null)
+  @IsInt({ message: 'capAlertPercent must be a whole number from 1 to 100, or null' })
+  @Min(1)
+  @Max(100)
+  capAlertPercent: number | null;
 }

@@ -8,6 +8,7 @@ import type {
   PasswordResetRequest,
   PasswordResetConfirmRequest,
   EmailVerifyRequest,
+  NotificationSettings,
 } from '../auth';
 import type {
   AccountStatusChangeRequest,
@@ -54,6 +55,7 @@ import type {
   PasswordResetRequestDto,
   PasswordResetConfirmDto,
   EmailVerifyDto,
+  NotificationSettingsDto,
 } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
@@ -99,6 +101,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<PasswordResetRequestDto, PasswordResetRequest>(true),
       same<PasswordResetConfirmDto, PasswordResetConfirmRequest>(true),
       same<EmailVerifyDto, EmailVerifyRequest>(true),
+      same<NotificationSettingsDto, NotificationSettings>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
       same<KeyUpdateDto, KeyUpdateRequest>(true),

@@ -19,6 +19,7 @@ import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
 import { AccountMail1763800033100 } from './1763800033100-account-mail';
 import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
+import { Notifications1763800033300 } from './1763800033300-notifications';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   RefusedLimit1763800033000,
   AccountMail1763800033100,
   AdminAuditLog1763800033200,
+  Notifications1763800033300,
 ];

@@ -110,6 +110,14 @@ export class AdminService {
         });
       return entry;
     });
+    // A credit's receipt, once the adjustment has committed (docs/mail.md).
+    if (written.applied && micros > 0)
+      this.ledger.announceCredit({
+        userId,
+        amountMicros: micros,
+        kind: 'admin_adjustment',
+        source: `admin:${adminId}`,
+      });
     return {
       ledgerEntryId: written.entryId,
       amount: toUnits(micros),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts';
 import { AuditModule } from '../audit';
 import { UsageModule } from '../usage';
 import { giftcardsEntities } from './entities';
@@ -9,7 +10,7 @@ import { GiftcardsService } from './giftcards.service';
 
 /** Gift cards: issued by admins (HTTP or `npm run admin`), redeemed once into the ledger. */
 @Module({
-  imports: [TypeOrmModule.forFeature(giftcardsEntities), UsageModule, AuditModule],
+  imports: [TypeOrmModule.forFeature(giftcardsEntities), UsageModule, AuditModule, AccountsModule],
   controllers: [GiftcardsController],
   providers: [GiftcardsRepository, GiftcardsService],
   exports: [GiftcardsService],

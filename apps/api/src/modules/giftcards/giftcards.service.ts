@@ -9,6 +9,7 @@ import type {
 } from '@switchyard/shared-dto';
 import { DataSource } from 'typeorm';
 import { moneyWords } from '../../common/money-words';
+import { AccountsService } from '../accounts';
 import { AuditLogService } from '../audit';
 import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
@@ -53,6 +54,7 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     private readonly ledger: LedgerService,
     private readonly rateLimiter: RateLimiterService,
     private readonly audit: AuditLogService,
+    private readonly accounts: AccountsService,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -132,6 +134,8 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
       max: this.config.giftcardAttemptsPerAccount,
       windowSeconds,
     });
+    // An operator may ask for a verified address before money comes in (REQUIRE_VERIFIED_EMAIL_FOR_TOPUP).
+    await this.accounts.requireVerifiedForTopUp(userId);
     const code = normaliseGiftCardCode(typed);
     const codeHash = code ? hashGiftCardCode(code) : null;
     let card = codeHash ? await this.repository.claim(codeHash, userId) : null;

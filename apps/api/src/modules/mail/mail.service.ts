@@ -54,7 +54,9 @@ export class MailService implements OnApplicationShutdown {
       this.transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from: this.from });
       // A throw-away in-memory database (tests) has no folder of its own: its mail goes to the system's temp folder.
       this.folder =
-        config.dataDir === 'memory://' ? join(tmpdir(), `switchyard-mail-${process.pid}`) : join(config.dataDir, 'mail');
+        config.dataDir === 'memory://'
+          ? join(tmpdir(), `switchyard-mail-${process.pid}`)
+          : join(config.dataDir, 'mail');
     }
   }
 

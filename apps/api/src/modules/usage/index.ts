@@ -3,7 +3,7 @@
  * entities, SQL) is its own (eslint: switchyard/module-faces).
  */
 export { UsageModule } from './usage.module';
-export { LedgerService, toUnits } from './ledger/ledger.service';
+export { LedgerService, toUnits, type CreditEvent } from './ledger/ledger.service';
 export type { CreditKind } from './ledger/ledger.repository';
 export { ReservationService, type Reservation, type ReservationRequest } from './ledger/reservation.service';
 export { refusedLimitOfError } from './ledger/spend-limit-refusal';

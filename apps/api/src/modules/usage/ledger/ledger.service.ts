@@ -14,6 +14,15 @@ import type { AppConfig } from '../../../config/config.schema';
 import { DAY_MS } from '../usage-window';
 import { CreditKind, LedgerRepository } from './ledger.repository';
 
+/** A credit made (once, by its idempotency key): what the notifications module mails a receipt for. */
+export interface CreditEvent {
+  userId: string;
+  amountMicros: number;
+  kind: CreditKind;
+  /** The credit's reference: a Checkout Session id, a gift card id, `admin:<id>`. */
+  source: string;
+}
+
 /** Micro-units to currency units, for answers (exact to the micro-unit). */
 export const toUnits = (micros: number) => micros / 1e6;
 
@@ -23,20 +32,46 @@ export const toUnits = (micros: number) => micros / 1e6;
  */
 @Injectable()
 export class LedgerService {
+  private readonly creditListeners: ((event: CreditEvent) => void)[] = [];
+
   constructor(
     private readonly ledger: LedgerRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). */
-  credit(
+  /**
+   * Credits once per idempotency key; false when that key already credited (a duplicate, replay or race). The one
+   * credit that is made is announced to the credit listeners (a receipt by mail), whichever path made it.
+   */
+  async credit(
     userId: string,
     amountMicros: number,
     kind: CreditKind,
     source: string,
     idempotencyKey: string,
   ): Promise<boolean> {
-    return this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
+    const made = await this.ledger.credit(userId, amountMicros, kind, source, idempotencyKey);
+    if (made) this.announceCredit({ userId, amountMicros, kind, source });
+    return made;
+  }
+
+  /**
+   * Where a module above this one hears of every credit made (the notifications module mails a receipt; the usage
+   * module cannot import it). Listeners run after the credit is written; one that throws is ignored.
+   */
+  onCredit(listener: (event: CreditEvent) => void): void {
+    this.creditListeners.push(listener);
+  }
+
+  /** Announces a credit written in a caller's transaction, once that transaction has committed (an adjustment). */
+  announceCredit(event: CreditEvent): void {
+    for (const listener of this.creditListeners) {
+      try {
+        listener(event);
+      } catch {
+        // A receipt is a courtesy: it never fails the credit.
+      }
+    }
   }
 
   /**
