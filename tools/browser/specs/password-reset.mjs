@@ -1,7 +1,7 @@
 // Forgot password, by mail (issue 33), at desktop and phone width: "Forgot password?" on the sign-in form, the
 // request (the same answer for any address), the mail's single-use link (read from DATA_DIR/mail, where mail goes
 // without SMTP_URL), a new password chosen on the reset page (the token taken out of the address bar), sign-in
-// with it; the link refused a second time; the verification link from the registration mail.
+// with it; the link refused a second time; the verification link from the registration mail; the alerts on Settings.
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
 import { mailTo } from '../mail.mjs';
 import { DEVICES, noHorizontalScroll, screenshot } from '../devices.mjs';
@@ -77,5 +77,23 @@ export const tests = DEVICES.map((device) => ({
     await page.goto('/settings');
     const email = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Email', exact: true }) });
     await expectText(email, 'Verified');
+
+    // The budget alerts' thresholds: checked in the page, saved, kept.
+    const alerts = page.getByRole('form', { name: 'Alerts' });
+    await expectVisible(alerts.getByLabel('Mail me when my balance falls below'));
+    await alerts.getByLabel('Mail me when a key or an app reaches this % of a limit').fill('150');
+    await alerts.getByRole('button', { name: 'Save alerts' }).click();
+    await expectText(alerts, 'Enter a whole number from 1 to 100');
+    await alerts.getByLabel('Mail me when my balance falls below').fill('2.5');
+    await alerts.getByLabel('Mail me when a key or an app reaches this % of a limit').fill('');
+    await alerts.getByRole('button', { name: 'Save alerts' }).click();
+    await expectText(alerts, 'Your alerts are saved.');
+    await page.reload();
+    expectEqual(
+      await page.getByRole('form', { name: 'Alerts' }).getByLabel('Mail me when my balance falls below').inputValue(),
+      '2.5',
+      'the low-balance threshold after a reload',
+    );
+    await noHorizontalScroll(page, `/settings at ${device.viewport.width} px`);
   },
 }));

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { UserResponse } from '@switchyard/shared-dto';
 
+import { AlertsCard } from '../../features/account/components/alerts-card';
 import { DeleteAccountForm } from '../../features/account/components/delete-account-form';
 import { EmailCard } from '../../features/account/components/email-card';
 import { NameForm } from '../../features/account/components/name-form';
@@ -30,6 +31,7 @@ export function SettingsRoute({ user }: { user: UserResponse }) {
       </div>
       <NameForm user={user} onSaved={(updated) => setSignedInUser(queryClient, updated)} />
       <EmailCard user={user} />
+      <AlertsCard />
       <PasswordForm />
       <SessionsCard onSignedOut={signedOut} />
       <DeleteAccountForm onDeleted={signedOut} />

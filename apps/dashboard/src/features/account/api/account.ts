@@ -1,7 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   AccountDeleteRequest,
   AccountUpdateRequest,
+  NotificationSettings,
   PasswordChangeRequest,
   SignOutEverywhereRequest,
   SignedOutResponse,
@@ -60,4 +61,21 @@ export function sendVerification(): Promise<{ sent: boolean }> {
 
 export function useSendVerification() {
   return useMutation({ mutationFn: sendVerification });
+}
+
+export const alertKeys = { settings: ['notification-settings'] as const };
+
+export function useAlertSettings() {
+  return useQuery({
+    queryKey: alertKeys.settings,
+    queryFn: ({ signal }) => http.get<NotificationSettings>('/api/v1/notifications/settings', { signal }),
+  });
+}
+
+export function useSaveAlertSettings() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NotificationSettings) => http.put<NotificationSettings>('/api/v1/notifications/settings', body),
+    onSuccess: (saved) => queryClient.setQueryData(alertKeys.settings, saved),
+  });
 }
