@@ -43,6 +43,7 @@ import type {
   SpaceHandleCheckQuery,
   SpaceHandleSetRequest,
   SpacePublishRequest,
+  SpaceRenameRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageDailySpendQuery, UsageLedgerQuery } from '../usage';
 import type {
@@ -75,6 +76,7 @@ import type {
   SpaceHandleCheckQueryDto,
   SpaceHandleSetDto,
   SpacePublishDto,
+  SpaceRenameDto,
 } from './spaces.dto';
 import type {
   UsageActivityQueryDto,
@@ -126,6 +128,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),
       same<SpaceEditDto, SpaceEditRequest>(true),
       same<SpacePublishDto, SpacePublishRequest>(true),
+      same<SpaceRenameDto, SpaceRenameRequest>(true),
       same<AdminUserQueryDto, AdminUserQuery>(true),
       same<BalanceAdjustmentDto, BalanceAdjustmentRequest>(true),
       same<AccountStatusChangeDto, AccountStatusChangeRequest>(true),

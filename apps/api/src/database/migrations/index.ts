@@ -20,6 +20,7 @@ import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
 import { AccountMail1763800033100 } from './1763800033100-account-mail';
 import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
 import { Notifications1763800033300 } from './1763800033300-notifications';
+import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   AccountMail1763800033100,
   AdminAuditLog1763800033200,
   Notifications1763800033300,
+  SpaceAppTitles1763800033400,
 ];
