@@ -224,6 +224,7 @@ describe('the app', () => {
   "PUT /api/v1/oauth2/consents/:clientId/limits user",
   "PUT /api/v1/spaces/:slug/edit user",
   "PUT /api/v1/spaces/:slug/publish user",
+  "PUT /api/v1/spaces/:slug/title user",
   "PUT /api/v1/spaces/handle user",
 ]
 `);
