@@ -422,7 +422,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'MAIL_FROM',
     key: 'mailFrom',
-    description: "Sender of the service's mail, as an address or `Name <address>`; unset: Switchyard <no-reply@PUBLIC_URL's host>",
+    description:
+      "Sender of the service's mail, as an address or `Name <address>`; unset: Switchyard <no-reply@PUBLIC_URL's host>",
     parse: (raw) => {
       const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw.trim();
       if (!/^[^\s@]+@[^\s@]+$/.test(address) || /[\r\n]/.test(raw))

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { UserResponse } from '@switchyard/shared-dto';
 
@@ -19,9 +19,11 @@ interface AppShellProps {
 export function AppShell({ user, activePath, children }: AppShellProps) {
   // On a narrow screen the sections are behind a Menu button (docs/dashboard.md, "On a phone"): it opens them as a
   // list, a section's link closes it, so does Escape (giving the focus back to the button).
-  const [menuOpen, setMenuOpen] = useState(false);
+  // Open for the section it was opened on: going to another section closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === activePath;
+  const setMenuOpen = (open: boolean) => setOpenOn(open ? activePath : null);
   const menuButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => setMenuOpen(false), [activePath]);
   const sections = SHELL_SECTIONS.filter((section) => canSee(section, user.role));
   const current = sections.find((section) => section.path === activePath);
 
@@ -58,7 +60,7 @@ export function AppShell({ user, activePath, children }: AppShellProps) {
           className="shell-menu-button"
           aria-expanded={menuOpen}
           aria-controls="shell-sections"
-          onClick={() => setMenuOpen((open) => !open)}
+          onClick={() => setMenuOpen(!menuOpen)}
         >
           <span className="shell-menu-icon" aria-hidden="true" />
           Menu

@@ -94,8 +94,9 @@ export function refusedLimitOfError(error: {
   code: string;
   options: { extra?: Record<string, unknown> };
 }): string | null {
-  if (error.code === UsageErrorCode.BUDGET_EXHAUSTED) return 'account';
-  if (error.code !== UsageErrorCode.SPEND_LIMIT_EXCEEDED) return null;
+  const code: string = error.code;
+  if (code === (UsageErrorCode.BUDGET_EXHAUSTED as string)) return 'account';
+  if (code !== (UsageErrorCode.SPEND_LIMIT_EXCEEDED as string)) return null;
   const { scope, limit } = error.options.extra ?? {};
   return `${String(scope)}:${String(limit)}`;
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   AccountDeleteRequest,
   AccountUpdateRequest,
@@ -65,11 +65,13 @@ export function useSendVerification() {
 
 export const alertKeys = { settings: ['notification-settings'] as const };
 
+export const alertSettingsQuery = queryOptions({
+  queryKey: alertKeys.settings,
+  queryFn: ({ signal }) => http.get<NotificationSettings>('/api/v1/notifications/settings', { signal }),
+});
+
 export function useAlertSettings() {
-  return useQuery({
-    queryKey: alertKeys.settings,
-    queryFn: ({ signal }) => http.get<NotificationSettings>('/api/v1/notifications/settings', { signal }),
-  });
+  return useQuery(alertSettingsQuery);
 }
 
 export function useSaveAlertSettings() {

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { NotificationSettings } from '@switchyard/shared-dto';
 
@@ -24,10 +24,6 @@ function AlertsForm({ settings }: { settings: NotificationSettings }) {
   const [problems, setProblems] = useState<{ low?: string[]; percent?: string[] }>({});
   const [done, setDone] = useState('');
   const save = useSaveAlertSettings();
-  useEffect(() => {
-    setLow(capInputValue(settings.lowBalance));
-    setPercent(capInputValue(settings.capAlertPercent));
-  }, [settings]);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -90,7 +86,7 @@ export function AlertsCard() {
         whatever you choose here.
       </p>
       <QueryView query={settings} what="your alerts">
-        {(data) => <AlertsForm settings={data} />}
+        {(data) => <AlertsForm key={`${data.lowBalance}|${data.capAlertPercent}`} settings={data} />}
       </QueryView>
     </section>
   );

@@ -1,4 +1,12 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  keepPreviousData,
+  queryOptions,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import type {
   AccountStatus,
   AdminUsageGroupBy,
@@ -25,8 +33,8 @@ export const consoleKeys = {
   audit: (userId: string | null) => [...consoleKeys.all, 'audit', userId] as const,
 };
 
-export function useAdminUsers(q: string, status: AccountStatus | '') {
-  return useInfiniteQuery({
+export const adminUsersQuery = (q: string, status: AccountStatus | '') =>
+  infiniteQueryOptions({
     queryKey: consoleKeys.users(q, status),
     queryFn: ({ pageParam, signal }) =>
       http.get<AdminUserPage>(
@@ -37,20 +45,25 @@ export function useAdminUsers(q: string, status: AccountStatus | '') {
     getNextPageParam: (page) => page.nextCursor,
     placeholderData: keepPreviousData,
   });
+
+export function useAdminUsers(q: string, status: AccountStatus | '') {
+  return useInfiniteQuery(adminUsersQuery(q, status));
 }
 
 export function useAdminUsage(groupBy: AdminUsageGroupBy, from: string, to: string) {
-  const query: AdminUsageQuery = { groupBy, from: from || undefined, to: to || undefined };
-  return useQuery({
+  return useQuery(adminUsageQuery({ groupBy, from: from || undefined, to: to || undefined }));
+}
+
+export const adminUsageQuery = (query: AdminUsageQuery) =>
+  queryOptions({
     queryKey: consoleKeys.usage(query),
     queryFn: ({ signal }) =>
       http.get<AdminUsageResponse>(`/api/v1/admin/usage${queryString<AdminUsageQuery>(query)}`, { signal }),
     placeholderData: keepPreviousData,
   });
-}
 
-export function useAuditLog(userId: string | null) {
-  return useInfiniteQuery({
+export const auditLogQuery = (userId: string | null) =>
+  infiniteQueryOptions({
     queryKey: consoleKeys.audit(userId),
     queryFn: ({ pageParam, signal }) =>
       http.get<AuditPage>(
@@ -60,6 +73,9 @@ export function useAuditLog(userId: string | null) {
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.nextCursor,
   });
+
+export function useAuditLog(userId: string | null) {
+  return useInfiniteQuery(auditLogQuery(userId));
 }
 
 /** After an action: the lists, the figures and the audit log all change. */

@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
 import type { AdminGiftCardPage, AdminGiftCardQuery, GiftCardStatus } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
@@ -10,8 +10,8 @@ export const giftCardKeys = {
 };
 
 /** Issued cards, newest first, 25 a page: status, who issued and who redeemed each. */
-export function useAdminGiftCards(status: GiftCardStatus | '') {
-  return useInfiniteQuery({
+export const adminGiftCardsQuery = (status: GiftCardStatus | '') =>
+  infiniteQueryOptions({
     queryKey: giftCardKeys.list(status),
     queryFn: ({ pageParam, signal }) =>
       http.get<AdminGiftCardPage>(
@@ -21,4 +21,7 @@ export function useAdminGiftCards(status: GiftCardStatus | '') {
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.nextCursor,
   });
+
+export function useAdminGiftCards(status: GiftCardStatus | '') {
+  return useInfiniteQuery(adminGiftCardsQuery(status));
 }

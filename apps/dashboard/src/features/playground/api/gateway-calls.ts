@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 
 import { gatewayFetch } from '../../../lib/gateway';
 import type { GatewayCredential } from '../../../lib/gateway';
@@ -111,7 +111,8 @@ export function useCreateEmbeddings(apiKey: GatewayCredential, onSettled: () => 
 /** A video job as OpenAI's API answers it (POST /v1/videos, GET /v1/videos/{id}). */
 export interface VideoJob {
   id: string;
-  status: 'queued' | 'in_progress' | 'completed' | 'failed' | string;
+  /** queued, in_progress, completed or failed. */
+  status: string;
   progress?: number;
   seconds?: string;
   size?: string;
@@ -144,23 +145,29 @@ export function useCreateVideo(apiKey: GatewayCredential, onSettled: () => void)
 const FINAL = new Set(['completed', 'failed']);
 
 /** The job's status, asked again every 2 s until it is completed or failed. */
-export function useVideoJob(apiKey: GatewayCredential, id: string | null) {
-  return useQuery({
+export const videoJobQuery = (apiKey: GatewayCredential, id: string | null) =>
+  queryOptions({
     queryKey: ['playground-video', apiKey ? 'key' : 'session', id],
     queryFn: ({ signal }) => retrieveVideo(apiKey, id!, signal),
     enabled: id !== null,
     gcTime: 0,
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 2000),
   });
+
+export function useVideoJob(apiKey: GatewayCredential, id: string | null) {
+  return useQuery(videoJobQuery(apiKey, id));
 }
 
 /** The finished video's bytes. */
-export function useVideoContent(apiKey: GatewayCredential, id: string | null, ready: boolean) {
-  return useQuery({
+export const videoContentQuery = (apiKey: GatewayCredential, id: string | null, ready: boolean) =>
+  queryOptions({
     queryKey: ['playground-video-content', apiKey ? 'key' : 'session', id],
     queryFn: ({ signal }) => videoContent(apiKey, id!, signal),
     enabled: id !== null && ready,
     gcTime: 0,
     staleTime: Infinity,
   });
+
+export function useVideoContent(apiKey: GatewayCredential, id: string | null, ready: boolean) {
+  return useQuery(videoContentQuery(apiKey, id, ready));
 }
