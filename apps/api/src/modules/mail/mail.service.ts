@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
+
+/** The folder of a DATA_DIR that is memory:// (tests): none. */
+const MEMORY = 'memory://';
 
 /** What the service mails, for the log and the file name (never the body: it may carry a link with a token). */
 export type MailKind = 'password_reset' | 'verify_email' | 'receipt' | 'low_balance' | 'cap_alert';
@@ -76,6 +78,10 @@ export class MailService implements OnApplicationShutdown {
     })) as { messageId: string; message?: Buffer };
     if (!this.folder) {
       this.logger.log(`${message.kind} mail to ${maskAddress(message.to)} sent (${info.messageId})`);
+      return { messageId: info.messageId };
+    }
+    if (this.folder === MEMORY) {
+      this.logger.log(`${message.kind} mail to ${maskAddress(message.to)} built, not kept (DATA_DIR is memory://)`);
       return { messageId: info.messageId };
     }
     await mkdir(this.folder, { recursive: true, mode: 0o700 });
