@@ -54,11 +54,8 @@ export class MailService implements OnApplicationShutdown {
       this.folder = null;
     } else {
       this.transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from: this.from });
-      // A throw-away in-memory database (tests) has no folder of its own: its mail goes to the system's temp folder.
-      this.folder =
-        config.dataDir === 'memory://'
-          ? join(tmpdir(), `switchyard-mail-${process.pid}`)
-          : join(config.dataDir, 'mail');
+      // A throw-away in-memory database (tests) has no folder of its own: its mail is built and logged, not kept.
+      this.folder = config.dataDir === MEMORY ? MEMORY : join(config.dataDir, 'mail');
     }
   }
 
