@@ -10,6 +10,8 @@ export interface AdminUserRow {
   handle: string | null;
   role: 'user' | 'admin';
   createdAt: Date;
+  /** created_at as the database writes it, to the microsecond (a page cursor; a Date keeps milliseconds only). */
+  cursorAt: string;
   disabledAt: Date | null;
   deletedAt: Date | null;
   emailVerifiedAt: Date | null;
@@ -96,7 +98,7 @@ export class AdminRepository {
     if (status) where.push(STATUS_SQL[status]);
     if (before) where.push(`(u.created_at, u.id) < (${bind(before.createdAt)}::timestamptz, ${bind(before.id)}::uuid)`);
     const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT u.id, u.email, u.name, u.handle, u.role, u.created_at, u.disabled_at, u.deleted_at, u.email_verified_at,
+      `SELECT u.id, u.email, u.name, u.handle, u.role, u.created_at, u.created_at::text AS cursor_at, u.disabled_at, u.deleted_at, u.email_verified_at,
               COALESCE(b.credits_micros, 0) AS credits, COALESCE(b.debits_micros, 0) AS debits,
               COALESCE(b.reserved_micros, 0) AS reserved,
               (SELECT COALESCE(-sum(l.amount_micros), 0) FROM ledger_entries l
@@ -115,6 +117,7 @@ export class AdminRepository {
       handle: (row.handle as string | null) ?? null,
       role: row.role as 'user' | 'admin',
       createdAt: row.created_at as Date,
+      cursorAt: String(row.cursor_at),
       disabledAt: (row.disabled_at as Date | null) ?? null,
       deletedAt: (row.deleted_at as Date | null) ?? null,
       emailVerifiedAt: (row.email_verified_at as Date | null) ?? null,

@@ -39,13 +39,16 @@ function toAdminUser(row: AdminUserRow): AdminUser {
 }
 
 function encodeCursor(row: AdminUserRow): string {
-  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
+  return Buffer.from(`${row.cursorAt}|${row.id}`).toString('base64url');
 }
+
+/** A time as PostgreSQL writes timestamptz as text (to the microsecond, with its offset). */
+const CURSOR_TIME = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)$/;
 
 function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | null {
   if (!cursor) return null;
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id))
+  if (!id || !CURSOR_TIME.test(createdAt) || !/^[0-9a-f-]{36}$/.test(id))
     throw new AdminException(AdminErrorCode.INVALID_CURSOR, 'cursor is not one this list gave', 'cursor');
   return { createdAt, id };
 }

@@ -104,9 +104,9 @@ export class GiftcardsRepository {
     status: GiftCardStatus | null,
     limit: number,
     before: { createdAt: string; id: string } | null,
-  ): Promise<Array<Omit<AdminGiftCard, 'createdAt'> & { createdAt: Date }>> {
+  ): Promise<Array<Omit<AdminGiftCard, 'createdAt'> & { createdAt: Date; cursorAt: string }>> {
     const rows: Record<string, unknown>[] = await this.cards.query(
-      `SELECT g.id, g.amount_micros, g.created_at, g.expires_at, g.redeemed_at, g.created_by, ib.email AS issued_email,
+      `SELECT g.id, g.amount_micros, g.created_at, g.created_at::text AS cursor_at, g.expires_at, g.redeemed_at, g.created_by, ib.email AS issued_email,
               g.redeemed_by, rb.email AS redeemed_email,
               CASE WHEN g.redeemed_at IS NOT NULL THEN 'redeemed'
                    WHEN g.expires_at IS NOT NULL AND g.expires_at <= now() THEN 'expired' ELSE 'unredeemed' END AS status
@@ -124,6 +124,9 @@ export class GiftcardsRepository {
       amount: Number(row.amount_micros) / 1e6,
       status: row.status as GiftCardStatus,
       createdAt: row.created_at as Date,
+      // The database's own text of the time, to the microsecond: a cursor of milliseconds would skip cards issued
+      // together (one statement, one created_at).
+      cursorAt: String(row.cursor_at),
       expiresAt: row.expires_at ? (row.expires_at as Date).toISOString() : null,
       issuedBy: row.created_by ? { id: String(row.created_by), email: String(row.issued_email ?? '') } : null,
       redeemedAt: row.redeemed_at ? (row.redeemed_at as Date).toISOString() : null,

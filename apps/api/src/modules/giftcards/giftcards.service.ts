@@ -31,11 +31,14 @@ function expiryOf(value: string): Date {
   return date;
 }
 
+/** A time as PostgreSQL writes timestamptz as text (to the microsecond, with its offset). */
+const CURSOR_TIME = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)$/;
+
 /** A list cursor: the last card's creation time and id; null (the first page) when absent or malformed. */
 function decodeCursor(cursor: string | null): { createdAt: string; id: string } | null {
   if (!cursor) return null;
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) return null;
+  if (!id || !CURSOR_TIME.test(createdAt) || !/^[0-9a-f-]{36}$/.test(id)) return null;
   return { createdAt, id };
 }
 
@@ -171,11 +174,8 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      items: page.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
-      nextCursor:
-        rows.length > limit && last
-          ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url')
-          : null,
+      items: page.map(({ cursorAt: _cursorAt, ...row }) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+      nextCursor: rows.length > limit && last ? Buffer.from(`${last.cursorAt}|${last.id}`).toString('base64url') : null,
     };
   }
 
