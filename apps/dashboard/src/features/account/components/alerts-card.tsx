@@ -86,7 +86,7 @@ export function AlertsCard() {
         whatever you choose here.
       </p>
       <QueryView query={settings} what="your alerts">
-        {(data) => <AlertsForm key={`${data.lowBalance}|${data.capAlertPercent}`} settings={data} />}
+        {(data) => <AlertsForm settings={data} />}
       </QueryView>
     </section>
   );
