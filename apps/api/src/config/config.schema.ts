@@ -408,14 +408,9 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'SMTP server that sends mail (password reset, address verification, receipts, alerts), as smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465; unset writes each mail to DATA_DIR/mail and logs it',
     secret: true,
     parse: (raw) => {
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        return bad('is not a URL; use smtp://user:password@host:587 or smtps://user:password@host:465, or unset it');
-      }
-      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') bad('must start with smtp:// or smtps://');
-      if (!url.hostname) bad('names no host; use smtp://user:password@host:587');
+      const url = URL.canParse(raw) ? new URL(raw) : null;
+      if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+        bad('must be smtp://user:password@host:587 or smtps://user:password@host:465, or unset');
       return raw;
     },
   },
@@ -424,12 +419,10 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'mailFrom',
     description:
       "Sender of the service's mail, as an address or `Name <address>`; unset: Switchyard <no-reply@PUBLIC_URL's host>",
-    parse: (raw) => {
-      const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw.trim();
-      if (!/^[^\s@]+@[^\s@]+$/.test(address) || /[\r\n]/.test(raw))
-        bad('must be an email address or `Name <address>`, such as Switchyard <no-reply@example.com>');
-      return raw.trim();
-    },
+    parse: (raw) =>
+      /^[^\s@]+@[^\s@]+$/.test(/<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw.trim()) && !/[\r\n]/.test(raw)
+        ? raw.trim()
+        : bad('must be an email address or `Name <address>`, such as Switchyard <no-reply@example.com>'),
   },
   {
     env: 'PASSWORD_RESET_TTL_MINUTES',
