@@ -181,7 +181,8 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     if (result.amountMicros === null) {
       // A key's limit or an app's cap: spend_limit_exceeded with its figures; else the balance: budget_exhausted.
       throw (
-        (await spendLimitExceeded(this.ledger, this.config, request, result)) ?? this.exhausted(result.remainingMicros)
+        (await spendLimitExceeded(this.ledger, this.config, request, result.tripped, result.remainingMicros)) ??
+        this.exhausted(result.remainingMicros)
       );
     }
     this.running.add(request.id);

@@ -8,7 +8,6 @@ import { moneyWords } from '../../../common/money-words';
 import type { AppConfig } from '../../../config/config.schema';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { toUnits } from './ledger.service';
-import type { ReserveResult } from './reservations.repository';
 
 /** What sy_reserve's `tripped` names: a key's cap ('daily'), an app's ('app_daily'); null for 'account' or none. */
 export function parseTripped(tripped: string | null): { scope: SpendLimitScope; limit: SpendLimitName } | null {
@@ -60,9 +59,11 @@ export async function spendLimitExceeded(
   ledger: { limitFigures(scope: SpendLimitScope, limit: SpendLimitName, call: RefusedCall): Promise<LimitFigures> },
   config: Pick<AppConfig, 'publicUrl'>,
   call: RefusedCall,
-  result: Pick<ReserveResult, 'tripped' | 'remainingMicros'>,
+  tripped: string | null,
+  /** The figure `remainingBudget` states (what the usage summary shows). */
+  balanceMicros: number,
 ): Promise<UsageException | null> {
-  const named = parseTripped(result.tripped);
+  const named = parseTripped(tripped);
   if (!named) return null;
   const { scope, limit } = named;
   const figures = await ledger.limitFigures(scope, limit, call);
@@ -81,7 +82,7 @@ export async function spendLimitExceeded(
     spent: limit === 'per_request' ? null : toUnits(figures.spentMicros),
     needed: toUnits(needed),
     resetsAt: windowResetsAt(limit),
-    remainingBudget: toUnits(Math.max(0, result.remainingMicros)),
+    remainingBudget: toUnits(Math.max(0, balanceMicros)),
     settingsUrl: `${config.publicUrl}/${scope === 'key' ? 'keys' : 'consents'}`,
   });
 }
