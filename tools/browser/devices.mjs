@@ -65,12 +65,19 @@ export async function newAccount(baseUrl, prefix) {
   return { ...account, token: registered.token, userId: registered.user.id };
 }
 
-/** Whether the current section's link is inside the visible part of the nav (a phone's nav scrolls sideways). */
+/**
+ * Whether the current section shows: its link inside the visible part of the nav, or, on a phone (where the sections
+ * are behind the Menu button), its name in the bar above the page.
+ */
 export async function currentSectionInView(page) {
   return page.evaluate(() => {
     const list = document.querySelector('nav[aria-label="Sections"] ul');
     const current = list?.querySelector('[aria-current="page"]');
     if (!list || !current) return false;
+    if (list.getClientRects().length === 0) {
+      const bar = document.querySelector('.shell-current');
+      return Boolean(bar?.getClientRects().length) && bar.textContent.trim() === current.textContent.trim();
+    }
     const box = list.getBoundingClientRect();
     const link = current.getBoundingClientRect();
     return link.left >= box.left - 1 && link.right <= box.right + 1 && link.right <= window.innerWidth + 1;

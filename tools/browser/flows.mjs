@@ -40,3 +40,10 @@ export async function recordReplyLengths(page) {
 export function replyLengths(page) {
   return page.evaluate(() => window.__replyLengths);
 }
+
+/** Goes to a section through the nav, opening the Menu first on a phone (where the sections are behind it). */
+export async function goToSection(page, label) {
+  const menu = page.getByRole('button', { name: 'Menu', exact: true });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: label, exact: true }).click();
+}

@@ -6,8 +6,9 @@
 //
 // A spec module exports either `name` + `async run(ctx)`, or `tests = [{ name, run }]` (run in order, so later
 // tests may rely on state kept by earlier ones in the same module). `ctx` is:
-//   { browser, baseUrl, spacesUrl, exampleUrl, newPage(options?), admin: { email, password }, serverLog() }
+//   { browser, baseUrl, spacesUrl, exampleUrl, newPage(options?), admin: { email, password }, serverLog(), dataDir }
 // `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
+// `dataDir` is the API's DATA_DIR: without SMTP_URL its mail lands in dataDir/mail as .eml files (docs/mail.md).
 // `spacesUrl` is SPACES_ORIGIN, where the API's second listener serves hosted space apps (another port of the
 // same host). `exampleUrl` is the example chat app the API serves on EXAMPLE_PORT (docs/sdk.md), addressed as
 // localhost so that its origin differs from the dashboard's in host as well as port. `serverLog()` is the API's output so far (one access line per request: what the API received).
@@ -189,7 +190,7 @@ function reportCspViolations(mark) {
   );
 }
 
-async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log }) {
+async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dataDir }) {
   const contexts = [];
   const pageErrors = [];
   const dashboardViolations = [];
@@ -209,6 +210,7 @@ async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log }) {
     spacesUrl,
     exampleUrl,
     admin: ADMIN,
+    dataDir,
     serverLog: () => log.text(),
     async newPage(options = {}) {
       const context = await browser.newContext({ baseURL: baseUrl, ...options });
@@ -326,7 +328,7 @@ async function main() {
     );
 
     for (const test of tests) {
-      const result = await runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log });
+      const result = await runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dataDir });
       if (!result.failure) {
         passed += 1;
         console.log(`✓ ${test.name} (${result.ms} ms)`);

@@ -8,11 +8,13 @@ import type { AppConfig } from './config/config.schema';
 import type { Database } from './database/database';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts';
+import { AdminModule } from './modules/admin';
 import { ClientsModule } from './modules/clients';
 import { ConsentsModule } from './modules/consents';
 import { GiftcardsModule } from './modules/giftcards';
 import { HealthModule } from './modules/health';
 import { KeysModule } from './modules/keys';
+import { NotificationsModule } from './modules/notifications';
 import { OAuthModule } from './modules/oauth';
 import { PaymentsModule } from './modules/payments';
 import { ProxyModule } from './modules/proxy';
@@ -42,6 +44,8 @@ export class AppModule {
         PaymentsModule,
         GiftcardsModule,
         SpacesModule,
+        AdminModule,
+        NotificationsModule,
       ],
     };
   }

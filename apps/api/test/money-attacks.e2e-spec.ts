@@ -271,7 +271,7 @@ describe('money attacks: every served call is paid for', () => {
       const before = fake.received.length;
       const refused = await post(user.key, '/v1/embeddings', { model: 'e-embed', input: [ids] });
       expect(refused.status).toBe(403);
-      expect(refused.body.error.code).toBe('budget_exhausted');
+      expect(refused.body.error).toMatchObject({ code: 'spend_limit_exceeded', limit: 'total', scope: 'key' });
       expect(fake.received.length).toBe(before);
       await app.http(`/api/v1/keys/${user.keyId}/limits`, {
         method: 'PUT',

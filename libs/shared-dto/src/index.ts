@@ -12,3 +12,4 @@ export * from './oauth';
 export * from './oauth-clients';
 export * from './consents';
 export * from './spaces';
+export * from './admin';

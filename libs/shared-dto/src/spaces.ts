@@ -171,8 +171,17 @@ export interface SpaceHandleCheckQuery {
 /** POST /api/v1/spaces/generate */
 export interface SpaceGenerateRequest {
   prompt: string;
+  /** The app's title (1–100 characters); unset: the <title> of the page the model writes ("New app" until then). */
+  title?: string;
   /** Model ids to try in order until one writes a page; unset: the catalog's first chat model. */
   models?: string[];
+}
+
+export const SPACE_TITLE_MAX_LENGTH = 100;
+
+/** PUT /api/v1/spaces/{slug}/title: rename the app (its address stays); later pages keep this title. */
+export interface SpaceRenameRequest {
+  title: string;
 }
 
 /** PUT /api/v1/spaces/{slug}/edit */

@@ -41,6 +41,11 @@ export interface ActivityRecord {
   status: string;
   httpStatus: number;
   errorCode: string | null;
+  /**
+   * Which limit refused the call: the account's balance (`budget_exhausted`), or a key's or an app's spend limit
+   * (`spend_limit_exceeded`); null for every other ending.
+   */
+  refusedLimit: RefusedLimit | null;
   latencyMs: number;
   /** ms from the start to the answer's first byte; null when no answer began (or for calls recorded before it was kept). */
   firstByteMs: number | null;
@@ -52,6 +57,12 @@ export interface ActivityRecord {
     outcome: 'settled' | 'released' | 'open' | 'none';
     reason: string | null;
   };
+}
+
+/** The limit that refused a call: `{scope: 'account', limit: null}` for the balance. */
+export interface RefusedLimit {
+  scope: 'account' | SpendLimitScope;
+  limit: SpendLimitName | null;
 }
 
 export interface ActivityPage {
@@ -139,4 +150,36 @@ export interface DailySpend {
 export interface DailySpendPage {
   items: DailySpend[];
   nextCursor: string | null;
+}
+
+/**
+ * The limits a call can be refused by, other than the account's balance (`budget_exhausted`): an API key's spend
+ * limits and the caps a user set for an app share these names (docs/budgets.md, "Which limit refused a call").
+ */
+export const SPEND_LIMIT_NAMES = ['per_request', 'daily', 'weekly', 'monthly', 'total'] as const;
+export type SpendLimitName = (typeof SPEND_LIMIT_NAMES)[number];
+/** Whose limit: the API key's, or the caps the user set for an app. */
+export type SpendLimitScope = 'key' | 'app';
+
+/**
+ * The `error` of a 403 `spend_limit_exceeded` on /v1 (OpenAI's shape; on /v1/messages the same fields sit in
+ * Anthropic's `error` beside its `type` and `message`).
+ */
+export interface SpendLimitExceededError {
+  code: 'spend_limit_exceeded';
+  message: string;
+  limit: SpendLimitName;
+  scope: SpendLimitScope;
+  keyId?: string | null;
+  clientId?: string | null;
+  /** The limit, in currency units. */
+  limitAmount: number;
+  /** What the key or app spent in the limit's window (settled plus held by calls in flight); null for per_request. */
+  spent: number | null;
+  /** The least this call needs (its input and one output token). */
+  needed: number;
+  /** When a daily, weekly or monthly window starts again (UTC); null for total and per_request. */
+  resetsAt: string | null;
+  /** The account's balance, which is not what refused the call. */
+  remainingBudget: number;
 }

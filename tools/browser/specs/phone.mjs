@@ -1,5 +1,5 @@
-// Every section of the dashboard at phone (390×844) and desktop (1280×800) width: the nav shows the current
-// section (a phone's nav is one row that scrolls sideways), no page scrolls sideways, and no table scrolls inside
+// Every section of the dashboard at phone (390×844) and desktop (1280×800) width: the current section shows (in
+// the sidebar, or on a phone in the bar above the page, the sections behind a Menu button), no page scrolls sideways, and no table scrolls inside
 // its box (tables of records stack into cards below 48rem).
 import { expectEqual, expectText } from '../expect.mjs';
 import { signInThrough } from '../flows.mjs';
@@ -10,6 +10,7 @@ import {
   loaded,
   newAccount,
   noHorizontalScroll,
+  screenshot,
   tablesInInnerScroll,
 } from '../devices.mjs';
 
@@ -62,3 +63,53 @@ export const tests = DEVICES.map((device) => ({
     }
   },
 }));
+
+// On a phone the sections are a menu (issue 33): a Menu button opens all of them as a list, a link closes it,
+// Escape closes it and gives the focus back; on a desktop the sidebar shows them all and there is no Menu button.
+tests.push(
+  ...DEVICES.map((device) => ({
+    name: `the sections are ${device.label === 'phone' ? 'a menu behind a button' : 'a sidebar'} (${device.label}, ${device.viewport.width} px)`,
+    async run({ newPage, baseUrl }) {
+      const { label, ...options } = device;
+      const account = await newAccount(baseUrl, `menu-${label}`);
+      const page = await newPage(options);
+      await signInThrough(page, account, '/usage');
+      const nav = page.getByRole('navigation', { name: 'Sections' });
+      const links = nav.getByRole('link');
+      const menu = page.getByRole('button', { name: 'Menu', exact: true });
+      const visibleLinks = () => links.evaluateAll((all) => all.filter((link) => link.getClientRects().length).length);
+      if (label === 'desktop') {
+        expectEqual(await menu.isVisible(), false, 'a Menu button on a desktop');
+        expectEqual(await visibleLinks(), 12, 'the sections shown in the sidebar');
+        return;
+      }
+      expectEqual(await menu.getAttribute('aria-expanded'), 'false', 'the menu closed at first');
+      expectEqual(await visibleLinks(), 0, 'section links shown while the menu is closed');
+      await expectText(page.locator('.shell-current'), 'Usage');
+      await menu.click();
+      expectEqual(await menu.getAttribute('aria-expanded'), 'true', 'the menu open');
+      expectEqual(await visibleLinks(), 12, 'the sections shown in the open menu');
+      // All of them within the screen: a list, not a strip that scrolls sideways.
+      const within = await links.evaluateAll((all) =>
+        all.every(
+          (link) => link.getBoundingClientRect().left >= 0 && link.getBoundingClientRect().right <= innerWidth + 1,
+        ),
+      );
+      expectEqual(within, true, 'every section link within the width');
+      await noHorizontalScroll(page, 'the open menu at 390 px');
+      await screenshot(page, 'phone-menu-open.png');
+      await nav.getByRole('link', { name: 'Billing', exact: true }).click();
+      await expectText(page.getByRole('heading', { level: 1 }), 'Billing');
+      expectEqual(new URL(page.url()).pathname, '/billing', 'the section the menu went to');
+      expectEqual(await menu.getAttribute('aria-expanded'), 'false', 'the menu closed by the link');
+      await menu.click();
+      await page.keyboard.press('Escape');
+      expectEqual(await menu.getAttribute('aria-expanded'), 'false', 'the menu closed by Escape');
+      expectEqual(
+        await menu.evaluate((button) => button === document.activeElement),
+        true,
+        'the focus back on the Menu button',
+      );
+    },
+  })),
+);

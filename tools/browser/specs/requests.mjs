@@ -2,7 +2,7 @@
 // time to first byte, filtered by status, model and key, a call's details with the money trace and the request
 // id to quote; the Overview links to it. Screenshots: requests-desktop.png, requests-phone.png.
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { signInThrough } from '../flows.mjs';
+import { goToSection, signInThrough } from '../flows.mjs';
 import {
   api,
   currentSectionInView,
@@ -55,7 +55,7 @@ export const tests = DEVICES.map((device) => ({
 
     // The Overview's recent activity links to the page.
     await signInThrough(page, account, '/usage');
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
+    await goToSection(page, 'Overview');
     await expectText(page.getByRole('main'), 'Recent activity');
     await page.getByRole('link', { name: 'All requests' }).click();
     await expectPath(page, '/requests');
@@ -116,6 +116,11 @@ export const tests = DEVICES.map((device) => ({
     const detail = page.locator('.request-detail');
     await expectVisible(detail.getByRole('heading', { name: 'Call to demo-chat' }));
     expectEqual(await detail.getByLabel('Request id').inputValue(), calls.chat, 'the request id shown');
+    expectEqual(
+      await detail.evaluate((element) => element.closest('tr')?.previousElementSibling?.getAttribute('aria-selected')),
+      'true',
+      'the details open right below the call’s own row',
+    );
     await expectText(detail, 'Reserved');
     await expectText(detail, 'Charged');
     await expectText(detail, 'Released');

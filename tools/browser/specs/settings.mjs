@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText } from '../expect.mjs';
 import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
-import { registerThroughForm, signInThrough } from '../flows.mjs';
+import { goToSection, registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'settings';
 
@@ -35,7 +35,7 @@ export const tests = DEVICES.map((device) => ({
     };
     const page = await newPage(options);
     await registerThroughForm(page, user);
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Settings' }).click();
+    await goToSection(page, 'Settings');
     await expectPath(page, '/settings');
 
     // The name.

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { emailForbiddenCharacter, normaliseEmail } from '@switchyard/shared-dto';
 
 /**
  * Every environment variable the service reads, described once. `loadConfig` parses them all at start and
@@ -46,6 +47,11 @@ export interface AppConfig {
   giftcardAttemptsPerAccount: number;
   giftcardAttemptsPerIp: number;
   dbPoolSize: number;
+  smtpUrl: string | null;
+  mailFrom: string | null;
+  passwordResetTtlMinutes: number;
+  passwordResetsPerAccount: number;
+  requireVerifiedEmailForTopUp: boolean;
 }
 
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
@@ -189,7 +195,9 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     key: 'adminEmail',
     description: 'Email of an admin account created or updated at start (with ADMIN_PASSWORD)',
     parse: (raw, env) => {
-      const email = raw.trim().toLowerCase();
+      const email = normaliseEmail(raw);
+      const invisible = emailForbiddenCharacter(email);
+      if (invisible) bad(`holds an invisible or formatting character (${invisible}); type the address again`);
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) bad('is not an email address');
       if (!env.ADMIN_PASSWORD) bad('is set but ADMIN_PASSWORD is not; set both or neither');
       return email;
@@ -436,5 +444,51 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     description: 'Database connections per instance',
     defaultValue: '10',
     parse: integer(1, 200, 'set DB_POOL_SIZE to a number such as 10'),
+  },
+  {
+    env: 'SMTP_URL',
+    key: 'smtpUrl',
+    description:
+      'SMTP server that sends mail (password reset, address verification, receipts, alerts), as smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465; unset writes each mail to DATA_DIR/mail and logs it',
+    secret: true,
+    parse: (raw) => {
+      const url = URL.canParse(raw) ? new URL(raw) : null;
+      if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+        bad('must be smtp://user:password@host:587 or smtps://user:password@host:465, or unset');
+      return raw;
+    },
+  },
+  {
+    env: 'MAIL_FROM',
+    key: 'mailFrom',
+    description:
+      "Sender of the service's mail, as an address or `Name <address>`; unset: Switchyard <no-reply@PUBLIC_URL's host>",
+    parse: (raw) =>
+      /^[^\s@]+@[^\s@]+$/.test(/<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw.trim()) && !/[\r\n]/.test(raw)
+        ? raw.trim()
+        : bad('must be an email address or `Name <address>`, such as Switchyard <no-reply@example.com>'),
+  },
+  {
+    env: 'PASSWORD_RESET_TTL_MINUTES',
+    key: 'passwordResetTtlMinutes',
+    description: 'How long a password-reset link works (it works once)',
+    defaultValue: '30',
+    parse: integer(5, 1440, 'set PASSWORD_RESET_TTL_MINUTES to a number of minutes such as 30'),
+  },
+  {
+    env: 'PASSWORD_RESETS_PER_ACCOUNT',
+    key: 'passwordResetsPerAccount',
+    description:
+      'Password-reset and verification mails one address may be sent per window (RATE_LIMIT_WINDOW_SECONDS); counted whether or not an account has it',
+    defaultValue: '3',
+    parse: integer(1, 100, 'set PASSWORD_RESETS_PER_ACCOUNT to a number such as 3'),
+  },
+  {
+    env: 'REQUIRE_VERIFIED_EMAIL_FOR_TOPUP',
+    key: 'requireVerifiedEmailForTopUp',
+    description:
+      'Refuse card top-ups and gift-card redemptions (403 EMAIL_UNVERIFIED) until the account has verified its address; accounts may always sign in and call models',
+    defaultValue: 'false',
+    parse: boolean,
   },
 ];

@@ -147,6 +147,21 @@ describe('loadConfig', () => {
     expect(problemsOf({ MODELS_CONFIG: '/nonexistent/models.yaml' })[0]).toContain('MODELS_CONFIG');
   });
 
+  it('checks the mail settings (issue 33) and never echoes SMTP_URL, which holds a password', () => {
+    expect(problemsOf({ SMTP_URL: 'smtp://mailer:secret@smtp.example.com:587' })).toEqual([]);
+    expect(problemsOf({ SMTP_URL: 'smtps://smtp.example.com' })).toEqual([]);
+    for (const raw of ['http://smtp.example.com', 'smtp.example.com:587', 'smtp://:secret@'])
+      expect(problemsOf({ SMTP_URL: raw })).toEqual([
+        'Invalid configuration: SMTP_URL must be smtp://user:password@host:587 or smtps://user:password@host:465, or unset',
+      ]);
+    expect(problemsOf({ MAIL_FROM: 'Switchyard <no-reply@example.com>' })).toEqual([]);
+    expect(problemsOf({ MAIL_FROM: 'ops@example.com' })).toEqual([]);
+    for (const raw of ['not an address', 'a@b.co\r\nBcc: x@y.z'])
+      expect(problemsOf({ MAIL_FROM: raw })).toHaveLength(1);
+    expect(problemsOf({ PASSWORD_RESET_TTL_MINUTES: '2' })).toHaveLength(1);
+    expect(loadConfig({ REQUIRE_VERIFIED_EMAIL_FOR_TOPUP: 'yes' }).requireVerifiedEmailForTopUp).toBe(true);
+  });
+
   it('is documented: README.md and .env.example name every variable', () => {
     const root = join(__dirname, '..', '..', '..', '..');
     const readme = readFileSync(join(root, 'README.md'), 'utf8');

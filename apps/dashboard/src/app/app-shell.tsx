@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { UserResponse } from '@switchyard/shared-dto';
 
@@ -17,15 +17,15 @@ interface AppShellProps {
 }
 
 export function AppShell({ user, activePath, children }: AppShellProps) {
-  const navRef = useRef<HTMLUListElement>(null);
-  // On a narrow screen the nav is one row that scrolls sideways: bring the current section into view (centred),
-  // moving only the row, never the page.
-  useEffect(() => {
-    const list = navRef.current;
-    const current = list?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (!list || !current || list.scrollWidth <= list.clientWidth) return;
-    list.scrollLeft = current.offsetLeft - list.offsetLeft - (list.clientWidth - current.offsetWidth) / 2;
-  }, [activePath]);
+  // On a narrow screen the sections are behind a Menu button (docs/dashboard.md, "On a phone"): it opens them as a
+  // list, a section's link closes it, so does Escape (giving the focus back to the button).
+  // Open for the section it was opened on: going to another section closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === activePath;
+  const setMenuOpen = (open: boolean) => setOpenOn(open ? activePath : null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const sections = SHELL_SECTIONS.filter((section) => canSee(section, user.role));
+  const current = sections.find((section) => section.path === activePath);
 
   const logoutMutation = useLogout({
     onSignedOut: () => {
@@ -39,18 +39,41 @@ export function AppShell({ user, activePath, children }: AppShellProps) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="shell-sidebar">
+      <aside
+        className="shell-sidebar"
+        data-menu-open={menuOpen || undefined}
+        onKeyDown={(event) => {
+          if (event.key !== 'Escape' || !menuOpen) return;
+          setMenuOpen(false);
+          menuButton.current?.focus();
+        }}
+      >
         <Link href="/" className="shell-brand" aria-label="Switchyard overview">
           <Logo />
         </Link>
-        <nav aria-label="Sections">
-          <ul className="shell-nav" ref={navRef}>
-            {SHELL_SECTIONS.filter((section) => canSee(section, user.role)).map((section) => (
+        <span className="shell-current" aria-hidden="true">
+          {current?.label}
+        </span>
+        <button
+          ref={menuButton}
+          type="button"
+          className="shell-menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="shell-sections"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <span className="shell-menu-icon" aria-hidden="true" />
+          Menu
+        </button>
+        <nav aria-label="Sections" id="shell-sections">
+          <ul className="shell-nav">
+            {sections.map((section) => (
               <li key={section.path}>
                 <Link
                   href={section.path}
                   className="shell-nav-link"
                   aria-current={section.path === activePath ? 'page' : undefined}
+                  onClick={() => setMenuOpen(false)}
                 >
                   {section.label}
                 </Link>

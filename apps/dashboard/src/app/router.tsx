@@ -3,6 +3,8 @@ import type { UserResponse } from '@switchyard/shared-dto';
 import { useLocation } from '../lib/router';
 import { AppShell } from './app-shell';
 import { readAppPopupTarget } from '../lib/app-popup';
+import { ForgotPasswordRoute, ResetPasswordRoute, VerifyEmailRoute } from './routes/account-recovery-routes';
+import { AdminConsoleRoute } from './routes/admin-console-route';
 import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
 import { AppPopupRoute } from './routes/app-popup-route';
 import { BillingRoute } from './routes/billing-route';
@@ -50,6 +52,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <BillingRoute />;
     case '/docs':
       return <DocsRoute />;
+    case '/admin':
+      return <AdminConsoleRoute user={user} />;
     case '/admin/gift-cards':
       return <AdminGiftCardsRoute />;
     case '/spaces':
@@ -78,6 +82,11 @@ export function AppRouter() {
       </GuestOnly>
     );
   }
+
+  // Mail links and the way to them: public, outside the shell (docs/mail.md).
+  if (pathname === '/forgot-password') return <ForgotPasswordRoute />;
+  if (pathname === '/reset-password') return <ResetPasswordRoute />;
+  if (pathname === '/verify-email') return <VerifyEmailRoute />;
 
   // The OAuth consent page: signed in, but outside the shell (docs/decisions.md#accounts-and-sessions).
   if (pathname === '/consent') {

@@ -21,6 +21,7 @@ export const SHELL_SECTIONS: readonly ShellSection[] = [
   { path: '/spaces', label: 'Spaces' },
   { path: '/docs', label: 'Docs' },
   { path: '/settings', label: 'Settings' },
+  { path: '/admin', label: 'Console', roles: ['admin'] },
   { path: '/admin/gift-cards', label: 'Gift cards', roles: ['admin'] },
 ];
 

@@ -1,44 +1,29 @@
-import { formatCallCost, formatCharge, formatExactMoney, formatMoney } from './money';
+import { formatMoney } from './money';
 
 describe('formatMoney', () => {
-  it('shows the currency and two decimals, rounding micro-units to the cent', () => {
+  it('shows an amount under a cent with its significant digits, never as $0.00', () => {
+    expect(formatMoney(0.000214)).toBe('$0.000214');
+    expect(formatMoney(0.000054)).toBe('$0.000054');
+    expect(formatMoney(0.0099)).toBe('$0.0099');
+    expect(formatMoney(0.000001)).toBe('$0.000001');
+    expect(formatMoney(-0.000035)).toBe('-$0.000035');
+  });
+
+  it('shows cents as cents, and keeps the micro-units of a sum that has them', () => {
+    expect(formatMoney(21.13)).toBe('$21.13');
     expect(formatMoney(7)).toBe('$7.00');
-    expect(formatMoney(4.999873)).toBe('$5.00');
-    expect(formatMoney(0.000123)).toBe('$0.00');
-    expect(formatMoney(-1.234567)).toBe('-$1.23');
+    expect(formatMoney(4.999786)).toBe('$4.999786');
+    expect(formatMoney(0.0234)).toBe('$0.0234');
     expect(formatMoney(1234.5)).toBe('$1,234.50');
-  });
-});
-
-describe('formatCallCost', () => {
-  it('keeps up to six decimals only for a call under a cent', () => {
-    expect(formatCallCost(0.000123)).toBe('$0.000123');
-    expect(formatCallCost(0.0099)).toBe('$0.0099');
-    expect(formatCallCost(-0.000035)).toBe('-$0.000035');
+    expect(formatMoney(-1.234567)).toBe('-$1.234567');
+    expect(formatMoney(0)).toBe('$0.00');
+    expect(formatMoney(-0)).toBe('$0.00');
   });
 
-  it('shows two decimals for free calls and calls of a cent or more', () => {
-    expect(formatCallCost(0)).toBe('$0.00');
-    expect(formatCallCost(0.01)).toBe('$0.01');
-    expect(formatCallCost(0.012345)).toBe('$0.01');
-    expect(formatCallCost(2.5)).toBe('$2.50');
-  });
-});
-
-describe('formatCharge', () => {
-  it('says "under $0.01" for a sum that rounds to nothing but is not nothing', () => {
-    expect(formatCharge(0.000035)).toBe('under $0.01');
-    expect(formatCharge(0.004999)).toBe('under $0.01');
-    expect(formatCharge(0.005)).toBe('$0.01');
-    expect(formatCharge(0)).toBe('$0.00');
-    expect(formatCharge(12.345)).toBe('$12.35');
-  });
-});
-
-describe('formatExactMoney', () => {
-  it('shows a typed cap as typed: micro-units only when it has them', () => {
-    expect(formatExactMoney(5)).toBe('$5.00');
-    expect(formatExactMoney(0.005)).toBe('$0.005');
-    expect(formatExactMoney(1.234567)).toBe('$1.234567');
+  it('rounds float noise to the micro-unit and says so when there is no number', () => {
+    expect(formatMoney(0.1 + 0.2)).toBe('$0.30');
+    expect(formatMoney(0.0000004)).toBe('$0.00');
+    expect(formatMoney(0.0000006)).toBe('$0.000001');
+    expect(formatMoney(Number.NaN)).toBe('—');
   });
 });

@@ -5,43 +5,24 @@
 import { SPEND_LIMIT_DECIMALS, SPEND_LIMIT_MAX } from '@switchyard/shared-dto';
 import type { ConsentLimits } from '@switchyard/shared-dto';
 
-const formats = new Map<number, Intl.NumberFormat>();
-
-function currency(digits: number): Intl.NumberFormat {
-  let format = formats.get(digits);
-  if (!format) {
-    format = new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency: 'USD',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: digits,
-    });
-    formats.set(digits, format);
-  }
-  return format;
-}
-
-/** "$15.00", "-$0.12": balances, totals, credits, always with the currency and two decimals (rounded to the cent). */
-export function formatMoney(units: number): string {
-  return currency(2).format(units);
-}
-
-/** A sum charged (positive): like formatMoney, but "under $0.01" rather than "$0.00" when it is not zero. */
-export function formatCharge(units: number): string {
-  return units > 0 && units < 0.005 ? `under ${currency(2).format(0.01)}` : currency(2).format(units);
-}
+const money = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 6,
+});
 
 /**
- * One call's cost: two decimals like any amount, more only when the whole cost is under a cent and not zero
- * ("$0.000123"), so a cheap call does not read as free.
+ * Every sum of money on the dashboard, as it is: exact to the micro-unit the ledger keeps, at least to the cent, so
+ * nothing spent reads as "$0.00" and tables, charts and cards show the same figure: "$21.13", "$0.000214",
+ * "$4.999786", "-$0.000035", "$1,234.50". One formatter for balances, totals, costs, credits and caps alike
+ * (docs/dashboard.md, "Money").
  */
-export function formatCallCost(units: number): string {
-  return units !== 0 && Math.abs(units) < 0.01 ? currency(6).format(units) : currency(2).format(units);
-}
-
-/** A cap or limit as the user typed it: cents, and micro-units only when it has them ("$0.005"). */
-export function formatExactMoney(units: number): string {
-  return currency(Number.isInteger(Math.round(units * 100 * 1e4) / 1e4) ? 2 : 6).format(units);
+export function formatMoney(units: number): string {
+  if (!Number.isFinite(units)) return '—';
+  // Rounded to the micro-unit first, so float noise (0.1 + 0.2) never shows as a seventh decimal.
+  const micros = Math.round(units * 1e6) / 1e6;
+  return money.format(micros === 0 ? 0 : micros);
 }
 
 /** A cap for an input's value: '' when there is none. */

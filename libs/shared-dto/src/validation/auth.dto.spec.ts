@@ -42,3 +42,42 @@ describe('AuthLoginDto', () => {
     expect(check(AuthLoginDto, { email: '', password: '' }).fields).toEqual(['email', 'password']);
   });
 });
+
+describe('emails: NFKC and no invisible characters', () => {
+  it('folds compatibility forms (fullwidth letters, the fullwidth at sign) into the plain address', () => {
+    const { instance, fields } = check(AuthRegisterDto, {
+      email: ' ＶＩＣＴＩＭ＠Example.com ',
+      password: 'long enough',
+    });
+    expect(fields).toEqual([]);
+    expect(instance.email).toBe('victim@example.com');
+  });
+
+  it.each([
+    ['a zero-width space', 'victim\u200b@example.com', 'U+200B'],
+    ['a zero-width joiner', 'vic\u200dtim@example.com', 'U+200D'],
+    ['a right-to-left override', 'victim@\u202eexample.com', 'U+202E'],
+    ['a left-to-right mark', '\u200evictim@example.com', 'U+200E'],
+    ['a soft hyphen', 'vic\u00adtim@example.com', 'U+00AD'],
+    ['a word joiner', 'victim\u2060@example.com', 'U+2060'],
+    ['a byte-order mark', 'victim@example.com\ufeff', 'U+FEFF'],
+    ['a Hangul filler', 'victim\u3164@example.com', 'U+1160'],
+    ['a tag character', 'victim\u{e0041}@example.com', 'U+E0041'],
+    ['a variation selector', 'victim\ufe0f@example.com', 'U+FE0F'],
+    ['a no-break space inside', 'vic\u00a0tim@example.com', 'U+0020'],
+    ['a line separator', 'victim\u2028@example.com', 'U+2028'],
+    ['a control character', 'victim\u0007@example.com', 'U+0007'],
+  ])('refuses %s, naming it, at registration and at sign-in', (_what, email, named) => {
+    for (const cls of [AuthRegisterDto, AuthLoginDto]) {
+      const instance = plainToInstance(cls, { email, password: 'long enough' });
+      const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+      const messages = errors.flatMap((error) => Object.values(error.constraints ?? {}));
+      expect(messages).toContain(`email must not contain invisible or formatting characters (${named})`);
+    }
+  });
+
+  it('keeps addresses in other scripts', () => {
+    expect(check(AuthLoginDto, { email: 'José@exämple.com', password: 'x' }).fields).toEqual([]);
+    expect(check(AuthLoginDto, { email: 'अजय@डाटामेल.भारत', password: 'x' }).fields).toEqual([]);
+  });
+});

@@ -1,22 +1,65 @@
 import { Transform } from 'class-transformer';
-import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  Max,
+  Min,
+  ValidateIf,
+  IsString,
+  MaxLength,
+  MinLength,
+  registerDecorator,
+  type ValidationArguments,
+} from 'class-validator';
 import {
   AccountDeleteRequest,
   AccountUpdateRequest,
   AuthLoginRequest,
   AuthRegisterRequest,
   EMAIL_MAX_LENGTH,
+  emailForbiddenCharacter,
+  normaliseEmail as normalise,
   NAME_MAX_LENGTH,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   PasswordChangeRequest,
+  SignOutEverywhereRequest,
+  PasswordResetRequest,
+  PasswordResetConfirmRequest,
+  EmailVerifyRequest,
+  MAIL_TOKEN_MAX_LENGTH,
+  LOW_BALANCE_MAX,
+  NotificationSettings,
 } from '../auth';
+import { MaxDecimals } from './decimals';
 
-const normaliseEmail = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.trim().toLowerCase() : value;
+/** Every email the API takes is NFKC-normalised, trimmed and lower-cased before it is validated, stored or looked up. */
+export const normaliseEmail = ({ value }: { value: unknown }) => (typeof value === 'string' ? normalise(value) : value);
+
+/**
+ * Refuses an email holding an invisible or formatting character (docs/accounts.md, "Emails"), naming it:
+ * "email must not contain invisible or formatting characters (U+200B)".
+ */
+export function HasNoInvisibleCharacters(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'hasNoInvisibleCharacters',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || emailForbiddenCharacter(value) === null,
+        defaultMessage: (args?: ValidationArguments) =>
+          `${args?.property ?? 'email'} must not contain invisible or formatting characters (${emailForbiddenCharacter(String(args?.value ?? '')) ?? 'none'})`,
+      },
+    });
+}
 
 export class AuthRegisterDto implements AuthRegisterRequest {
   @Transform(normaliseEmail)
+  @HasNoInvisibleCharacters()
   @IsEmail({}, { message: 'email must be a valid email address' })
   @MaxLength(EMAIL_MAX_LENGTH)
   email: string;
@@ -34,6 +77,7 @@ export class AuthRegisterDto implements AuthRegisterRequest {
 
 export class AuthLoginDto implements AuthLoginRequest {
   @Transform(normaliseEmail)
+  @HasNoInvisibleCharacters()
   @IsString()
   @MinLength(1)
   @MaxLength(EMAIL_MAX_LENGTH)
@@ -63,6 +107,16 @@ export class PasswordChangeDto implements PasswordChangeRequest {
   @MinLength(PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${PASSWORD_MIN_LENGTH} characters` })
   @MaxLength(PASSWORD_MAX_LENGTH)
   newPassword: string;
+
+  @IsOptional()
+  @IsBoolean({ message: 'revokeCredentials must be true or false' })
+  revokeCredentials?: boolean;
+}
+
+export class SignOutEverywhereDto implements SignOutEverywhereRequest {
+  @IsOptional()
+  @IsBoolean({ message: 'revokeCredentials must be true or false' })
+  revokeCredentials?: boolean;
 }
 
 export class AccountDeleteDto implements AccountDeleteRequest {
@@ -70,4 +124,50 @@ export class AccountDeleteDto implements AccountDeleteRequest {
   @MinLength(1, { message: 'password must not be empty' })
   @MaxLength(PASSWORD_MAX_LENGTH)
   password: string;
+}
+
+export class PasswordResetRequestDto implements PasswordResetRequest {
+  @Transform(normaliseEmail)
+  @HasNoInvisibleCharacters()
+  @IsEmail({}, { message: 'email must be a valid email address' })
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email: string;
+}
+
+export class PasswordResetConfirmDto implements PasswordResetConfirmRequest {
+  @IsString()
+  @MinLength(1, { message: 'token must not be empty' })
+  @MaxLength(MAIL_TOKEN_MAX_LENGTH)
+  token: string;
+
+  @IsString()
+  @MinLength(PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${PASSWORD_MIN_LENGTH} characters` })
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  newPassword: string;
+
+  @IsOptional()
+  @IsBoolean({ message: 'revokeCredentials must be true or false' })
+  revokeCredentials?: boolean;
+}
+
+export class EmailVerifyDto implements EmailVerifyRequest {
+  @IsString()
+  @MinLength(1, { message: 'token must not be empty' })
+  @MaxLength(MAIL_TOKEN_MAX_LENGTH)
+  token: string;
+}
+
+export class NotificationSettingsDto implements NotificationSettings {
+  @ValidateIf((_, value) => value !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'lowBalance must be an amount or null' })
+  @Min(0)
+  @Max(LOW_BALANCE_MAX)
+  @MaxDecimals(6)
+  lowBalance: number | null;
+
+  @ValidateIf((_, value) => value !== null)
+  @IsInt({ message: 'capAlertPercent must be a whole number from 1 to 100, or null' })
+  @Min(1)
+  @Max(100)
+  capAlertPercent: number | null;
 }

@@ -8,3 +8,4 @@ export * from './oauth.dto';
 export * from './payments.dto';
 export * from './giftcards.dto';
 export * from './spaces.dto';
+export * from './admin.dto';

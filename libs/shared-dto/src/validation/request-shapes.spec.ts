@@ -4,8 +4,29 @@ import type {
   AuthLoginRequest,
   AuthRegisterRequest,
   PasswordChangeRequest,
+  SignOutEverywhereRequest,
+  PasswordResetRequest,
+  PasswordResetConfirmRequest,
+  EmailVerifyRequest,
+  NotificationSettings,
 } from '../auth';
+import type {
+  AccountStatusChangeRequest,
+  AdminGiftCardQuery,
+  AdminUsageQuery,
+  AdminUserQuery,
+  AuditQuery,
+  BalanceAdjustmentRequest,
+} from '../admin';
 import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
+import type {
+  AccountStatusChangeDto,
+  AdminGiftCardQueryDto,
+  AdminUsageQueryDto,
+  AdminUserQueryDto,
+  AuditQueryDto,
+  BalanceAdjustmentDto,
+} from './admin.dto';
 import type { ConsentLimits, ConsentLimitsRequest } from '../consents';
 import type { GiftCardIssueRequest, GiftCardRedeemRequest } from '../giftcards';
 import type { KeyCreateRequest, KeyLimitsUpdateRequest, KeyUpdateRequest } from '../keys';
@@ -22,9 +43,21 @@ import type {
   SpaceHandleCheckQuery,
   SpaceHandleSetRequest,
   SpacePublishRequest,
+  SpaceRenameRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageDailySpendQuery, UsageLedgerQuery } from '../usage';
-import type { AccountDeleteDto, AccountUpdateDto, AuthLoginDto, AuthRegisterDto, PasswordChangeDto } from './auth.dto';
+import type {
+  AccountDeleteDto,
+  AccountUpdateDto,
+  AuthLoginDto,
+  AuthRegisterDto,
+  PasswordChangeDto,
+  SignOutEverywhereDto,
+  PasswordResetRequestDto,
+  PasswordResetConfirmDto,
+  EmailVerifyDto,
+  NotificationSettingsDto,
+} from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
@@ -43,6 +76,7 @@ import type {
   SpaceHandleCheckQueryDto,
   SpaceHandleSetDto,
   SpacePublishDto,
+  SpaceRenameDto,
 } from './spaces.dto';
 import type {
   UsageActivityQueryDto,
@@ -65,6 +99,11 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AccountUpdateDto, AccountUpdateRequest>(true),
       same<PasswordChangeDto, PasswordChangeRequest>(true),
       same<AccountDeleteDto, AccountDeleteRequest>(true),
+      same<SignOutEverywhereDto, SignOutEverywhereRequest>(true),
+      same<PasswordResetRequestDto, PasswordResetRequest>(true),
+      same<PasswordResetConfirmDto, PasswordResetConfirmRequest>(true),
+      same<EmailVerifyDto, EmailVerifyRequest>(true),
+      same<NotificationSettingsDto, NotificationSettings>(true),
       same<KeyCreateDto, KeyCreateRequest>(true),
       same<KeyLimitsUpdateDto, KeyLimitsUpdateRequest>(true),
       same<KeyUpdateDto, KeyUpdateRequest>(true),
@@ -89,6 +128,13 @@ describe('the validation classes and the shared request interfaces', () => {
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),
       same<SpaceEditDto, SpaceEditRequest>(true),
       same<SpacePublishDto, SpacePublishRequest>(true),
+      same<SpaceRenameDto, SpaceRenameRequest>(true),
+      same<AdminUserQueryDto, AdminUserQuery>(true),
+      same<BalanceAdjustmentDto, BalanceAdjustmentRequest>(true),
+      same<AccountStatusChangeDto, AccountStatusChangeRequest>(true),
+      same<AdminUsageQueryDto, AdminUsageQuery>(true),
+      same<AdminGiftCardQueryDto, AdminGiftCardQuery>(true),
+      same<AuditQueryDto, AuditQuery>(true),
     ];
     expect(verdicts.every(Boolean)).toBe(true);
   });

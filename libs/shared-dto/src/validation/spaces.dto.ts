@@ -22,7 +22,9 @@ import {
   SPACE_HANDLE_RANGE,
   SPACE_MAX_MODELS,
   SPACE_RESERVED_HANDLES,
+  SPACE_TITLE_MAX_LENGTH,
   type SpaceEditRequest,
+  type SpaceRenameRequest,
   type SpaceGenerateRequest,
   type SpaceHandleCheckQuery,
   type SpaceHandleSetRequest,
@@ -64,6 +66,20 @@ export class SpaceHandleCheckQueryDto implements SpaceHandleCheckQuery {
 }
 
 /** POST /api/v1/spaces/generate */
+/** An app's title: trimmed, 1–100 characters, no control characters (it is shown in pages and lists). */
+const IsAppTitle = () => (target: object, property: string) => {
+  trim()(target, property);
+  IsString()(target, property);
+  Length(1, SPACE_TITLE_MAX_LENGTH, { message: `title must be 1-${SPACE_TITLE_MAX_LENGTH} characters` })(
+    target,
+    property,
+  );
+  Matches(/^[^\p{Cc}\p{Cf}]*$/u, { message: 'title must not contain control or invisible characters' })(
+    target,
+    property,
+  );
+};
+
 export class SpaceGenerateDto implements SpaceGenerateRequest {
   @trim()
   @IsString()
@@ -71,6 +87,10 @@ export class SpaceGenerateDto implements SpaceGenerateRequest {
     message: `prompt must be ${SPACE_GENERATE_PROMPT_RANGE[0]}-${SPACE_GENERATE_PROMPT_RANGE[1]} characters`,
   })
   prompt: string;
+
+  @IsOptional()
+  @IsAppTitle()
+  title?: string;
 
   /** Model ids to try in order until one writes a page; the default is the catalog's first chat model. */
   @IsOptional()
@@ -84,6 +104,11 @@ export class SpaceGenerateDto implements SpaceGenerateRequest {
 }
 
 /** PUT /api/v1/spaces/{slug}/edit */
+export class SpaceRenameDto implements SpaceRenameRequest {
+  @IsAppTitle()
+  title: string;
+}
+
 export class SpaceEditDto implements SpaceEditRequest {
   @trim()
   @IsString()

@@ -16,3 +16,14 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     (!constraint || driverError.constraint === constraint)
   );
 }
+
+/** Whether a query failed on a CHECK constraint (`constraint` when given), such as a balance that would go negative. */
+export function isCheckViolation(error: unknown, constraint?: string): boolean {
+  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })
+    ?.driverError;
+  return (
+    error instanceof QueryFailedError &&
+    driverError?.code === '23514' &&
+    (!constraint || driverError.constraint === constraint)
+  );
+}

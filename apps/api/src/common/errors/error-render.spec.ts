@@ -35,6 +35,18 @@ describe('renderError', () => {
     });
   });
 
+  it('renders Anthropic’s shape, with the code and the figures of an error that has them', () => {
+    expect(renderError('anthropic', error, 'req_1')).toEqual({
+      type: 'error',
+      error: { type: 'permission_error', message: 'Budget exhausted', code: 'budget_exhausted', remainingBudget: 0 },
+      request_id: 'req_1',
+    });
+    expect(renderError('anthropic', new AppException('MODEL_NOT_FOUND', 404, 'No such model'), undefined)).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'No such model' },
+    });
+  });
+
   it('renders RFC 6749’s shape', () => {
     expect(renderError('oauth', new AppException('INVALID_GRANT', 400, 'Code expired'), undefined)).toEqual({
       error: 'invalid_grant',

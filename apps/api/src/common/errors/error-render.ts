@@ -61,7 +61,7 @@ export function anthropicError(status: number, message: string, requestId?: stri
 
 export interface AnthropicErrorBody {
   type: 'error';
-  error: { type: string; message: string };
+  error: { type: string; message: string; code?: string; [figure: string]: unknown };
   request_id?: string;
 }
 
@@ -82,8 +82,13 @@ export function renderError(
           ...extra,
         },
       };
-    case 'anthropic':
-      return anthropicError(anthropicStatus(error), error.message, requestId);
+    case 'anthropic': {
+      const body = anthropicError(anthropicStatus(error), error.message, requestId);
+      // An error with figures (budget_exhausted, spend_limit_exceeded, a rate limit's wait) carries the gateway's
+      // code and the figures beside Anthropic's type and message, so a client can tell which limit refused it.
+      if (extra) Object.assign(body.error, { code: error.code.toLowerCase(), ...extra });
+      return body;
+    }
     case 'oauth':
       return { error: error.code.toLowerCase(), error_description: error.message };
     case 'envelope':

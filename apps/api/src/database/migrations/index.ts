@@ -18,6 +18,11 @@ import { AccountDeletion1763800018000 } from './1763800018000-account-deletion';
 import { UsageFirstByte1763800021500 } from './1763800021500-usage-first-byte';
 import { OperatorLosses1763800025000 } from './1763800025000-operator-losses';
 import { OpenIdConnect1763800029000 } from './1763800029000-openid-connect';
+import { RefusedLimit1763800033000 } from './1763800033000-refused-limit';
+import { AccountMail1763800033100 } from './1763800033100-account-mail';
+import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
+import { Notifications1763800033300 } from './1763800033300-notifications';
+import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -41,4 +46,9 @@ export const MIGRATIONS = [
   UsageFirstByte1763800021500,
   OperatorLosses1763800025000,
   OpenIdConnect1763800029000,
+  RefusedLimit1763800033000,
+  AccountMail1763800033100,
+  AdminAuditLog1763800033200,
+  Notifications1763800033300,
+  SpaceAppTitles1763800033400,
 ];

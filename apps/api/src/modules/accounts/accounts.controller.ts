@@ -7,13 +7,20 @@ import {
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import type { CookieOptions, Request, Response } from 'express';
-import { CSRF_COOKIE, SESSION_COOKIE, type AuthSessionResponse, type UserResponse } from '@switchyard/shared-dto';
+import {
+  CSRF_COOKIE,
+  SESSION_COOKIE,
+  type AuthSessionResponse,
+  type SignedOutResponse,
+  type UserResponse,
+} from '@switchyard/shared-dto';
 import {
   AccountDeleteDto,
   AccountUpdateDto,
   AuthLoginDto,
   AuthRegisterDto,
   PasswordChangeDto,
+  SignOutEverywhereDto,
 } from '@switchyard/shared-dto/validation';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
 import type { SessionPrincipal } from '../../common/auth/principal';
@@ -83,28 +90,35 @@ export class AccountsController {
   @Post('password')
   @HttpCode(200)
   @Access()
-  @ApiOperation({ summary: 'Change the password (needs the current one); every other session is signed out' })
+  @ApiOperation({
+    summary:
+      'Change the password (needs the current one); every other session is signed out, and with revokeCredentials every API key and app authorization is revoked',
+  })
   @ApiForbiddenResponse({ description: 'PASSWORD_INCORRECT' })
   @ApiTooManyRequestsResponse({ description: 'RATE_LIMITED after too many wrong passwords, with Retry-After' })
   async changePassword(
     @CurrentUser() principal: SessionPrincipal,
     @Body() body: PasswordChangeDto,
-  ): Promise<Envelope<{ signedOutSessions: number }>> {
-    const signedOutSessions = await this.accounts.changePassword(principal, body);
-    return envelope({ signedOutSessions }, 'Password changed; your other sessions are signed out');
+  ): Promise<Envelope<SignedOutResponse>> {
+    const ended = await this.accounts.changePassword(principal, body);
+    return envelope(ended, 'Password changed; your other sessions are signed out');
   }
 
   @Post('logout-everywhere')
   @HttpCode(200)
   @Access()
-  @ApiOperation({ summary: 'Sign out every session of the account, this one too' })
+  @ApiOperation({
+    summary:
+      'Sign out every session of the account, this one too; with revokeCredentials every API key and app authorization is revoked too',
+  })
   async logoutEverywhere(
     @CurrentUser() principal: SessionPrincipal,
+    @Body() body: SignOutEverywhereDto,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<Envelope<{ signedOutSessions: number }>> {
-    const signedOutSessions = await this.accounts.signOutEverywhere(principal);
+  ): Promise<Envelope<SignedOutResponse>> {
+    const ended = await this.accounts.signOutEverywhere(principal, body?.revokeCredentials === true);
     this.clearCookies(res);
-    return envelope({ signedOutSessions }, 'Signed out everywhere');
+    return envelope(ended, 'Signed out everywhere');
   }
 
   @Post('delete-account')

@@ -9,6 +9,10 @@ export enum AccountsErrorCode {
   FORBIDDEN = 'FORBIDDEN',
   CSRF_INVALID = 'CSRF_INVALID',
   PASSWORD_INCORRECT = 'PASSWORD_INCORRECT',
+  RESET_LINK_INVALID = 'RESET_LINK_INVALID',
+  VERIFY_LINK_INVALID = 'VERIFY_LINK_INVALID',
+  ACCOUNT_DISABLED = 'ACCOUNT_DISABLED',
+  EMAIL_UNVERIFIED = 'EMAIL_UNVERIFIED',
 }
 
 const STATUS: Record<AccountsErrorCode, number> = {
@@ -21,6 +25,10 @@ const STATUS: Record<AccountsErrorCode, number> = {
   [AccountsErrorCode.CSRF_INVALID]: 403,
   // Not 401: the session is good, and a 401 would send the dashboard to sign in again.
   [AccountsErrorCode.PASSWORD_INCORRECT]: 403,
+  [AccountsErrorCode.RESET_LINK_INVALID]: 400,
+  [AccountsErrorCode.VERIFY_LINK_INVALID]: 400,
+  [AccountsErrorCode.ACCOUNT_DISABLED]: 403,
+  [AccountsErrorCode.EMAIL_UNVERIFIED]: 403,
 };
 
 export class AccountsException extends AppException {

@@ -101,7 +101,15 @@ describe('accounts over HTTP', () => {
       const me = await app.http('/api/v1/auth/me', { token: login.body.data.token });
       expect(me.status).toBe(200);
       expect(me.body.data).toMatchObject({ email, role: 'user' });
-      expect(Object.keys(me.body.data).sort()).toEqual(['createdAt', 'email', 'handle', 'id', 'name', 'role']);
+      expect(Object.keys(me.body.data).sort()).toEqual([
+        'createdAt',
+        'email',
+        'emailVerified',
+        'handle',
+        'id',
+        'name',
+        'role',
+      ]);
     });
 
     it('answers a wrong password with 401 INVALID_CREDENTIALS, the same as an unknown email', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { isUniqueViolation } from '../../common/database/postgres-errors';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
@@ -48,8 +48,9 @@ export class AccountsRepository {
   /** Creates the account or makes it an admin with this password, in one statement (safe when instances race). */
   async upsertAdmin(email: string, passwordHash: string): Promise<void> {
     await this.users.query(
-      `INSERT INTO users (email, password_hash, role, name) VALUES ($1, $2, 'admin', 'Administrator')
-       ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', updated_at = now()`,
+      `INSERT INTO users (email, password_hash, role, name, email_verified_at) VALUES ($1, $2, 'admin', 'Administrator', now())
+       ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'admin', updated_at = now(),
+         email_verified_at = COALESCE(users.email_verified_at, now())`,
       [email, passwordHash],
     );
   }
@@ -98,6 +99,7 @@ export class AccountsRepository {
       .where('s.token_hash = :tokenHash', { tokenHash })
       .andWhere('s.revoked_at IS NULL')
       .andWhere('s.expires_at > now()')
+      .andWhere('u.disabled_at IS NULL')
       .getOne();
     return session?.user ? { sessionId: session.id, expiresAt: session.expiresAt, user: session.user } : null;
   }
@@ -121,6 +123,31 @@ export class AccountsRepository {
 
   async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
     await this.users.update({ id: userId }, { passwordHash });
+  }
+
+  /**
+   * Disables the account (and revokes every session, in the same statement) or enables it again, in the caller's
+   * transaction. False when nothing changed: already so, deleted, or no such account.
+   */
+  async setDisabled(manager: EntityManager, userId: string, disabled: boolean): Promise<boolean> {
+    const rows: Array<{ id: string }> = await manager.query(
+      `WITH u AS (
+         UPDATE users SET disabled_at = CASE WHEN $2 THEN now() ELSE NULL END, updated_at = now()
+          WHERE id = $1 AND deleted_at IS NULL AND (disabled_at IS NULL) = $2 RETURNING id),
+       s AS (
+         UPDATE sessions SET revoked_at = now() WHERE $2 AND user_id IN (SELECT id FROM u) AND revoked_at IS NULL)
+       SELECT id FROM u`,
+      [userId, disabled],
+    );
+    return rows.length > 0;
+  }
+
+  /** Marks the address verified, if it is still the account's address. */
+  async markEmailVerified(userId: string, email: string): Promise<void> {
+    await this.users.query(
+      `UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now() WHERE id = $1 AND email = $2`,
+      [userId, email],
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { AuthSessionResponse, UserResponse } from '@switchyard/shared-dto';
+import type { AuthSessionResponse, SignedOutResponse, UserResponse } from '@switchyard/shared-dto';
 import type {
   AccountDeleteDto,
   AuthLoginDto,
@@ -13,6 +13,9 @@ import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { LedgerService } from '../usage';
 import type { SessionPrincipal } from '../../common/auth/principal';
+import type { EntityManager } from 'typeorm';
+import { AccountCredentials } from './account-credentials';
+import { AccountMailService } from './account-mail.service';
 import { AccountDeletion } from './account-deletion';
 import { AccountsErrorCode, AccountsException } from './accounts.exception';
 import { AccountsRepository, type HandleHolder } from './accounts.repository';
@@ -53,6 +56,7 @@ export function toUserResponse(user: UserEntity): UserResponse {
     handle: user.handle,
     role: user.role,
     createdAt: user.createdAt.toISOString(),
+    emailVerified: user.emailVerifiedAt !== null,
   };
 }
 
@@ -67,6 +71,8 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly rateLimiter: RateLimiterService,
     private readonly ledger: LedgerService,
     private readonly deletion: AccountDeletion,
+    private readonly credentials: AccountCredentials,
+    private readonly accountMail: AccountMailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -88,6 +94,7 @@ export class AccountsService implements OnApplicationBootstrap {
     });
     if (!user) throw new AccountsException(AccountsErrorCode.EMAIL_TAKEN, 'An account with this email already exists');
     await this.ledger.grantSignupCredit(user.id);
+    this.accountMail.welcome(user);
     return this.startSession(user, client);
   }
 
@@ -104,6 +111,9 @@ export class AccountsService implements OnApplicationBootstrap {
       throw new AccountsException(AccountsErrorCode.INVALID_CREDENTIALS, 'Email or password is incorrect');
     }
     await this.rateLimiter.reset(failures);
+    // Said only to whoever knows the password: an operator disabled the account (docs/operations.md).
+    if (user.disabledAt)
+      throw new AccountsException(AccountsErrorCode.ACCOUNT_DISABLED, 'This account is disabled: ask the operator');
     return this.startSession(user, client);
   }
 
@@ -134,17 +144,29 @@ export class AccountsService implements OnApplicationBootstrap {
   /**
    * Changes the password after checking the current one (counted like failed sign-ins, so a stolen session cannot
    * guess it), and signs out every other session: whoever else held one must sign in with the new password.
-   * This session stays. Answers how many sessions were signed out.
+   * This session stays. With `revokeCredentials`, every API key and app authorization is revoked too.
    */
-  async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<number> {
+  async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<SignedOutResponse> {
     await this.checkPassword(principal, dto.currentPassword, 'currentPassword');
     await this.repository.setPasswordHash(principal.userId, await hashPassword(dto.newPassword));
-    return this.repository.revokeSessions(principal.userId, principal.sessionId);
+    const signedOutSessions = await this.repository.revokeSessions(principal.userId, principal.sessionId);
+    return { signedOutSessions, ...(await this.revokeCredentials(principal.userId, dto.revokeCredentials)) };
   }
 
-  /** Signs out every session of the user, this one too. Answers how many. */
-  signOutEverywhere(principal: SessionPrincipal): Promise<number> {
-    return this.repository.revokeSessions(principal.userId, null);
+  /** Signs out every session of the user, this one too; with `revokeCredentials`, every key and app authorization. */
+  async signOutEverywhere(principal: SessionPrincipal, revokeCredentials = false): Promise<SignedOutResponse> {
+    const signedOutSessions = await this.repository.revokeSessions(principal.userId, null);
+    return { signedOutSessions, ...(await this.revokeCredentials(principal.userId, revokeCredentials)) };
+  }
+
+  /** Revokes every API key and app authorization of the user when asked (docs/accounts.md, "Settings"). */
+  private async revokeCredentials(
+    userId: string,
+    asked: boolean | undefined,
+  ): Promise<Omit<SignedOutResponse, 'signedOutSessions'>> {
+    if (!asked) return { revokedApiKeys: 0, revokedAppAuthorizations: 0 };
+    const revoked = await this.credentials.revokeAll(userId);
+    return { revokedApiKeys: revoked.apiKeys, revokedAppAuthorizations: revoked.appAuthorizations };
   }
 
   /**
@@ -169,6 +191,32 @@ export class AccountsService implements OnApplicationBootstrap {
       throw new AccountsException(AccountsErrorCode.PASSWORD_INCORRECT, 'That is not your current password', field);
     }
     await this.rateLimiter.reset(failures);
+  }
+
+  /**
+   * An operator disables the account, or enables it again, in the caller's transaction (where the admin module
+   * writes its audit entry). Disabling revokes every session in the same statement; sign-in then answers
+   * ACCOUNT_DISABLED, and its keys and apps' tokens are unknown while it stays so. Once the transaction commits,
+   * call `forgetCredentials` so that every instance drops what it cached of them. False when nothing changed.
+   */
+  setDisabled(manager: EntityManager, userId: string, disabled: boolean): Promise<boolean> {
+    return this.repository.setDisabled(manager, userId, disabled);
+  }
+
+  /** Every instance drops its cached lookups of the user's keys and apps' tokens (after a change of status). */
+  forgetCredentials(userId: string): Promise<void> {
+    return this.credentials.forget(userId);
+  }
+
+  /** Throws EMAIL_UNVERIFIED when the operator requires a verified address before money comes in and it is not. */
+  async requireVerifiedForTopUp(userId: string): Promise<void> {
+    if (!this.config.requireVerifiedEmailForTopUp) return;
+    const user = await this.repository.findUserById(userId);
+    if (user?.emailVerifiedAt) return;
+    throw new AccountsException(
+      AccountsErrorCode.EMAIL_UNVERIFIED,
+      'Verify your email address before adding funds: open the link we mailed you, or send a new one from Settings',
+    );
   }
 
   /**

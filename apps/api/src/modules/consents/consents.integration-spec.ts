@@ -127,7 +127,7 @@ describe('consents', () => {
     const tokens = await kit.tokensFor(client, { user, limits: { perRequest: 0.000001, monthly: null } });
     const refused = await chat(tokens.access_token, client.clientId);
     expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'app_per_request' });
+    expect(refused.body.error).toMatchObject({ code: 'spend_limit_exceeded', scope: 'app', limit: 'per_request' });
 
     const lifted = await setLimits(user, client.clientId, { perRequest: null, monthly: 1 });
     expect(lifted.body.data.limits).toEqual({ total: null, daily: null, weekly: null, monthly: 1, perRequest: null });
@@ -139,12 +139,12 @@ describe('consents', () => {
     await setLimits(user, client.clientId, { monthly: consent.spentThisMonth });
     const capped = await chat(tokens.access_token, client.clientId);
     expect(capped.status).toBe(403);
-    expect(capped.body.error.limit).toBe('app_monthly');
+    expect(capped.body.error).toMatchObject({ scope: 'app', limit: 'monthly' });
     // The same five caps as a key's: total, daily and weekly too; the first that trips is named.
     await setLimits(user, client.clientId, { monthly: null, daily: consent.spentThisMonth });
-    expect((await chat(tokens.access_token, client.clientId)).body.error.limit).toBe('app_daily');
+    expect((await chat(tokens.access_token, client.clientId)).body.error.limit).toBe('daily');
     await setLimits(user, client.clientId, { daily: null, total: consent.spentThisMonth });
-    expect((await chat(tokens.access_token, client.clientId)).body.error.limit).toBe('app_total');
+    expect((await chat(tokens.access_token, client.clientId)).body.error.limit).toBe('total');
     await setLimits(user, client.clientId, { total: null });
     expect((await chat(tokens.access_token, client.clientId)).status).toBe(200);
   });

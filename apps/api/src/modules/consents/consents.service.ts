@@ -8,7 +8,7 @@ import { ReservationService } from '../usage';
 import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { ConsentRow, ConsentsRepository } from './consents.repository';
 import type { ConsentEntity } from './entities/consent.entity';
-import { AccountDeletion } from '../accounts';
+import { AccountCredentials, AccountDeletion } from '../accounts';
 
 const TOUCH_INTERVAL_MS = 5_000;
 
@@ -27,10 +27,19 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly bus: InvalidationBus,
     private readonly reservations: ReservationService,
     private readonly deletion: AccountDeletion,
+    private readonly credentials: AccountCredentials,
   ) {}
 
   onModuleInit(): void {
-    this.deletion.register("revoke every app's access and tokens", (userId) => this.revokeAll(userId));
+    this.deletion.register(
+      "revoke every app's access and tokens",
+      async (userId) => void (await this.revokeAll(userId)),
+    );
+    this.credentials.register('appAuthorizations', {
+      revokeAll: (userId) => this.revokeAll(userId),
+      // Every instance empties its cache of OAuth token lookups (the topic's handlers clear it whole).
+      forget: (userId) => this.bus.publish(OAUTH_TOKENS_TOPIC, `user:${userId}`),
+    });
     this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -74,12 +83,14 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     return { clientId };
   }
 
-  /** Revokes every app's access of the user, and their tokens, at once (a deleted account). */
-  async revokeAll(userId: string): Promise<void> {
-    for (const consent of await this.repository.listByUser(userId)) {
+  /** Revokes every app's access of the user, and their tokens, at once (a deleted account, or asked for); answers how many apps. */
+  async revokeAll(userId: string): Promise<number> {
+    const consents = await this.repository.listByUser(userId);
+    for (const consent of consents) {
       await this.repository.delete(userId, consent.clientPk);
       await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent:${userId}:${consent.clientPk}`);
     }
+    return consents.length;
   }
 
   async setLimits(userId: string, clientId: string, limits: ConsentLimitsDto): Promise<ConsentResponse> {

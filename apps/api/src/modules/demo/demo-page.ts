@@ -42,14 +42,39 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+/** A short title of the page's own, as a model would write one: the first words of the first sentence, not the prompt. */
 function titleFor(prompt: string): string {
   const words = prompt
     .replace(/^\s*(please\s+)?((make|build|create|write|give)\s+(me\s+)?)?(an?|the)?\s*/i, '')
     .split(/[.!?\n]/)[0]
-    .trim();
-  const title = truncateChars(words || 'Demo app', 60);
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 5);
+  // A title does not end on a small word ("Counter for the birds", not "Counter for the birds I").
+  while (words.length > 1 && TRAILING.has(words[words.length - 1].toLowerCase())) words.pop();
+  const title = truncateChars(words.join(' ') || 'Demo app', 60);
   return title.charAt(0).toUpperCase() + title.slice(1);
 }
+
+const TRAILING = new Set([
+  'a',
+  'an',
+  'the',
+  'i',
+  'of',
+  'for',
+  'in',
+  'on',
+  'to',
+  'and',
+  'with',
+  'my',
+  'your',
+  'can',
+  'that',
+  'this',
+]);
 
 function colorIn(text: string): string | undefined {
   const word = text.toLowerCase().match(/\b(red|orange|yellow|green|teal|blue|purple|pink|black|gr[ae]y)\b/)?.[1];

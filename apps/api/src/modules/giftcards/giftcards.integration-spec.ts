@@ -114,7 +114,7 @@ describe('gift cards', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
       success: true,
-      message: 'Gift card redeemed: 7.50 added to your balance',
+      message: 'Gift card redeemed: $7.50 added to your balance',
       amountAdded: 7.5,
       newBalance: 7.5,
     });
@@ -176,7 +176,7 @@ describe('gift cards', () => {
     const finished = await redeem(app, owner.token, retried.code, address);
     expect(finished.body.data).toEqual({
       success: true,
-      message: 'Gift card redeemed: 4.00 added to your balance',
+      message: 'Gift card redeemed: $4.00 added to your balance',
       amountAdded: 4,
       newBalance: 4,
     });

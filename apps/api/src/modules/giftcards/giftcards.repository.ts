@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import type { AdminGiftCard, GiftCardStatus } from '@switchyard/shared-dto';
+import { EntityManager, Repository } from 'typeorm';
 import { GiftCardEntity } from './entities/gift-card.entity';
 
 export interface ClaimedCard {
@@ -33,12 +34,13 @@ export class GiftcardsRepository {
 
   /** Inserts the cards in one statement; answers their ids in the order of `codeHashes`. */
   async insertMany(
+    manager: EntityManager,
     codeHashes: string[],
     amountMicros: number,
     expiresAt: Date | null,
     createdBy: string | null,
   ): Promise<string[]> {
-    const rows: { id: string; code_hash: string }[] = await this.cards.query(
+    const rows: { id: string; code_hash: string }[] = await manager.query(
       `INSERT INTO gift_cards (code_hash, amount_micros, expires_at, created_by)
        SELECT hash, $2, $3, $4 FROM unnest($1::text[]) AS hash RETURNING id, code_hash`,
       [codeHashes, amountMicros, expiresAt, createdBy],
@@ -92,5 +94,43 @@ export class GiftcardsRepository {
       [olderThanSeconds, limit],
     );
     return rows.map(claimed);
+  }
+
+  /**
+   * Issued cards for the console, newest first, below the cursor (created_at, id), with who issued and who redeemed
+   * them (their emails read from users, the accounts module's table, in the same query).
+   */
+  async list(
+    status: GiftCardStatus | null,
+    limit: number,
+    before: { createdAt: string; id: string } | null,
+  ): Promise<Array<Omit<AdminGiftCard, 'createdAt'> & { createdAt: Date; cursorAt: string }>> {
+    const rows: Record<string, unknown>[] = await this.cards.query(
+      `SELECT g.id, g.amount_micros, g.created_at, g.created_at::text AS cursor_at, g.expires_at, g.redeemed_at, g.created_by, ib.email AS issued_email,
+              g.redeemed_by, rb.email AS redeemed_email,
+              CASE WHEN g.redeemed_at IS NOT NULL THEN 'redeemed'
+                   WHEN g.expires_at IS NOT NULL AND g.expires_at <= now() THEN 'expired' ELSE 'unredeemed' END AS status
+         FROM gift_cards g
+         LEFT JOIN users ib ON ib.id = g.created_by
+         LEFT JOIN users rb ON rb.id = g.redeemed_by
+        WHERE ($2::timestamptz IS NULL OR (g.created_at, g.id) < ($2::timestamptz, $3::uuid))
+          AND ($4::text IS NULL OR $4 = CASE WHEN g.redeemed_at IS NOT NULL THEN 'redeemed'
+                   WHEN g.expires_at IS NOT NULL AND g.expires_at <= now() THEN 'expired' ELSE 'unredeemed' END)
+        ORDER BY g.created_at DESC, g.id DESC LIMIT $1`,
+      [limit, before?.createdAt ?? null, before?.id ?? null, status],
+    );
+    return rows.map((row) => ({
+      id: String(row.id),
+      amount: Number(row.amount_micros) / 1e6,
+      status: row.status as GiftCardStatus,
+      createdAt: row.created_at as Date,
+      // The database's own text of the time, to the microsecond: a cursor of milliseconds would skip cards issued
+      // together (one statement, one created_at).
+      cursorAt: String(row.cursor_at),
+      expiresAt: row.expires_at ? (row.expires_at as Date).toISOString() : null,
+      issuedBy: row.created_by ? { id: String(row.created_by), email: String(row.issued_email ?? '') } : null,
+      redeemedAt: row.redeemed_at ? (row.redeemed_at as Date).toISOString() : null,
+      redeemedBy: row.redeemed_by ? { id: String(row.redeemed_by), email: String(row.redeemed_email ?? '') } : null,
+    }));
   }
 }

@@ -1,5 +1,16 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { GiftCardIssueRequest, GiftCardIssueResponse, GiftCardRedeemResponse } from '@switchyard/shared-dto';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  AdminGiftCardPage,
+  GiftCardIssueRequest,
+  GiftCardIssueResponse,
+  GiftCardRedeemResponse,
+  GiftCardStatus,
+} from '@switchyard/shared-dto';
+import { DataSource } from 'typeorm';
+import { moneyWords } from '../../common/money-words';
+import { AccountsService } from '../accounts';
+import { AuditLogService } from '../audit';
 import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG } from '../../config/config.module';
@@ -20,6 +31,17 @@ function expiryOf(value: string): Date {
   return date;
 }
 
+/** A time as PostgreSQL writes timestamptz as text (to the microsecond, with its offset). */
+const CURSOR_TIME = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?([+-]\d\d(:?\d\d)?|Z)$/;
+
+/** A list cursor: the last card's creation time and id; null (the first page) when absent or malformed. */
+function decodeCursor(cursor: string | null): { createdAt: string; id: string } | null {
+  if (!cursor) return null;
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!id || !CURSOR_TIME.test(createdAt) || !/^[0-9a-f-]{36}$/.test(id)) return null;
+  return { createdAt, id };
+}
+
 /** A claim this old without its credit noted was interrupted (a redemption takes milliseconds). */
 const RECOVER_AFTER_SECONDS = 60;
 const RECOVERY_SWEEP_MS = 60_000;
@@ -34,6 +56,9 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     private readonly repository: GiftcardsRepository,
     private readonly ledger: LedgerService,
     private readonly rateLimiter: RateLimiterService,
+    private readonly audit: AuditLogService,
+    private readonly accounts: AccountsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,7 +77,10 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     clearInterval(this.timer);
   }
 
-  /** Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. */
+  /**
+   * Issues `count` cards; the codes are in this answer only. `issuedBy` is null from the command line. The cards
+   * and their audit-log entry (who, how many, of what, their ids) are written in one transaction.
+   */
   async issue(issuedBy: string | null, request: GiftCardIssueRequest): Promise<GiftCardIssueResponse> {
     const expiresAt = request.expiresAt ? expiryOf(request.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now())
@@ -61,7 +89,22 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
       });
     const amountMicros = Math.round(request.amount * 1e6);
     const codes = Array.from({ length: request.count }, () => generateGiftCardCode());
-    const ids = await this.repository.insertMany(codes.map(hashGiftCardCode), amountMicros, expiresAt, issuedBy);
+    const ids = await this.dataSource.transaction(async (manager) => {
+      const inserted = await this.repository.insertMany(
+        manager,
+        codes.map(hashGiftCardCode),
+        amountMicros,
+        expiresAt,
+        issuedBy,
+      );
+      await this.audit.append(manager, {
+        adminId: issuedBy,
+        action: 'gift_cards_issued',
+        targetUserId: null,
+        details: { count: request.count, amount: toUnits(amountMicros), expiresAt, cardIds: inserted },
+      });
+      return inserted;
+    });
     this.logger.log(
       `${request.count} gift cards of ${money(request.amount)} issued${issuedBy ? ` by ${issuedBy}` : ' from the command line'}`,
     );
@@ -94,6 +137,8 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
       max: this.config.giftcardAttemptsPerAccount,
       windowSeconds,
     });
+    // An operator may ask for a verified address before money comes in (REQUIRE_VERIFIED_EMAIL_FOR_TOPUP).
+    await this.accounts.requireVerifiedForTopUp(userId);
     const code = normaliseGiftCardCode(typed);
     const codeHash = code ? hashGiftCardCode(code) : null;
     let card = codeHash ? await this.repository.claim(codeHash, userId) : null;
@@ -116,9 +161,21 @@ export class GiftcardsService implements OnModuleInit, BeforeApplicationShutdown
     const { remainingBudget } = await this.ledger.summary(userId);
     return {
       success: true,
-      message: `Gift card redeemed: ${money(amountAdded)} added to your balance`,
+      message: `Gift card redeemed: ${moneyWords(card.amountMicros)} added to your balance`,
       amountAdded,
       newBalance: remainingBudget,
+    };
+  }
+
+  /** Issued cards, newest first, with their status and who redeemed them (the console's list). */
+  async list(status: GiftCardStatus | null, limit: number, cursor: string | null): Promise<AdminGiftCardPage> {
+    const before = decodeCursor(cursor);
+    const rows = await this.repository.list(status, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(({ cursorAt: _cursorAt, ...row }) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+      nextCursor: rows.length > limit && last ? Buffer.from(`${last.cursorAt}|${last.id}`).toString('base64url') : null,
     };
   }
 

@@ -87,6 +87,15 @@ export class KeysRepository {
     return this.keys.findOneBy({ id, userId });
   }
 
+  /** The hashes of every live key of the user (for dropping them from every instance's cache). */
+  async hashesOf(userId: string): Promise<string[]> {
+    const rows: Array<{ key_hash: string }> = await this.keys.query(
+      `SELECT key_hash FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`,
+      [userId],
+    );
+    return rows.map((row) => row.key_hash);
+  }
+
   /** Revokes every live key of the user; answers their hashes. */
   async revokeAll(userId: string): Promise<string[]> {
     const [rows]: [Array<{ key_hash: string }>, number] = await this.keys.query(
@@ -107,7 +116,9 @@ export class KeysRepository {
     const rows = await hotQuery<ActiveKeyRow>(
       this.keys.manager.connection,
       'sy_key_by_hash',
-      `SELECT ${ACTIVE_KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      // A key of an account an operator disabled is unknown while it is disabled (users is accounts' table).
+      `SELECT ${ACTIVE_KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = api_keys.user_id AND u.disabled_at IS NOT NULL)`,
       [keyHash],
     );
     return toActiveKey(rows[0]);

@@ -6,7 +6,7 @@ import { sha256 } from '../../common/crypto';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC } from '../../common/redis/topics';
-import { AccountDeletion } from '../accounts';
+import { AccountCredentials, AccountDeletion } from '../accounts';
 import { ReservationService } from '../usage';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
@@ -77,12 +77,17 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly bus: InvalidationBus,
     private readonly reservations: ReservationService,
     private readonly deletion: AccountDeletion,
+    private readonly credentials: AccountCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     this.bus.on(API_KEYS_TOPIC, (keyHash) => this.cache.delete(keyHash));
-    this.deletion.register('revoke every API key', (userId) => this.revokeAll(userId));
+    this.deletion.register('revoke every API key', async (userId) => void (await this.revokeAll(userId)));
+    this.credentials.register('apiKeys', {
+      revokeAll: (userId) => this.revokeAll(userId),
+      forget: (userId) => this.forgetAll(userId),
+    });
     this.timer = setInterval(() => void this.flushTouches(), TOUCH_INTERVAL_MS);
     this.timer.unref();
   }
@@ -135,9 +140,16 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
     return this.answer(userId, id);
   }
 
-  /** Revokes every key of the user at once on every instance (a deleted account). */
-  async revokeAll(userId: string): Promise<void> {
-    for (const keyHash of await this.repository.revokeAll(userId)) await this.bus.publish(API_KEYS_TOPIC, keyHash);
+  /** Revokes every key of the user at once on every instance (a deleted account, or asked for); answers how many. */
+  async revokeAll(userId: string): Promise<number> {
+    const hashes = await this.repository.revokeAll(userId);
+    for (const keyHash of hashes) await this.bus.publish(API_KEYS_TOPIC, keyHash);
+    return hashes.length;
+  }
+
+  /** Every instance drops its cached lookups of the user's keys (the account was disabled or enabled again). */
+  async forgetAll(userId: string): Promise<void> {
+    for (const keyHash of await this.repository.hashesOf(userId)) await this.bus.publish(API_KEYS_TOPIC, keyHash);
   }
 
   /** Renames a key; activity lists name later calls after the new name. */

@@ -134,11 +134,13 @@ export class OAuthRepository {
          SELECT t.grant_id, t.parent_hash, t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL OR t.expires_at <= now() AS dead,
                 COALESCE(t.used_at > now() - make_interval(secs => $8), false) AS in_grace,
                 EXISTS (SELECT 1 FROM oauth_tokens n WHERE n.parent_hash = $1 AND n.kind = 'refresh' AND n.used_at IS NOT NULL) AS superseded,
-                g.client_pk, g.user_id, g.scopes, g.revoked_at IS NOT NULL AS grant_dead, c.is_active
+                g.client_pk, g.user_id, g.scopes, g.revoked_at IS NOT NULL AS grant_dead, c.is_active,
+                EXISTS (SELECT 1 FROM users u WHERE u.id = g.user_id AND u.disabled_at IS NOT NULL) AS user_disabled
            FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
           WHERE t.token_hash = $1 AND t.kind = 'refresh'
           FOR UPDATE OF t),
-       ok AS (SELECT * FROM cur WHERE client_pk = $2 AND NOT grant_dead AND is_active AND scopes @> COALESCE($3::text[], '{}')),
+       ok AS (SELECT * FROM cur WHERE client_pk = $2 AND NOT grant_dead AND is_active AND NOT user_disabled
+                AND scopes @> COALESCE($3::text[], '{}')),
        rot AS (
          UPDATE oauth_tokens SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
@@ -167,7 +169,9 @@ export class OAuthRepository {
       ],
     );
     const row = rows[0];
-    if (!row || Number(row.client_pk) !== clientPk || row.grant_dead || !row.is_active) return { status: 'invalid' };
+    // A disabled account's refresh is refused without ending the grant: enabled again, its apps go on.
+    if (!row || Number(row.client_pk) !== clientPk || row.grant_dead || !row.is_active || row.user_disabled)
+      return { status: 'invalid' };
     const grantId = String(row.grant_id);
     const retried = Number(row.retried) > 0;
     if (Number(row.rotated) > 0 || retried)
@@ -212,7 +216,8 @@ export class OAuthRepository {
       `SELECT t.grant_id, t.expires_at, t.created_at, g.user_id, g.client_pk, COALESCE(t.scopes, g.scopes) AS scopes, c.client_id, c.client_name, c.rate_limit_rpm
          FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
         WHERE t.token_hash = $1 AND t.kind = '${kind}' AND t.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > now()
-          AND g.revoked_at IS NULL AND c.is_active`,
+          AND g.revoked_at IS NULL AND c.is_active
+          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = g.user_id AND u.disabled_at IS NOT NULL)`,
       [tokenHash],
     );
     const row = rows[0];

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts';
 import { UsageModule } from '../usage';
 import { paymentsEntities } from './entities';
 import { PaymentsController } from './payments.controller';
@@ -9,7 +10,7 @@ import { stripeClientProvider } from './stripe.provider';
 
 /** Card top-ups through Stripe Checkout (or the labelled sandbox when no Stripe key is configured). */
 @Module({
-  imports: [TypeOrmModule.forFeature(paymentsEntities), UsageModule],
+  imports: [TypeOrmModule.forFeature(paymentsEntities), UsageModule, AccountsModule],
   controllers: [PaymentsController],
   providers: [PaymentsRepository, PaymentsService, stripeClientProvider],
   exports: [PaymentsService],

@@ -4,6 +4,7 @@ import { PAYMENT_CURRENCY, type CheckoutSessionResponse, type PaymentVerifyRespo
 import Stripe from 'stripe';
 import { CommonErrorCode, CommonException } from '../../common/errors/app.exception';
 import { APP_CONFIG } from '../../config/config.module';
+import { AccountsService } from '../accounts';
 import type { AppConfig } from '../../config/config.schema';
 import { LedgerService, toUnits } from '../usage';
 import type { PaymentEntity } from './entities/payment.entity';
@@ -37,6 +38,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly repository: PaymentsRepository,
     private readonly ledger: LedgerService,
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
+    private readonly accounts: AccountsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -58,6 +60,7 @@ export class PaymentsService implements OnModuleInit {
     origin: string,
     idempotencyKey?: string,
   ): Promise<CheckoutSessionResponse> {
+    await this.accounts.requireVerifiedForTopUp(userId);
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
       throw new CommonException(CommonErrorCode.VALIDATION_FAILED, 'Invalid request: check Idempotency-Key', {
         details: [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1-100 letters, digits or . _ : -'] }],

@@ -17,6 +17,7 @@ export function addGatewayPaths(document: OpenAPIObject): void {
       description: 'An API key (sy-…), as Anthropic’s SDKs send it: on the Messages routes only',
     },
   };
+  document.components.schemas = { ...document.components.schemas, ...REFUSAL_SCHEMAS };
   for (const route of GATEWAY_ROUTES) {
     if (route.action === 'messages' || route.action === 'count_tokens') {
       addMessagesPath(document, route);
@@ -71,7 +72,11 @@ export function addGatewayPaths(document: OpenAPIObject): void {
               'The OpenAI-format answer; every answer carries x-switchyard-call-id (the call’s own id, named by its ledger debit), JSON answers x-switchyard-cost (what was debited)',
           },
           401: { description: 'missing_credentials, invalid_token' },
-          403: { description: 'invalid_api_key, endpoint_not_allowed' },
+          403: {
+            description:
+              'invalid_api_key, endpoint_not_allowed, model_not_priced; budget_exhausted (the account’s balance); spend_limit_exceeded (a key’s spend limit or an app’s cap: which one, and its figures)',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/GatewayRefusal' } } },
+          },
           404: { description: 'model_not_found' },
           502: { description: 'upstream_error' },
           504: { description: 'upstream_timeout' },
@@ -125,7 +130,11 @@ function addMessagesPath(document: OpenAPIObject, route: GatewayRoute): void {
         },
         400: { description: 'invalid_request_error (max_tokens missing or not a whole number from 1, …)' },
         401: { description: 'authentication_error (missing or invalid credential)' },
-        403: { description: 'permission_error (budget exhausted, spend limit, model not priced)' },
+        403: {
+          description:
+            'permission_error: the balance (error.code budget_exhausted), a key’s spend limit or an app’s cap (error.code spend_limit_exceeded, with the same figures as on /v1), a model without a price',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/AnthropicRefusal' } } },
+        },
         404: { description: 'not_found_error (unknown model)' },
         413: { description: 'request_too_large (body over 20 MB)' },
         429: { description: 'rate_limit_error' },
@@ -135,3 +144,66 @@ function addMessagesPath(document: OpenAPIObject, route: GatewayRoute): void {
     },
   };
 }
+
+type SchemaObject = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string];
+
+/** The money refusals' fields (docs/budgets.md, "Which limit refused a call"), on both faces. */
+const REFUSAL_FIELDS: Record<string, SchemaObject> = {
+  code: { type: 'string', enum: ['budget_exhausted', 'spend_limit_exceeded'] },
+  limit: {
+    type: 'string',
+    enum: ['account', 'per_request', 'daily', 'weekly', 'monthly', 'total'],
+    description: '`account` for budget_exhausted',
+  },
+  scope: { type: 'string', enum: ['key', 'app'], description: 'spend_limit_exceeded: whose limit' },
+  keyId: { type: 'string', nullable: true },
+  clientId: { type: 'string', nullable: true },
+  limitAmount: { type: 'number', description: 'The limit, in currency units' },
+  spent: {
+    type: 'number',
+    nullable: true,
+    description: 'Spent in the limit’s window (settled plus held by calls in flight); null for per_request',
+  },
+  needed: { type: 'number', description: 'The least this call needs (its input and one output token)' },
+  resetsAt: {
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When a daily, weekly or monthly window starts again (UTC)',
+  },
+  remainingBudget: { type: 'number', description: 'The account’s balance' },
+  topUpUrl: { type: 'string', description: 'budget_exhausted: where to add funds' },
+  settingsUrl: { type: 'string', description: 'spend_limit_exceeded: where the limit is changed' },
+};
+
+const REFUSAL_SCHEMAS: Record<string, SchemaObject> = {
+  GatewayRefusal: {
+    type: 'object',
+    description: 'A 403 in OpenAI’s shape; the money refusals carry the figures beside message, type and code',
+    properties: {
+      error: {
+        type: 'object',
+        required: ['message', 'type', 'code'],
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string' },
+          param: { nullable: true },
+          ...REFUSAL_FIELDS,
+        },
+      },
+    },
+  },
+  AnthropicRefusal: {
+    type: 'object',
+    description: 'A 403 in Anthropic’s shape; the money refusals carry the gateway’s code and figures inside error',
+    properties: {
+      type: { type: 'string', enum: ['error'] },
+      error: {
+        type: 'object',
+        required: ['type', 'message'],
+        properties: { type: { type: 'string' }, message: { type: 'string' }, ...REFUSAL_FIELDS },
+      },
+      request_id: { type: 'string' },
+    },
+  },
+};

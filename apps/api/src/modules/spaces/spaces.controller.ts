@@ -13,6 +13,7 @@ import {
   SpaceHandleCheckQueryDto,
   SpaceHandleSetDto,
   SpacePublishDto,
+  SpaceRenameDto,
 } from '@switchyard/shared-dto/validation';
 import type { Request } from 'express';
 import { Access, CurrentUser } from '../../common/auth/access.decorator';
@@ -87,6 +88,18 @@ export class SpacesController {
     @Body() body: SpaceEditDto,
   ): Promise<Envelope<SpaceAppResponse>> {
     return envelope(await this.spaces.edit(user.userId, slug, body.prompt), 'The model is revising your app');
+  }
+
+  @Put(':slug/title')
+  @Access()
+  @Owns(SpacesService, 'slug')
+  @ApiOperation({ summary: 'Rename an app (its address stays); pages the model writes later keep this title' })
+  async rename(
+    @CurrentUser() user: SessionPrincipal,
+    @Param('slug') slug: string,
+    @Body() body: SpaceRenameDto,
+  ): Promise<Envelope<SpaceAppResponse>> {
+    return envelope(await this.spaces.rename(user.userId, slug, body.title), 'Renamed');
   }
 
   @Put(':slug/publish')

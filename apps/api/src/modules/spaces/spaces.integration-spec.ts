@@ -178,7 +178,8 @@ describe('spaces with the demo provider', () => {
     const slug = generated.body.data.slug;
     expect(generated.body.data).toMatchObject({
       slug: 'counter-big-button-counting-birds',
-      title: 'A counter with a big button for counting birds',
+      // A title of its own: "New app" until the page names it (docs/spaces.md, "Titles").
+      title: 'New app',
       prompt: 'A counter with a big button for counting birds',
       models: ['demo-chat'],
       status: 'generating',
@@ -206,7 +207,7 @@ describe('spaces with the demo provider', () => {
       status: 'ready',
       version: 1,
       canUndo: false,
-      title: 'Counter with a big button for counting birds',
+      title: 'Counter with a big button',
     });
     expect(ready.error).toBeUndefined();
     expect(ready.html).toMatch(/^<!DOCTYPE html>\n<html lang="en">[\s\S]*<body>[\s\S]*<\/html>$/);
@@ -367,7 +368,9 @@ describe('spaces with the demo provider', () => {
       [{ prompt: 'A valid prompt here', models: ['demo-chat', 'demo-chat'] }, 'models'],
       [{ prompt: 'A valid prompt here', models: [42] }, 'models'],
       [{ prompt: 'A valid prompt here', models: [''] }, 'models'],
-      [{ prompt: 'A valid prompt here', title: 'no' }, 'title'],
+      [{ prompt: 'A valid prompt here', title: '' }, 'title'],
+      [{ prompt: 'A valid prompt here', title: 42 }, 'title'],
+      [{ prompt: 'A valid prompt here', extra: 'no' }, 'extra'],
     ];
     for (const [body, field] of cases) {
       const res = await generate(body);

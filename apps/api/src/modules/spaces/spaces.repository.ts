@@ -69,7 +69,7 @@ export class SpacesRepository {
    * when the user already has their most apps (a trigger counts them: migration 1763800014000).
    */
   async insertAppWithJob(
-    app: Pick<SpaceAppEntity, 'userId' | 'title' | 'prompt' | 'models'>,
+    app: Pick<SpaceAppEntity, 'userId' | 'title' | 'titleSetByUser' | 'prompt' | 'models'>,
     slugBase: string,
     maxJobs: number,
   ): Promise<SpaceAppEntity | null | 'app_limit'> {
@@ -85,14 +85,15 @@ export class SpacesRepository {
         rows = await this.apps.query(
           `WITH ${freeSlot(6)},
            app AS (
-             INSERT INTO space_apps (user_id, slug, title, prompt, models, status) SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text[], 'generating' FROM slot
+             INSERT INTO space_apps (user_id, slug, title, prompt, models, status, title_set_by_user)
+             SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text[], 'generating', $7::boolean FROM slot
              ON CONFLICT ON CONSTRAINT space_apps_user_slug_key DO NOTHING
              RETURNING id, user_id, prompt, models),
            job AS (
              INSERT INTO space_jobs (app_id, user_id, kind, prompt, models, slot)
              SELECT app.id, app.user_id, 'generate', app.prompt, app.models, slot.n FROM app, slot RETURNING id)
            SELECT (SELECT n FROM slot) AS slot, (SELECT app.id FROM app, job) AS id`,
-          [app.userId, slug, app.title, app.prompt, app.models, maxJobs],
+          [app.userId, slug, app.title, app.prompt, app.models, maxJobs, app.titleSetByUser],
         );
       } catch (error) {
         // The user's 100th app is made: the database's count refused this one (space_app_counts).
@@ -217,10 +218,22 @@ export class SpacesRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Names the app (its owner's title stays over later pages' <title>); false when there is no such app. */
+  async rename(userId: string, slug: string, title: string): Promise<boolean> {
+    const result = await this.apps
+      .createQueryBuilder()
+      .update()
+      .set({ title, titleSetByUser: true, updatedAt: () => 'now()' })
+      .where('user_id = :userId AND slug = :slug', { userId, slug })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Serves the current version's parent again (its title too); false when there is none or a job runs. */
   async undo(userId: string, slug: string): Promise<boolean> {
     const [rows]: [unknown[], number] = await this.apps.query(
-      `UPDATE space_apps a SET current_version = p.version, title = p.title, error = NULL, updated_at = now()
+      `UPDATE space_apps a SET current_version = p.version, title = CASE WHEN a.title_set_by_user THEN a.title ELSE p.title END,
+              error = NULL, updated_at = now()
          FROM space_app_versions v JOIN space_app_versions p ON p.app_id = v.app_id AND p.version = v.parent_version
         WHERE a.user_id = $1 AND a.slug = $2 AND a.status <> 'generating' AND v.app_id = a.id AND v.version = a.current_version
         RETURNING a.id`,
@@ -290,7 +303,8 @@ export class SpacesRepository {
                 job.base_version, job.kind, job.prompt, $4, COALESCE($5, a.title), $6, $7
            FROM job JOIN space_apps a ON a.id = job.app_id
          RETURNING app_id, version, title)
-       UPDATE space_apps a SET status = 'ready', error = NULL, current_version = ver.version, title = ver.title, updated_at = now()
+       UPDATE space_apps a SET status = 'ready', error = NULL, current_version = ver.version,
+              title = CASE WHEN a.title_set_by_user THEN a.title ELSE ver.title END, updated_at = now()
          FROM ver WHERE a.id = ver.app_id RETURNING a.id`,
       [job.id, instance, job.attempts, page.model, page.title, page.html, page.requestId],
     );

@@ -15,7 +15,10 @@ import type { AppConfig } from '../../config/config.schema';
 import { AccountDeletion, AccountsService } from '../accounts';
 import { CatalogService } from '../proxy';
 import type { SpaceAppEntity } from './entities/space-app.entity';
-import { slugFromPrompt, titleFromPrompt } from './page-check';
+import { slugFromPrompt } from './page-check';
+
+/** An app's title until the model's page names it, when its owner gave none. */
+const NEW_APP_TITLE = 'New app';
 import { SpaceJobsRunner } from './space-jobs.runner';
 import { SpacesErrorCode, SpacesException } from './spaces.exception';
 import { SpacesRepository } from './spaces.repository';
@@ -116,7 +119,14 @@ export class SpacesService implements OwnedResources {
     if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER) throw limitReached();
     // The count above is the quick answer; the database's own count (a trigger) holds the limit under concurrency.
     const app = await this.repository.insertAppWithJob(
-      { userId, title: titleFromPrompt(body.prompt), prompt: body.prompt, models },
+      // A title of its own: the owner's, else (until the page's <title> arrives) "New app", never the prompt cut short.
+      {
+        userId,
+        title: body.title ?? NEW_APP_TITLE,
+        titleSetByUser: body.title !== undefined,
+        prompt: body.prompt,
+        models,
+      },
       slugFromPrompt(body.prompt),
       MAX_JOBS_PER_USER,
     );
@@ -124,6 +134,12 @@ export class SpacesService implements OwnedResources {
     if (!app) throw this.tooManyJobs();
     this.runner.kick();
     return this.toResponse(app, handle, null);
+  }
+
+  /** Names the app; its address stays, and pages the model writes later keep this title. */
+  async rename(userId: string, slug: string, title: string): Promise<SpaceAppResponse> {
+    if (!(await this.repository.rename(userId, slug, title))) throw this.notFound();
+    return this.mine(userId, slug);
   }
 
   /** Queues an edit of the current page; the app is `generating` until the model's revision is in. */

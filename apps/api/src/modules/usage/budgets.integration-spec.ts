@@ -193,7 +193,7 @@ describe('budgets', () => {
       [keyId],
     );
     expect(spent).toBeLessThanOrEqual(200);
-    expect(refusal).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
+    expect(refusal).toMatchObject({ code: 'spend_limit_exceeded', limit: 'daily', scope: 'key' });
     // The account itself still has budget: clearing the limit lets the key call again.
     await app.http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: null } });
     expect((await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 20 } })).status).toBe(
@@ -381,7 +381,7 @@ describe('money safety under concurrency', () => {
     for (const app of apps) {
       const refused = await app.http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } });
       expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({ code: 'budget_exhausted', limit: 'daily' });
+      expect(refused.body.error).toMatchObject({ code: 'spend_limit_exceeded', limit: 'daily', scope: 'key' });
     }
     // The retired leases are given back at once (not after an idle timeout): nothing stays held.
     const until = Date.now() + 1500;

@@ -3,9 +3,10 @@
  * entities, SQL) is its own (eslint: switchyard/module-faces).
  */
 export { UsageModule } from './usage.module';
-export { LedgerService, toUnits } from './ledger/ledger.service';
+export { LedgerService, toUnits, type CreditEvent } from './ledger/ledger.service';
 export type { CreditKind } from './ledger/ledger.repository';
 export { ReservationService, type Reservation, type ReservationRequest } from './ledger/reservation.service';
+export { refusedLimitOfError } from './ledger/spend-limit-refusal';
 export { ReconciliationService, type Drift, type ReconcileReport } from './ledger/reconciliation';
 export { UsageRecorder, type UsageRecordInput } from './usage-recorder';
 export { UsageService } from './usage.service';

@@ -22,6 +22,8 @@ export interface UsageRecordInput {
   status: UsageStatus;
   httpStatus: number;
   errorCode: string | null;
+  /** Which limit refused the call: 'account', or 'key:daily', 'app:per_request', … (absent for other endings). */
+  refusedLimit?: string | null;
   /** Every input token, cached or not. */
   promptTokens: number;
   /** Every output token, reasoning included. */
@@ -54,6 +56,7 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => stri
   ['status', 'text', (r) => r.status],
   ['http_status', 'integer', (r) => r.httpStatus],
   ['error_code', 'text', (r) => r.errorCode],
+  ['refused_limit', 'text', (r) => r.refusedLimit ?? null],
   ['prompt_tokens', 'integer', (r) => r.promptTokens],
   ['completion_tokens', 'integer', (r) => r.completionTokens],
   ['total_tokens', 'integer', (r) => r.promptTokens + r.completionTokens],

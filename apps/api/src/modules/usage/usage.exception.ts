@@ -2,12 +2,19 @@ import { AppException } from '../../common/errors/app.exception';
 
 export enum UsageErrorCode {
   BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED',
+  SPEND_LIMIT_EXCEEDED = 'SPEND_LIMIT_EXCEEDED',
   INVALID_CURSOR = 'INVALID_CURSOR',
+  ADJUSTMENT_EXCEEDS_BALANCE = 'ADJUSTMENT_EXCEEDS_BALANCE',
+  ADJUSTMENT_KEY_REUSED = 'ADJUSTMENT_KEY_REUSED',
 }
 
 const STATUS: Record<UsageErrorCode, number> = {
   [UsageErrorCode.BUDGET_EXHAUSTED]: 403,
+  // 403 like budget_exhausted (a permission, not a rate): the key or app may not spend more in this window.
+  [UsageErrorCode.SPEND_LIMIT_EXCEEDED]: 403,
   [UsageErrorCode.INVALID_CURSOR]: 400,
+  [UsageErrorCode.ADJUSTMENT_EXCEEDS_BALANCE]: 409,
+  [UsageErrorCode.ADJUSTMENT_KEY_REUSED]: 409,
 };
 
 export class UsageException extends AppException {

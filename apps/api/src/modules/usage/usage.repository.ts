@@ -61,7 +61,7 @@ export class UsageRepository {
     else if (filter.status) where.push(`status = ${bind(filter.status)}`);
     return this.dataSource.query<Record<string, unknown>[]>(
       `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
-              error_code, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
+              error_code, refused_limit, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
               reasoning_tokens, cost_micros, latency_ms, first_byte_ms, started_at, ended_at
          FROM usage_records WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT $2`,
       params,

@@ -9,6 +9,7 @@ import type {
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { toUnits } from './ledger/ledger.service';
+import { refusedLimitOf } from './ledger/spend-limit-refusal';
 import { UsageErrorCode, UsageException } from './usage.exception';
 import { UsageRepository } from './usage.repository';
 import { DAY_MS } from './usage-window';
@@ -86,6 +87,7 @@ export class UsageService {
         status: String(row.status),
         httpStatus: num(row.http_status),
         errorCode: (row.error_code as string) ?? null,
+        refusedLimit: refusedLimitOf(row.refused_limit),
         latencyMs: num(row.latency_ms),
         firstByteMs: row.first_byte_ms === null || row.first_byte_ms === undefined ? null : num(row.first_byte_ms),
         money: money

@@ -1,3 +1,4 @@
+import { IssuedGiftCards } from '../../features/admin-gift-cards/components/issued-gift-cards';
 import { IssueGiftCardsForm } from '../../features/admin-gift-cards/components/issue-gift-cards-form';
 import { useDocumentTitle } from '../../lib/router';
 
@@ -14,6 +15,7 @@ export function AdminGiftCardsRoute() {
         </p>
       </div>
       <IssueGiftCardsForm />
+      <IssuedGiftCards />
     </>
   );
 }

@@ -34,6 +34,8 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
       image: modelsForTask(list, 'image'),
       speech: modelsForTask(list, 'speech'),
       transcription: modelsForTask(list, 'transcription'),
+      embeddings: modelsForTask(list, 'embeddings'),
+      video: modelsForTask(list, 'video'),
     };
   }, [models.data]);
 
@@ -89,8 +91,9 @@ export function PlaygroundRoute({ user }: { user: UserResponse }) {
       <div className="page-header">
         <h1 className="page-title">Playground</h1>
         <p className="muted">
-          Try the models before you write code: chat (with pictures), image generation, speech and transcription. Calls
-          are real and paid from your balance; each form also shows its request as curl and as SDK code.
+          Try the models before you write code: chat (with pictures), image generation, speech, transcription,
+          embeddings and video. Calls are real and paid from your balance; each form also shows its request as curl and
+          as SDK code.
         </p>
       </div>
       <GatewayKeyPanel userId={user.id} value={pastedKey} onChange={setPastedKey} />

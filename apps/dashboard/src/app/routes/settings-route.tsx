@@ -1,7 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { UserResponse } from '@switchyard/shared-dto';
 
+import { AlertsCard } from '../../features/account/components/alerts-card';
 import { DeleteAccountForm } from '../../features/account/components/delete-account-form';
+import { EmailCard } from '../../features/account/components/email-card';
 import { NameForm } from '../../features/account/components/name-form';
 import { PasswordForm } from '../../features/account/components/password-form';
 import { SessionsCard } from '../../features/account/components/sessions-card';
@@ -23,9 +25,13 @@ export function SettingsRoute({ user }: { user: UserResponse }) {
     <>
       <div className="page-header">
         <h1 className="page-title">Settings</h1>
-        <p className="muted">Your name, your password, where you are signed in, and deleting the account.</p>
+        <p className="muted">
+          Your name, your address, alerts, your password, where you are signed in, and deleting the account.
+        </p>
       </div>
       <NameForm user={user} onSaved={(updated) => setSignedInUser(queryClient, updated)} />
+      <EmailCard user={user} />
+      <AlertsCard />
       <PasswordForm />
       <SessionsCard onSignedOut={signedOut} />
       <DeleteAccountForm onDeleted={signedOut} />

@@ -30,4 +30,12 @@ export class UserEntity {
   /** When the account was deleted (its row stays, anonymised, for the ledger); null while it exists. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
+
+  /** When the account proved it reads its address (the verification link, or a password reset); null until then. */
+  @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
+  emailVerifiedAt: Date | null;
+
+  /** When an operator disabled the account: it cannot sign in, and its sessions, keys and apps' tokens stop. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt: Date | null;
 }

@@ -135,7 +135,13 @@ export class CallBilling {
   }
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
-  finish(call: Call, status: UsageStatus, httpStatus: number, errorCode: string | null): void {
+  finish(
+    call: Call,
+    status: UsageStatus,
+    httpStatus: number,
+    errorCode: string | null,
+    refusedLimit: string | null = null,
+  ): void {
     const cost = call.chargedMicros ?? this.costOf(call);
     const metered = pricedUsage(call) ?? call.metered;
     const reservation = call.reservation;
@@ -156,6 +162,7 @@ export class CallBilling {
         status,
         httpStatus,
         errorCode,
+        refusedLimit,
         promptTokens: promptTokensOf(metered),
         completionTokens: metered.outputTokens ?? 0,
         cacheReadTokens: metered.cacheReadTokens ?? 0,

@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ModelMethod } from '@switchyard/shared-dto';
 import { toAppException } from '../../../common/errors/all-exceptions.filter';
 import type { AppException } from '../../../common/errors/app.exception';
-import type { UsageStatus } from '../../usage';
+import { refusedLimitOfError, type UsageStatus } from '../../usage';
 import { anthropicError } from '../../../common/errors/error-render';
 import { GATEWAY_ROUTES, type GatewayRoute, type RouteMethod } from '../allowlist';
 import { type Estimate, estimateCall, isBillable, isPriced } from '../billing/budget-estimate';
@@ -107,6 +107,7 @@ export class GatewayPipeline {
           gone ? 'client_closed' : endingOf(failure!),
           gone ? 499 : failure!.status,
           gone ? 'client_closed' : failure!.code.toLowerCase(),
+          failure && refusedLimitOfError(failure),
         );
       } else if (requestedModel && !gone) {
         this.billing.recordRefused(

@@ -17,6 +17,10 @@ export class SpaceAppEntity {
   @Column({ type: 'text' })
   title: string;
 
+  /** Whether the owner named the app: then a new page's <title> does not replace its title. */
+  @Column({ name: 'title_set_by_user', type: 'boolean', default: false })
+  titleSetByUser: boolean;
+
   @Column({ type: 'text' })
   prompt: string;
 

@@ -49,6 +49,10 @@ export class UsageRecordEntity {
   @Column({ name: 'error_code', type: 'text', nullable: true })
   errorCode: string | null;
 
+  /** Which limit refused the call: 'account', 'key:daily', 'app:per_request', …; null otherwise. */
+  @Column({ name: 'refused_limit', type: 'text', nullable: true })
+  refusedLimit: string | null;
+
   @Column({ name: 'prompt_tokens', type: 'integer' })
   promptTokens: number;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { LedgerSide } from '@switchyard/shared-dto';
 
 export type CreditKind = 'signup_credit' | 'payment' | 'gift_card' | 'admin_adjustment';
@@ -49,6 +49,49 @@ export class LedgerRepository {
       [userId, amountMicros, kind, source, idempotencyKey],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * An operator's adjustment (docs/budgets.md, "Adjustments"), once per idempotency key, in the caller's
+   * transaction: a positive amount is a credit, a negative one a debit, each kept in step on the balance like any
+   * credit or usage debit (so reconciliation balances). A debit the free balance cannot cover breaks the balance's
+   * check constraint and the statement fails. Answers the entry's id and whether this call wrote it.
+   */
+  async adjust(
+    manager: EntityManager,
+    userId: string,
+    amountMicros: number,
+    source: string,
+    idempotencyKey: string,
+  ): Promise<{ entryId: string; applied: boolean } | null> {
+    // The balance row first (an account credited nothing yet has none), so the adjustment is an UPDATE whose new
+    // row the check constraint judges: an INSERT … ON CONFLICT would be judged on the row it proposes.
+    await manager.query(`INSERT INTO balances (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [userId]);
+    const rows: Array<{ id: string; applied: boolean }> = await manager.query(
+      `WITH entry AS (
+         INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+         VALUES ($1, $2, 'admin_adjustment', $3, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, amount_micros),
+       b AS (
+         UPDATE balances SET credits_micros = balances.credits_micros + GREATEST(entry.amount_micros, 0),
+                debits_micros = balances.debits_micros + GREATEST(-entry.amount_micros, 0), updated_at = now()
+           FROM entry WHERE balances.user_id = $1
+         RETURNING balances.user_id)
+       SELECT id, true AS applied FROM entry
+       UNION ALL
+       SELECT id, false FROM ledger_entries
+        WHERE idempotency_key = $4 AND user_id = $1 AND NOT EXISTS (SELECT 1 FROM entry)`,
+      [userId, amountMicros, source, idempotencyKey],
+    );
+    return rows[0] ? { entryId: String(rows[0].id), applied: rows[0].applied } : null;
+  }
+
+  /** The adjustment an idempotency key wrote for this user, read afresh (one racing with this one may just have committed). */
+  async findAdjustment(manager: EntityManager, userId: string, idempotencyKey: string): Promise<string | null> {
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM ledger_entries WHERE idempotency_key = $1 AND user_id = $2`,
+      [idempotencyKey, userId],
+    );
+    return rows[0] ? String(rows[0].id) : null;
   }
 
   /** The user's ledger entries (of one side when given), newest first, below the entry id `beforeId` (a page cursor). */

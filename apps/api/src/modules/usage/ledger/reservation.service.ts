@@ -9,6 +9,7 @@ import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC, OAUTH_TOKENS_TOPIC } from '../../../common/redis/topics';
 import { toUnits } from './ledger.service';
 import { LeasedSettlement, ReservationsRepository, ReserveInput } from './reservations.repository';
+import { spendLimitExceeded } from './spend-limit-refusal';
 
 /** What a caller asks to hold: `id` is the call's own id (random, the server's), the reservation's key. */
 export type ReservationRequest = Omit<ReserveInput, 'ttlSeconds' | 'lease'>;
@@ -171,7 +172,10 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     );
   }
 
-  /** Holds the call's worst case (or what remains, if at least the minimum); throws BUDGET_EXHAUSTED otherwise. */
+  /**
+   * Holds the call's worst case (or what remains, if at least the minimum); throws SPEND_LIMIT_EXCEEDED when a key's
+   * limit or an app's cap cannot cover it, BUDGET_EXHAUSTED when the balance cannot.
+   */
   async reserve(request: ReservationRequest): Promise<Reservation> {
     const key = leaseKey(request);
     const fromLease = this.drawOnLease(key, request);
@@ -183,20 +187,12 @@ export class ReservationService implements OnModuleInit, BeforeApplicationShutdo
     if (result.amountMicros === null && (await this.releaseFinished(request.userId)))
       result = await this.ledger.reserve(input);
     if (result.amountMicros === null) {
+      // A key's limit or an app's cap: spend_limit_exceeded with its figures; else the balance: budget_exhausted.
       // remainingBudget is what the usage summary shows (credits − debits), whatever calls in flight hold.
-      if (result.tripped?.startsWith('app_'))
-        throw this.exhausted(
-          result.balanceMicros,
-          `The ${result.tripped.slice(4).replace('_', '-')} spending cap you set for this app is reached`,
-          result.tripped,
-        );
-      if (result.tripped && result.tripped !== 'account')
-        throw this.exhausted(
-          result.balanceMicros,
-          `This API key's ${result.tripped.replace('_', '-')} spend limit is reached`,
-          result.tripped,
-        );
-      throw this.exhausted(result.balanceMicros);
+      throw (
+        (await spendLimitExceeded(this.ledger, this.config, request, result.tripped, result.balanceMicros)) ??
+        this.exhausted(result.balanceMicros)
+      );
     }
     this.running.add(request.id);
     const tight = result.headroomMicros !== null && result.headroomMicros < result.amountMicros;

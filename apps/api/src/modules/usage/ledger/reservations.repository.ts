@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { SpendLimitName, SpendLimitScope } from '@switchyard/shared-dto';
 import { hotQuery, pgArray } from '../../../database/hot-path';
+import type { LimitFigures } from './spend-limit-refusal';
 
 export interface ReserveInput {
   /** The call's id (the server's own, random): the reservation's key. */
@@ -314,4 +316,42 @@ export class ReservationsRepository {
       ]),
     );
   }
+
+  /**
+   * A key's limit, or an app's cap for this user, and what its window spent (sy_spend: settled plus held), for the
+   * refusal that names it (spend-limit-refusal.ts). Read only when a call was refused.
+   */
+  async limitFigures(
+    scope: SpendLimitScope,
+    limit: SpendLimitName,
+    call: { userId: string; apiKeyId: string | null; oauthClientId: string | null },
+  ): Promise<LimitFigures> {
+    const column = LIMIT_COLUMN[limit];
+    const rows: Array<Record<string, string | null>> =
+      scope === 'key'
+        ? await this.dataSource.query(
+            `SELECT k.${column} AS cap, s.* FROM api_keys k, sy_spend(k.id, NULL, NULL) s WHERE k.id = $1 AND k.user_id = $2`,
+            [call.apiKeyId, call.userId],
+          )
+        : await this.dataSource.query(
+            `SELECT c.${column} AS cap, s.* FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk,
+                    sy_spend(NULL, c.user_id, o.client_id) s
+              WHERE c.user_id = $1 AND o.client_id = $2`,
+            [call.userId, call.oauthClientId],
+          );
+    const row = rows[0];
+    return {
+      limitMicros: num(row?.cap),
+      spentMicros: row && limit !== 'per_request' ? num(row[limit]) : 0,
+    };
+  }
 }
+
+/** The column of each limit on api_keys and oauth_consents. */
+const LIMIT_COLUMN: Record<SpendLimitName, string> = {
+  total: 'limit_total_micros',
+  daily: 'limit_daily_micros',
+  weekly: 'limit_weekly_micros',
+  monthly: 'limit_monthly_micros',
+  per_request: 'limit_per_request_micros',
+};

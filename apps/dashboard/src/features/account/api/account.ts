@@ -1,8 +1,11 @@
-import { useMutation } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   AccountDeleteRequest,
   AccountUpdateRequest,
+  NotificationSettings,
   PasswordChangeRequest,
+  SignOutEverywhereRequest,
+  SignedOutResponse,
   UserResponse,
 } from '@switchyard/shared-dto';
 
@@ -12,12 +15,20 @@ export function updateAccount(body: AccountUpdateRequest): Promise<UserResponse>
   return http.patch<UserResponse>('/api/v1/auth/me', body);
 }
 
-export function changePassword(body: PasswordChangeRequest): Promise<{ signedOutSessions: number }> {
-  return http.post<{ signedOutSessions: number }>('/api/v1/auth/password', body);
+export function changePassword(body: PasswordChangeRequest): Promise<SignedOutResponse> {
+  return http.post<SignedOutResponse>('/api/v1/auth/password', body);
 }
 
-export function signOutEverywhere(): Promise<{ signedOutSessions: number }> {
-  return http.post<{ signedOutSessions: number }>('/api/v1/auth/logout-everywhere');
+export function signOutEverywhere(body: SignOutEverywhereRequest): Promise<SignedOutResponse> {
+  return http.post<SignedOutResponse>('/api/v1/auth/logout-everywhere', body);
+}
+
+/** "2 API keys and 1 app authorization revoked", or '' when none was. */
+export function revokedWords({ revokedApiKeys, revokedAppAuthorizations }: SignedOutResponse): string {
+  if (!revokedApiKeys && !revokedAppAuthorizations) return '';
+  const keys = `${revokedApiKeys} API ${revokedApiKeys === 1 ? 'key' : 'keys'}`;
+  const apps = `${revokedAppAuthorizations} app ${revokedAppAuthorizations === 1 ? 'authorization' : 'authorizations'}`;
+  return `${keys} and ${apps} revoked.`;
 }
 
 export function deleteAccount(body: AccountDeleteRequest): Promise<null> {
@@ -41,4 +52,32 @@ export function useSignOutEverywhere(onSignedOut: () => void) {
 
 export function useDeleteAccount(onDeleted: () => void) {
   return useMutation({ mutationFn: deleteAccount, gcTime: 0, onSuccess: onDeleted });
+}
+
+/** A new verification link to the signed-in user's address (`sent: false` when it is verified already). */
+export function sendVerification(): Promise<{ sent: boolean }> {
+  return http.post<{ sent: boolean }>('/api/v1/auth/verify-email/send');
+}
+
+export function useSendVerification() {
+  return useMutation({ mutationFn: sendVerification });
+}
+
+export const alertKeys = { settings: ['notification-settings'] as const };
+
+export const alertSettingsQuery = queryOptions({
+  queryKey: alertKeys.settings,
+  queryFn: ({ signal }) => http.get<NotificationSettings>('/api/v1/notifications/settings', { signal }),
+});
+
+export function useAlertSettings() {
+  return useQuery(alertSettingsQuery);
+}
+
+export function useSaveAlertSettings() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NotificationSettings) => http.put<NotificationSettings>('/api/v1/notifications/settings', body),
+    onSuccess: (saved) => queryClient.setQueryData(alertKeys.settings, saved),
+  });
 }

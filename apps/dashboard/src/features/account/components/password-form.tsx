@@ -4,9 +4,10 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@switchyard/shared-dto
 
 import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
+import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
-import { useChangePassword } from '../api/account';
+import { revokedWords, useChangePassword } from '../api/account';
 
 const FIELDS = ['currentPassword', 'newPassword', 'confirm'] as const;
 type Field = (typeof FIELDS)[number];
@@ -17,6 +18,7 @@ export function PasswordForm() {
   const [values, setValues] = useState<Record<Field, string>>({ currentPassword: '', newPassword: '', confirm: '' });
   const [clientErrors, setClientErrors] = useState<Partial<Record<Field, string[]>> | null>(null);
   const [done, setDone] = useState<string>('');
+  const [revokeCredentials, setRevokeCredentials] = useState(false);
   const mutation = useChangePassword();
   const serverErrors = toFormErrors(mutation.error, FIELDS);
   const errors = clientErrors ?? serverErrors.fields;
@@ -39,14 +41,21 @@ export function PasswordForm() {
     }
     setClientErrors(null);
     mutation.mutate(
-      { currentPassword: values.currentPassword, newPassword: values.newPassword },
+      { currentPassword: values.currentPassword, newPassword: values.newPassword, revokeCredentials },
       {
-        onSuccess: ({ signedOutSessions }) => {
+        onSuccess: (ended) => {
+          const { signedOutSessions } = ended;
           setValues({ currentPassword: '', newPassword: '', confirm: '' });
+          setRevokeCredentials(false);
           setDone(
-            signedOutSessions
-              ? `Your password is changed, and ${signedOutSessions} other ${signedOutSessions === 1 ? 'session was' : 'sessions were'} signed out.`
-              : 'Your password is changed.',
+            [
+              signedOutSessions
+                ? `Your password is changed, and ${signedOutSessions} other ${signedOutSessions === 1 ? 'session was' : 'sessions were'} signed out.`
+                : 'Your password is changed.',
+              revokedWords(ended),
+            ]
+              .filter(Boolean)
+              .join(' '),
           );
         },
       },
@@ -90,6 +99,12 @@ export function PasswordForm() {
           value={values.confirm}
           onChange={set('confirm')}
           errors={errors.confirm}
+        />
+        <CheckboxField
+          label="Also revoke every API key and app authorization"
+          hint="For a password that may have leaked: programs using your keys and apps you authorized stop at once, and you create new keys and authorize apps again. Off by default."
+          checked={revokeCredentials}
+          onChange={(event) => setRevokeCredentials(event.target.checked)}
         />
         <Button type="submit" busy={mutation.isPending}>
           Change password

@@ -1,7 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { GiftCardIssueRequest, GiftCardIssueResponse } from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
+import { giftCardKeys } from './list-gift-cards';
 
 /** The answer carries the codes: the only time the server ever shows them. */
 export function issueGiftCards(body: GiftCardIssueRequest): Promise<GiftCardIssueResponse> {
@@ -10,5 +11,11 @@ export function issueGiftCards(body: GiftCardIssueRequest): Promise<GiftCardIssu
 
 /** `gcTime: 0`: the codes leave the mutation cache as soon as the form resets it or unmounts. */
 export function useIssueGiftCards() {
-  return useMutation({ mutationFn: issueGiftCards, gcTime: 0 });
+  const queryClient = useQueryClient();
+  // The issued cards' list shows the new cards.
+  return useMutation({
+    mutationFn: issueGiftCards,
+    gcTime: 0,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: giftCardKeys.all }),
+  });
 }

@@ -60,6 +60,9 @@ export function SignInForm({ registerHref, onSignedIn }: SignInFormProps) {
         onChange={(event) => setPassword(event.target.value)}
         errors={errors.fields.password}
       />
+      <p className="auth-forgot">
+        <Link href="/forgot-password">Forgot password?</Link>
+      </p>
       <Button type="submit" busy={loginMutation.isPending || leaving} className="button-block">
         Sign in
       </Button>

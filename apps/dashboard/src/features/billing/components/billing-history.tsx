@@ -4,7 +4,7 @@ import type { DailySpend, LedgerEntryKind, LedgerEntryResponse } from '@switchya
 
 import { FormattedDate } from '../../../components/ui/formatted-date';
 import { PagedList } from '../../../components/ui/paged-list';
-import { formatCharge, formatMoney } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { useDailySpend } from '../api/list-daily-spend';
 import { useCredits } from '../api/list-ledger';
 
@@ -125,7 +125,7 @@ function DailyUsage() {
             {count.format(item.calls)}
           </td>
           <td className="numeric amount-debit" data-label="Charged">
-            {formatCharge(item.amount)}
+            {formatMoney(item.amount)}
           </td>
         </tr>
       )}

@@ -6,7 +6,7 @@ import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
 import type { Announce } from '../../../components/ui/list-card';
-import { formatExactMoney, formatMoney } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { useRevokeConsent } from '../api/revoke-consent';
 import { ConsentLimitsForm } from './consent-limits-form';
 
@@ -20,7 +20,7 @@ interface ConsentCardProps {
 }
 
 function Cap({ value }: { value: number | null }) {
-  return <>{value === null ? 'None' : formatExactMoney(value)}</>;
+  return <>{value === null ? 'None' : formatMoney(value)}</>;
 }
 
 /** One app the user authorized: what it may do, what it spent, its caps, and the way to cut it off. */

@@ -4,7 +4,7 @@ import type { ApiKeyResponse } from '@switchyard/shared-dto';
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
-import { formatCharge, formatExactMoney } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { useRevokeKey } from '../api/revoke-key';
 import { describeLimits } from '../lib/key-limits';
 import { KeyEditForm } from './key-edit-form';
@@ -58,15 +58,15 @@ export function KeyCard({ apiKey, onAnnounce }: KeyCardProps) {
         </div>
         <div>
           <dt>Spent this month</dt>
-          <dd>{formatCharge(apiKey.spend.thisMonth)}</dd>
+          <dd>{formatMoney(apiKey.spend.thisMonth)}</dd>
         </div>
         <div>
           <dt>Spent in all</dt>
-          <dd>{formatCharge(apiKey.spend.allTime)}</dd>
+          <dd>{formatMoney(apiKey.spend.allTime)}</dd>
         </div>
         <div>
           <dt>Limits</dt>
-          <dd>{describeLimits(apiKey, formatExactMoney)}</dd>
+          <dd>{describeLimits(apiKey, formatMoney)}</dd>
         </div>
         <div>
           <dt>Created</dt>

@@ -35,6 +35,8 @@ const TASK_LABELS: Record<PlaygroundTask, string> = {
   image: 'image generation',
   speech: 'speech',
   transcription: 'transcription',
+  embeddings: 'embeddings',
+  video: 'video',
 };
 
 function ModelCard({ model }: { model: ModelEntry }) {

@@ -105,6 +105,8 @@ export const PLAYGROUND_TASKS = {
   image: { type: 'image', method: 'image_generation' },
   speech: { type: 'audio', method: 'audio_speech' },
   transcription: { type: 'audio', method: 'audio_transcription' },
+  embeddings: { type: 'embedding', method: 'embeddings' },
+  video: { type: 'video', method: 'video_generation' },
 } as const satisfies Record<string, { type: ModelType; method: ModelMethod }>;
 export type PlaygroundTask = keyof typeof PLAYGROUND_TASKS;
 

@@ -1,6 +1,6 @@
 import { Alert } from '../../../components/ui/alert';
 import { isApiError } from '../../../lib/http';
-import { formatCallCost } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 
 /** A failed call in words, with the way out when the budget ran out or the key is refused. */
@@ -12,7 +12,13 @@ export function CallError({ error }: { error: unknown }) {
       <p>{message}</p>
       {code === 'budget_exhausted' ? (
         <p>
-          <Link href="/billing">Add funds</Link> or raise the key&apos;s limits on <Link href="/keys">API keys</Link>.
+          <Link href="/billing">Add funds</Link> to continue.
+        </p>
+      ) : null}
+      {code === 'spend_limit_exceeded' ? (
+        <p>
+          The key&apos;s own spend limit refused it, not your balance: raise the limit on{' '}
+          <Link href="/keys">API keys</Link> or choose another key.
         </p>
       ) : null}
       {code === 'invalid_api_key' ? <p>The key was revoked or is wrong: forget it above and choose another.</p> : null}
@@ -27,7 +33,7 @@ export function CallError({ error }: { error: unknown }) {
 export function CallCost({ tokens, cost }: { tokens?: number | null; cost: number | null }) {
   const parts: string[] = [];
   if (typeof tokens === 'number') parts.push(`${tokens.toLocaleString('en-US')} tokens`);
-  if (cost !== null) parts.push(formatCallCost(cost));
+  if (cost !== null) parts.push(formatMoney(cost));
   if (parts.length === 0) return null;
   return <p className="muted small call-cost">{parts.join(' · ')}</p>;
 }

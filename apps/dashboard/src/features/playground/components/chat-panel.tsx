@@ -163,41 +163,49 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
   return (
     <div className="playground-panel">
       <div className="stack">
-        <div className="filter-row">
+        <div className="chat-settings">
           <ModelSelect
             models={models}
             value={model}
             onChange={(value) => setOptions({ ...options, model: value })}
             task="chat"
           />
-          <TextField
-            label="Temperature"
-            type="number"
-            inputMode="decimal"
-            min={0}
-            max={2}
-            step={0.1}
-            placeholder="Model default"
-            value={options.temperature}
-            onChange={(event) => setOptions({ ...options, temperature: event.target.value })}
-          />
-          <TextField
-            label="Max tokens"
-            type="number"
-            inputMode="numeric"
-            min={1}
-            placeholder="Model default"
-            value={options.maxTokens}
-            onChange={(event) => setOptions({ ...options, maxTokens: event.target.value })}
-          />
+          {/* Folded by default, so that at 1280×800 the message box and Send are on the first screen (issue 33). */}
+          <details className="chat-options">
+            <summary>Temperature, max tokens, system prompt</summary>
+            <div className="stack">
+              <div className="filter-row">
+                <TextField
+                  label="Temperature"
+                  type="number"
+                  inputMode="decimal"
+                  min={0}
+                  max={2}
+                  step={0.1}
+                  placeholder="Model default"
+                  value={options.temperature}
+                  onChange={(event) => setOptions({ ...options, temperature: event.target.value })}
+                />
+                <TextField
+                  label="Max tokens"
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  placeholder="Model default"
+                  value={options.maxTokens}
+                  onChange={(event) => setOptions({ ...options, maxTokens: event.target.value })}
+                />
+              </div>
+              <TextField
+                multiline
+                label="System prompt (optional)"
+                rows={2}
+                value={options.system}
+                onChange={(event) => setOptions({ ...options, system: event.target.value })}
+              />
+            </div>
+          </details>
         </div>
-        <TextField
-          multiline
-          label="System prompt (optional)"
-          rows={2}
-          value={options.system}
-          onChange={(event) => setOptions({ ...options, system: event.target.value })}
-        />
         <ol className="chat-log" aria-label="Conversation">
           {turns.length === 0 ? (
             <li className="muted chat-empty">Send a message to start. Replies stream in as they are written.</li>
@@ -225,12 +233,33 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
             multiline
             label="Message"
             hint="Ctrl+Enter (⌘+Enter) sends."
-            rows={3}
+            rows={2}
             value={input}
             onChange={(event) => setInput(event.target.value)}
             onKeyDown={handleKeyDown}
             placeholder={EXAMPLE_PROMPT}
           />
+          <div className="button-row">
+            <Button type="submit" busy={streaming} disabled={!input.trim() || !model || preparing}>
+              Send
+            </Button>
+            {streaming ? (
+              <Button variant="secondary" onClick={() => abortRef.current?.abort()}>
+                Stop
+              </Button>
+            ) : null}
+            {turns.length > 0 && !streaming ? (
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  setTurns([]);
+                  setLastBody(null);
+                }}
+              >
+                Clear conversation
+              </Button>
+            ) : null}
+          </div>
           <div>
             <TextField
               label="Image (optional)"
@@ -256,27 +285,6 @@ export function ChatPanel({ apiKey, models, initialModel, onCallFinished }: Play
                   Remove image
                 </Button>
               </div>
-            ) : null}
-          </div>
-          <div className="button-row">
-            <Button type="submit" busy={streaming} disabled={!input.trim() || !model || preparing}>
-              Send
-            </Button>
-            {streaming ? (
-              <Button variant="secondary" onClick={() => abortRef.current?.abort()}>
-                Stop
-              </Button>
-            ) : null}
-            {turns.length > 0 && !streaming ? (
-              <Button
-                variant="ghost"
-                onClick={() => {
-                  setTurns([]);
-                  setLastBody(null);
-                }}
-              >
-                Clear conversation
-              </Button>
             ) : null}
           </div>
         </form>

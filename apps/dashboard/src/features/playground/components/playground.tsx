@@ -2,6 +2,8 @@ import type { ModelEntry } from '@switchyard/shared-dto';
 
 import { TabPanel, Tabs } from '../../../components/ui/tabs';
 import { ChatPanel } from './chat-panel';
+import { EmbeddingsPanel } from './embeddings-panel';
+import { VideoPanel } from './video-panel';
 import { ImagePanel } from './image-panel';
 import { SpeechPanel } from './speech-panel';
 import { TranscriptionPanel } from './transcription-panel';
@@ -12,6 +14,8 @@ export const PLAYGROUND_TABS = [
   { id: 'image', label: 'Image' },
   { id: 'speech', label: 'Speech' },
   { id: 'transcription', label: 'Transcription' },
+  { id: 'embeddings', label: 'Embeddings' },
+  { id: 'video', label: 'Video' },
 ] as const;
 export type PlaygroundTab = (typeof PLAYGROUND_TABS)[number]['id'];
 
@@ -33,7 +37,7 @@ interface PlaygroundProps {
 
 const ID_PREFIX = 'playground';
 
-/** Chat, image generation, speech and transcription; each tab keeps its state while another is shown. */
+/** Chat, image generation, speech, transcription, embeddings and video; each tab keeps its state while another is shown. */
 export function Playground({ apiKey, modelsByTab, tab, onTabChange, initialModel, onCallFinished }: PlaygroundProps) {
   const common = { apiKey, initialModel, onCallFinished };
   return (
@@ -50,6 +54,12 @@ export function Playground({ apiKey, modelsByTab, tab, onTabChange, initialModel
       </TabPanel>
       <TabPanel idPrefix={ID_PREFIX} id="transcription" hidden={tab !== 'transcription'}>
         <TranscriptionPanel {...common} models={modelsByTab.transcription} />
+      </TabPanel>
+      <TabPanel idPrefix={ID_PREFIX} id="embeddings" hidden={tab !== 'embeddings'}>
+        <EmbeddingsPanel {...common} models={modelsByTab.embeddings} />
+      </TabPanel>
+      <TabPanel idPrefix={ID_PREFIX} id="video" hidden={tab !== 'video'}>
+        <VideoPanel {...common} models={modelsByTab.video} />
       </TabPanel>
     </section>
   );

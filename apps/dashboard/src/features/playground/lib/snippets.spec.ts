@@ -99,3 +99,28 @@ describe('request snippets', () => {
     expect(pythonSnippet(BASE, request)).toContain('with open("memo.wav", "rb") as audio:');
   });
 });
+
+describe('the embeddings and video tabs’ code', () => {
+  it('embeds one or many texts with the SDK and curl', () => {
+    const request: PlaygroundRequest = { kind: 'embeddings', body: { model: 'demo-embedding', input: ['a', 'b'] } };
+    expect(curlSnippet(BASE, request)).toContain(`${BASE}/embeddings`);
+    expect(javascriptSnippet(BASE, request)).toContain('client.embeddings.create(');
+    expect(pythonSnippet(BASE, request)).toContain('client.embeddings.create(\n    model="demo-embedding"');
+  });
+
+  it('makes a video as a job: create, wait, download', () => {
+    const request: PlaygroundRequest = {
+      kind: 'video',
+      body: { model: 'demo-video', prompt: 'a boat', seconds: '4', size: '1280x720' },
+    };
+    expect(curlSnippet(BASE, request)).toContain(`${BASE}/videos`);
+    const js = javascriptSnippet(BASE, request);
+    expect(js).toContain("import fs from 'node:fs';");
+    expect(js).toContain('client.videos.create(');
+    expect(js).toContain('client.videos.retrieve(video.id)');
+    expect(js).toContain('client.videos.downloadContent(video.id)');
+    const py = pythonSnippet(BASE, request);
+    expect(py).toContain('client.videos.retrieve(video.id)');
+    expect(py).toContain('download_content(video.id).write_to_file("video.mp4")');
+  });
+});

@@ -26,8 +26,22 @@ export interface SpeechRequestBody {
   response_format?: string;
 }
 
+export interface EmbeddingsRequestBody {
+  model: string;
+  input: string | string[];
+}
+
+export interface VideoRequestBody {
+  model: string;
+  prompt: string;
+  seconds?: string;
+  size?: string;
+}
+
 export type PlaygroundRequest =
   | { kind: 'chat'; body: ChatRequestBody }
+  | { kind: 'embeddings'; body: EmbeddingsRequestBody }
+  | { kind: 'video'; body: VideoRequestBody }
   | { kind: 'image'; body: ImageRequestBody }
   | { kind: 'speech'; body: SpeechRequestBody }
   | { kind: 'transcription'; model: string; fileName: string; language?: string };
@@ -62,6 +76,10 @@ function endpoint(request: PlaygroundRequest): string {
       return '/audio/speech';
     case 'transcription':
       return '/audio/transcriptions';
+    case 'embeddings':
+      return '/embeddings';
+    case 'video':
+      return '/videos';
   }
 }
 
@@ -88,7 +106,7 @@ function jsArguments(body: object): string {
 }
 
 export function javascriptSnippet(baseUrl: string, request: PlaygroundRequest): string {
-  const head = `import OpenAI from 'openai';${request.kind === 'speech' || request.kind === 'transcription' ? "\nimport fs from 'node:fs';" : ''}
+  const head = `import OpenAI from 'openai';${request.kind === 'speech' || request.kind === 'transcription' || request.kind === 'video' ? "\nimport fs from 'node:fs';" : ''}
 
 const client = new OpenAI({
   baseURL: '${baseUrl}',
@@ -115,6 +133,20 @@ for (const image of result.data ?? []) console.log(image.url ?? \`data:image/png
       return `${head}
 const response = await client.audio.speech.create(${jsArguments(request.body)});
 fs.writeFileSync('${speechFile(request.body)}', Buffer.from(await response.arrayBuffer()));`;
+    case 'embeddings':
+      return `${head}
+const result = await client.embeddings.create(${jsArguments(request.body)});
+for (const item of result.data) console.log(item.index, item.embedding.length, 'dimensions');`;
+    case 'video':
+      return `${head}
+// A video is a job: create it, wait until it is completed, then download it.
+let video = await client.videos.create(${jsArguments(request.body)});
+while (video.status === 'queued' || video.status === 'in_progress') {
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  video = await client.videos.retrieve(video.id);
+}
+const content = await client.videos.downloadContent(video.id);
+fs.writeFileSync('video.mp4', Buffer.from(await content.arrayBuffer()));`;
     case 'transcription':
       return `${head}
 const transcription = await client.audio.transcriptions.create({
@@ -176,6 +208,21 @@ for image in result.data:
       return `${head}
 response = client.audio.speech.create${pythonKeywords(request.body)}
 response.write_to_file("${speechFile(request.body)}")`;
+    case 'embeddings':
+      return `${head}
+result = client.embeddings.create${pythonKeywords(request.body)}
+for item in result.data:
+    print(item.index, len(item.embedding), "dimensions")`;
+    case 'video':
+      return `${head}
+import time
+
+# A video is a job: create it, wait until it is completed, then download it.
+video = client.videos.create${pythonKeywords(request.body)}
+while video.status in ("queued", "in_progress"):
+    time.sleep(2)
+    video = client.videos.retrieve(video.id)
+client.videos.download_content(video.id).write_to_file("video.mp4")`;
     case 'transcription':
       return `${head}
 with open(${JSON.stringify(request.fileName)}, "rb") as audio:

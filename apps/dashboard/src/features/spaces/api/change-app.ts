@@ -1,5 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SpaceAppResponse, SpaceEditRequest, SpacePublishRequest } from '@switchyard/shared-dto';
+import type {
+  SpaceAppResponse,
+  SpaceEditRequest,
+  SpacePublishRequest,
+  SpaceRenameRequest,
+} from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 import { spaceKeys } from './space-keys';
@@ -13,6 +18,11 @@ export function editSpaceApp({ slug, ...body }: { slug: string } & SpaceEditRequ
 
 export function publishSpaceApp({ slug, ...body }: { slug: string } & SpacePublishRequest): Promise<SpaceAppResponse> {
   return http.put<SpaceAppResponse>(path(slug, '/publish'), body);
+}
+
+/** Names the app; its address stays and later pages keep the name. */
+export function renameSpaceApp({ slug, ...body }: { slug: string } & SpaceRenameRequest): Promise<SpaceAppResponse> {
+  return http.put<SpaceAppResponse>(path(slug, '/title'), body);
 }
 
 /** Serves the page the last edit revised again. */
@@ -39,6 +49,7 @@ function useAppMutation<V, R>(fn: (variables: V) => Promise<R>) {
 export const useEditSpaceApp = () => useAppMutation(editSpaceApp);
 export const usePublishSpaceApp = () => useAppMutation(publishSpaceApp);
 export const useUndoSpaceApp = () => useAppMutation(undoSpaceApp);
+export const useRenameSpaceApp = () => useAppMutation(renameSpaceApp);
 
 /** `onDeleted` runs before the list is refetched, which unmounts the card that asked. */
 export function useDeleteSpaceApp(options: { onDeleted?: (slug: string) => void } = {}) {

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { SPACE_EDIT_PROMPT_RANGE } from '@switchyard/shared-dto';
+import { SPACE_EDIT_PROMPT_RANGE, SPACE_TITLE_MAX_LENGTH } from '@switchyard/shared-dto';
 import type { SpaceAppResponse } from '@switchyard/shared-dto';
 
 import { Alert, FormAlert } from '../../../components/ui/alert';
@@ -9,7 +9,13 @@ import { FormattedDate } from '../../../components/ui/formatted-date';
 import type { Announce } from '../../../components/ui/list-card';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
-import { useDeleteSpaceApp, useEditSpaceApp, usePublishSpaceApp, useUndoSpaceApp } from '../api/change-app';
+import {
+  useDeleteSpaceApp,
+  useEditSpaceApp,
+  usePublishSpaceApp,
+  useRenameSpaceApp,
+  useUndoSpaceApp,
+} from '../api/change-app';
 import { AppPreview } from './app-preview';
 
 const STATUS_LABEL: Record<SpaceAppResponse['status'], string> = {
@@ -32,6 +38,9 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
   const [change, setChange] = useState('');
   const [changeTooShort, setChangeTooShort] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const renameMutation = useRenameSpaceApp();
+  const renameErrors = toFormErrors(renameMutation.error, ['title'] as const);
   const editMutation = useEditSpaceApp();
   const publishMutation = usePublishSpaceApp();
   const undoMutation = useUndoSpaceApp();
@@ -62,6 +71,21 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
     );
   };
 
+  const submitRename = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const title = (renaming ?? '').trim();
+    if (!title) return;
+    renameMutation.mutate(
+      { slug: app.slug, title },
+      {
+        onSuccess: (saved) => {
+          setRenaming(null);
+          onAnnounce(`Renamed to ${saved.title}.`);
+        },
+      },
+    );
+  };
+
   const togglePublished = () =>
     publishMutation.mutate(
       { slug: app.slug, published: !app.published },
@@ -81,7 +105,34 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           {STATUS_LABEL[app.status]}
         </span>
         {app.published ? <span className="badge badge-active">Published</span> : null}
+        {renaming === null ? (
+          <Button variant="ghost" className="button-small" onClick={() => setRenaming(app.title)}>
+            Rename<span className="visually-hidden"> {app.title}</span>
+          </Button>
+        ) : null}
       </div>
+      {renaming !== null ? (
+        <form className="space-rename" onSubmit={submitRename} noValidate aria-label={`Rename ${app.title}`}>
+          <FormAlert messages={renameErrors.general} />
+          <TextField
+            label="Title"
+            hint="Its address stays the same; pages the model writes later keep this title."
+            maxLength={SPACE_TITLE_MAX_LENGTH}
+            value={renaming}
+            onChange={(event) => setRenaming(event.target.value)}
+            errors={renameErrors.fields.title}
+            autoFocus
+          />
+          <div className="button-row">
+            <Button type="submit" busy={renameMutation.isPending} disabled={!renaming.trim()}>
+              Save title
+            </Button>
+            <Button variant="secondary" onClick={() => setRenaming(null)}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      ) : null}
       {generating ? (
         <p className="space-working" role="status">
           <span className="spinner" aria-hidden="true" /> A model is writing this app…

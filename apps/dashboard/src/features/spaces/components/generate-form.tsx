@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
-import { SPACE_GENERATE_PROMPT_RANGE } from '@switchyard/shared-dto';
+import { SPACE_GENERATE_PROMPT_RANGE, SPACE_TITLE_MAX_LENGTH } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
@@ -8,13 +8,14 @@ import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { useGenerateSpaceApp } from '../api/generate-app';
 
-const FIELDS = ['prompt'] as const;
+const FIELDS = ['prompt', 'title'] as const;
 const [MIN, MAX] = SPACE_GENERATE_PROMPT_RANGE;
 
 /** Describes an app in words; a model then writes it (the list below shows its status as it goes). */
 export function GenerateForm() {
   const headingId = useId();
   const [prompt, setPrompt] = useState('');
+  const [title, setTitle] = useState('');
   const [tooShort, setTooShort] = useState(false);
   const [started, setStarted] = useState('');
   const generateMutation = useGenerateSpaceApp();
@@ -31,11 +32,16 @@ export function GenerateForm() {
     }
     setTooShort(false);
     generateMutation.mutate(
-      { prompt: text },
+      { prompt: text, ...(title.trim() ? { title: title.trim() } : {}) },
       {
         onSuccess: (app) => {
           setPrompt('');
-          setStarted(`A model is writing “${app.title}”. It appears in Your apps below.`);
+          setTitle('');
+          setStarted(
+            app.title === 'New app'
+              ? 'A model is writing your app. It appears in Your apps below, named by its page once it is written.'
+              : `A model is writing “${app.title}”. It appears in Your apps below.`,
+          );
         },
       },
     );
@@ -61,6 +67,15 @@ export function GenerateForm() {
             setPrompt(event.target.value);
           }}
           errors={promptErrors}
+        />
+        <TextField
+          label="Title (optional)"
+          hint="Leave it blank to use the title of the page the model writes. You can rename the app at any time."
+          name="title"
+          maxLength={SPACE_TITLE_MAX_LENGTH}
+          value={title}
+          onChange={(event) => setTitle(event.target.value)}
+          errors={errors.fields.title}
         />
         <Button type="submit" busy={generateMutation.isPending}>
           Generate app

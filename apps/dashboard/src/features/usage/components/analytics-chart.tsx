@@ -2,6 +2,7 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { AnalyticsGroupBy } from '@switchyard/shared-dto';
 
+import { formatMoney } from '../../../lib/money';
 import type { AnalyticsRow } from '../lib/analytics-rows';
 
 export type ChartMetric = 'cost' | 'totalTokens' | 'requests';
@@ -14,18 +15,11 @@ export const METRIC_LABELS: Record<ChartMetric, string> = {
 
 const MAX_BARS = 12;
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
-const moneyCompact = new Intl.NumberFormat('en-US', {
-  style: 'currency',
-  currency: 'USD',
-  notation: 'compact',
-  maximumFractionDigits: 2,
-});
 const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 function formatValue(metric: ChartMetric, value: number): string {
-  // Calls cost fractions of a cent: two significant digits keep the axis short ($0.000014, $0.25, $1.2K).
-  if (metric === 'cost')
-    return value === 0 ? '$0' : value >= 1 ? moneyCompact.format(value) : `$${Number(value.toPrecision(2))}`;
+  // The one money formatter of the dashboard: the axis, the tooltip and the table below say the same figures.
+  if (metric === 'cost') return formatMoney(value);
   return compact.format(value);
 }
 

@@ -3,7 +3,7 @@ import { useId } from 'react';
 import { Button } from '../../../components/ui/button';
 import { FormattedDate } from '../../../components/ui/formatted-date';
 import { QueryView } from '../../../components/ui/query-view';
-import { formatCallCost } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { Link } from '../../../lib/router';
 import { ACTIVITY_REFRESH_MS, useActivity } from '../api/get-activity';
 import { toActivityRow } from '../lib/activity-fields';
@@ -50,7 +50,7 @@ function ActivityTable({ rows, labelledBy }: { rows: ActivityRow[]; labelledBy: 
                 {tokens.format(row.totalTokens)}
               </td>
               <td className="numeric" data-label="Cost">
-                {formatCallCost(row.cost)}
+                {formatMoney(row.cost)}
               </td>
             </tr>
           ))}

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { Fragment, useEffect, useId, useRef, useState } from 'react';
 import type { ActivityRecord } from '@switchyard/shared-dto';
 
 import { Button } from '../../../components/ui/button';
@@ -8,7 +8,7 @@ import { PagedList } from '../../../components/ui/paged-list';
 import { SelectField } from '../../../components/ui/select-field';
 import type { SelectOption } from '../../../components/ui/select-field';
 import { TextField } from '../../../components/ui/text-field';
-import { formatCallCost } from '../../../lib/money';
+import { formatMoney } from '../../../lib/money';
 import { useRequests } from '../api/list-requests';
 import {
   filtersProblem,
@@ -16,6 +16,7 @@ import {
   formatDuration,
   moneyReason,
   NO_FILTERS,
+  refusedLimitWords,
   STATUS_OPTIONS,
   statusWords,
 } from '../lib/request-filters';
@@ -68,6 +69,12 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
             {record.errorCode ? `, ${record.errorCode}` : ''})
           </dd>
         </div>
+        {record.refusedLimit ? (
+          <div>
+            <dt>Refused by</dt>
+            <dd>{refusedLimitWords(record.refusedLimit)}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>{record.credentialType === 'oauth' ? 'App' : 'Key'}</dt>
           <dd>{record.name}</dd>
@@ -99,15 +106,15 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
       <dl className="details money-trace">
         <div>
           <dt>Reserved</dt>
-          <dd>{formatCallCost(money.reserved)}</dd>
+          <dd>{formatMoney(money.reserved)}</dd>
         </div>
         <div>
           <dt>Charged</dt>
-          <dd>{formatCallCost(money.charged)}</dd>
+          <dd>{formatMoney(money.charged)}</dd>
         </div>
         <div>
           <dt>Released</dt>
-          <dd>{formatCallCost(money.released)}</dd>
+          <dd>{formatMoney(money.released)}</dd>
         </div>
       </dl>
       <p className="muted">{moneyReason(money)}</p>
@@ -123,8 +130,6 @@ export function RequestsLog({ keyOptions, appOptions }: RequestsLogProps) {
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const problem = filtersProblem(filters);
   const requests = useRequests(filters, { enabled: problem === null });
-  const selected =
-    requests.data?.pages.flatMap((page) => page.items).find((record) => record.id === selectedId) ?? null;
 
   const change = <K extends keyof RequestFilters>(name: K, value: RequestFilters[K]) => {
     setSelectedId(null);
@@ -160,41 +165,51 @@ export function RequestsLog({ keyOptions, appOptions }: RequestsLogProps) {
         </thead>
         <tbody>
           {records.map((record) => (
-            <tr key={record.id} aria-selected={record.id === selectedId || undefined}>
-              <td data-label="Time">
-                {/* The time opens the call's details: one column fewer than a Details button of its own. */}
-                <Button
-                  variant="ghost"
-                  className="button-link"
-                  aria-expanded={record.id === selectedId}
-                  onClick={() => setSelectedId(record.id === selectedId ? null : record.id)}
-                >
-                  <FormattedDate iso={record.startTime} format="dateTime" />
-                  <span className="visually-hidden"> (details)</span>
-                </Button>
-              </td>
-              <th scope="row" className="data-table-name" data-label="Model">
-                <code className="mono">{record.model}</code>
-              </th>
-              <td data-label="Key or app">{record.name}</td>
-              <td className="numeric" data-label="Tokens">
-                {count.format(record.totalTokens)}
-              </td>
-              <td className="numeric" data-label="Cost">
-                {formatCallCost(record.cost)}
-              </td>
-              <td className="numeric" data-label="Latency">
-                {formatDuration(record.latencyMs)}
-              </td>
-              <td className="numeric" data-label="First byte">
-                {formatDuration(record.firstByteMs)}
-              </td>
-              <td data-label="Status">
-                <span className={record.status === 'success' ? 'badge badge-active' : 'badge badge-revoked'}>
-                  {statusWords(record.status)}
-                </span>
-              </td>
-            </tr>
+            <Fragment key={record.id}>
+              <tr aria-selected={record.id === selectedId || undefined}>
+                <td data-label="Time">
+                  {/* The time opens the call's details: one column fewer than a Details button of its own. */}
+                  <Button
+                    variant="ghost"
+                    className="button-link"
+                    aria-expanded={record.id === selectedId}
+                    onClick={() => setSelectedId(record.id === selectedId ? null : record.id)}
+                  >
+                    <FormattedDate iso={record.startTime} format="dateTime" />
+                    <span className="visually-hidden"> (details)</span>
+                  </Button>
+                </td>
+                <th scope="row" className="data-table-name" data-label="Model">
+                  <code className="mono">{record.model}</code>
+                </th>
+                <td data-label="Key or app">{record.name}</td>
+                <td className="numeric" data-label="Tokens">
+                  {count.format(record.totalTokens)}
+                </td>
+                <td className="numeric" data-label="Cost">
+                  {formatMoney(record.cost)}
+                </td>
+                <td className="numeric" data-label="Latency">
+                  {formatDuration(record.latencyMs)}
+                </td>
+                <td className="numeric" data-label="First byte">
+                  {formatDuration(record.firstByteMs)}
+                </td>
+                <td data-label="Status">
+                  <span className={record.status === 'success' ? 'badge badge-active' : 'badge badge-revoked'}>
+                    {statusWords(record.status)}
+                  </span>
+                </td>
+              </tr>
+              {record.id === selectedId ? (
+                // The details open at the call's own row, not below the whole list.
+                <tr className="request-detail-row">
+                  <td colSpan={8}>
+                    <RequestDetail record={record} onClose={() => setSelectedId(null)} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
           ))}
         </tbody>
       </table>
@@ -300,7 +315,6 @@ export function RequestsLog({ keyOptions, appOptions }: RequestsLogProps) {
           </PagedList>
         )}
       </section>
-      {selected ? <RequestDetail record={selected} onClose={() => setSelectedId(null)} /> : null}
     </div>
   );
 }

@@ -90,3 +90,19 @@ export function moneyReason(money: ActivityRecord['money']): string {
     (money.reason && REASONS[money.reason]) ?? `Settled (${(money.reason ?? 'no reason given').replace(/_/g, ' ')}).`
   );
 }
+
+const LIMIT_WORDS: Record<string, string> = {
+  per_request: 'per-request',
+  daily: 'daily',
+  weekly: 'weekly',
+  monthly: 'monthly',
+  total: 'total',
+};
+
+/** Which limit refused a call, in words: "the key's daily spend limit", "the app's monthly cap", "the balance". */
+export function refusedLimitWords(refused: ActivityRecord['refusedLimit']): string | null {
+  if (!refused) return null;
+  if (refused.scope === 'account') return 'the account’s balance';
+  const limit = LIMIT_WORDS[refused.limit ?? ''] ?? refused.limit ?? '';
+  return refused.scope === 'key' ? `the key’s ${limit} spend limit` : `the ${limit} cap you set for the app`;
+}

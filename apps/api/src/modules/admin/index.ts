@@ -1,0 +1,2 @@
+/** The admin module's face: the operator's console (docs/operations.md, "The operator's console"). */
+export { AdminModule } from './admin.module';
