@@ -205,14 +205,14 @@ describe('the SDK against the server', () => {
 
     const capped = await signedIn({ limits: { perRequest: 0 } });
     const capError = await post(capped.sy).catch((error: unknown) => error);
-    expect(capError).toMatchObject({ name: 'BudgetExhaustedError', kind: 'app', limit: 'app_per_request' });
+    expect(capError).toMatchObject({ name: 'BudgetExhaustedError', kind: 'app', limit: 'per_request' });
     // Through the openai SDK the refusal is the SDK's own APIError; toSwitchyardError reads it the same.
     const openai = new OpenAI(capped.sy.openaiOptions());
     const thrown = await openai.chat.completions
       .create({ ...chat, messages: [...chat.messages] } as never)
       .catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(OpenAI.APIError);
-    expect(toSwitchyardError(thrown)).toMatchObject({ kind: 'app', limit: 'app_per_request' });
+    expect(toSwitchyardError(thrown)).toMatchObject({ kind: 'app', limit: 'per_request' });
     // withBudgetRetry gives up at once when told to retry nothing, with the typed error.
     await expect(capped.sy.withBudgetRetry(() => post(capped.sy), { attempts: 0 })).rejects.toBeInstanceOf(
       BudgetExhaustedError,
@@ -288,7 +288,7 @@ describe('the SDK against the server', () => {
       body: { perRequest: 0 },
     });
     const refused = await run();
-    expect(refused.error).toEqual({ name: 'BudgetExhaustedError', kind: 'app', limit: 'app_per_request' });
+    expect(refused.error).toEqual({ name: 'BudgetExhaustedError', kind: 'app', limit: 'per_request' });
   });
 
   it('signs out by revoking both tokens (RFC 7009): neither works afterwards', async () => {

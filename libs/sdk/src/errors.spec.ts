@@ -10,7 +10,15 @@ const ACCOUNT = {
     topUpUrl: 'https://sy.example/billing',
   },
 };
-const APP_CAP = { error: { ...ACCOUNT.error, message: 'The monthly spending cap…', limit: 'app_monthly' } };
+const APP_CAP = {
+  error: {
+    ...ACCOUNT.error,
+    message: 'The monthly spending cap you set for this app is reached',
+    code: 'spend_limit_exceeded',
+    limit: 'monthly',
+    scope: 'app',
+  },
+};
 
 describe('error mapping', () => {
   it('reads budget_exhausted for the account and for an app cap', () => {
@@ -24,7 +32,7 @@ describe('error mapping', () => {
       status: 403,
       code: 'budget_exhausted',
     });
-    expect(errorFromBody(APP_CAP, 403)).toMatchObject({ kind: 'app', limit: 'app_monthly' });
+    expect(errorFromBody(APP_CAP, 403)).toMatchObject({ kind: 'app', limit: 'monthly', code: 'spend_limit_exceeded' });
   });
 
   it('reads spend_limit_exceeded (a key’s or an app’s limit) as an app cap, its figures kept', () => {
@@ -64,7 +72,7 @@ describe('error mapping', () => {
       responseBody: JSON.stringify(APP_CAP),
     });
     const retryError = Object.assign(new Error('retries'), { lastError: aiSdkError });
-    expect(toSwitchyardError(retryError)).toMatchObject({ kind: 'app', limit: 'app_monthly' });
+    expect(toSwitchyardError(retryError)).toMatchObject({ kind: 'app', limit: 'monthly' });
     expect(toSwitchyardError(Object.assign(new Error('401'), { status: 401 }))).toBeInstanceOf(NotSignedInError);
     const own = new SwitchyardError('x');
     expect(toSwitchyardError(own)).toBe(own);

@@ -44,7 +44,7 @@ export class BudgetExhaustedError extends SwitchyardError {
   readonly remainingBudget: number | null;
   /** Where the user adds funds. */
   readonly topUpUrl: string | null;
-  /** The limit as the server named it: `account`, `app_monthly`, `per_request`… */
+  /** The limit as the server named it: `account` (the balance), or the app's cap: `monthly`, `per_request`… */
   readonly limit: string;
   readonly kind: LimitKind;
   /** The server's whole error object. */
