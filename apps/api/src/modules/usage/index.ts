@@ -6,6 +6,7 @@ export { UsageModule } from './usage.module';
 export { LedgerService, toUnits } from './ledger/ledger.service';
 export type { CreditKind } from './ledger/ledger.repository';
 export { ReservationService, type Reservation, type ReservationRequest } from './ledger/reservation.service';
+export { SpendReadService } from './ledger/spend-read.service';
 export { ReconciliationService, type Drift, type ReconcileReport } from './ledger/reconciliation';
 export { UsageRecorder, type UsageRecordInput } from './usage-recorder';
 export { UsageService } from './usage.service';
