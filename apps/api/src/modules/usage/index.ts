@@ -11,3 +11,4 @@ export { ReconciliationService, type Drift, type ReconcileReport } from './ledge
 export { UsageRecorder, type UsageRecordInput } from './usage-recorder';
 export { UsageService } from './usage.service';
 export type { UsageStatus } from './entities/usage-record.entity';
+export { usageEntities } from './entities';
