@@ -105,7 +105,7 @@ async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss
   const config = loadConfig();
   const database = await Database.open(config, ENTITIES);
   try {
-    const report = await new ReconciliationService(database.dataSource).reconcile(since);
+    const report = await ReconciliationService.over(database.dataSource).reconcile(since);
     for (const drift of report.drifts)
       console.log(
         `DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`,

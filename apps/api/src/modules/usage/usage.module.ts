@@ -6,6 +6,7 @@ import { ReservationService } from './ledger/reservation.service';
 import { ReservationSweeper } from './ledger/reservation-sweeper';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { ReconciliationService } from './ledger/reconciliation';
+import { ReconciliationRepository } from './ledger/reconciliation.repository';
 import { SettlementQueue } from './ledger/settlement-queue';
 import { SpendReadService } from './ledger/spend-read.service';
 import { UsagePartitions } from './usage-partitions';
@@ -28,6 +29,7 @@ import { UsageService } from './usage.service';
     LedgerRepository,
     ReservationsRepository,
     UsageRepository,
+    ReconciliationRepository,
     LedgerService,
     Leases,
     SettlementQueue,
