@@ -54,6 +54,8 @@ export function fakeReservationsLedger() {
       calls.push({ what: 'extend', ids });
     },
     expired: async () => ledger.expiredRows,
+    /** A refused limit's value and what its window spent (read on the refusal path only). */
+    limitFigures: async () => ({ limitMicros: 1_000_000, spentMicros: 1_000_000 }),
     countOpen: async () => 0,
   };
   return { ledger, calls };

@@ -81,18 +81,20 @@ describe('ReservationService refusals', () => {
     expect(ledger.reserveCount).toBe(1);
   });
 
-  it("names the key's limit or the app's cap that refused the call", async () => {
+  it("names the key's limit or the app's cap that refused the call, with the summary's remaining budget", async () => {
     const { ledger } = fakeReservationsLedger();
     let tripped = 'daily';
-    ledger.reserveAnswer = () => ({ amountMicros: null, balanceMicros: 0, headroomMicros: null, tripped });
+    ledger.reserveAnswer = () => ({ amountMicros: null, balanceMicros: 2_500_000, headroomMicros: null, tripped });
     const budget = budgetWith(ledger);
     const key = await refusal(budget.reserve(request('c1')));
-    expect(key.options.extra).toEqual(expect.objectContaining({ limit: 'daily', remainingBudget: 0 }));
-    expect(key.message).toMatch(/daily/);
+    expect(key.status).toBe(403);
+    expect(key.options.extra).toEqual(expect.objectContaining({ limit: 'daily', remainingBudget: 2.5 }));
+    expect(key.message).toMatch(/API key's daily/);
     tripped = 'app_per_request';
     const app = await refusal(budget.reserve({ ...request('c2', null), oauthClientId: 'app' }));
-    expect(app.options.extra).toEqual(expect.objectContaining({ limit: 'app_per_request' }));
-    expect(app.message).toMatch(/per-request/);
+    expect(app.status).toBe(403);
+    expect(String(app.options.extra?.limit)).toMatch(/per_request$/);
+    expect(app.message).toMatch(/per-request spending cap you set for this app/);
   });
 
   it('keeps a call reserved in the database alive until its settlement is written', async () => {
