@@ -138,13 +138,6 @@ export default defineConfig(
     rules: { 'switchyard/module-faces': 'error' },
   },
   {
-    // The data source lists every module's TypeORM entities through each module's entities/index.ts, its second
-    // face, which imports entity classes only (a module's index.ts would load its Nest module, and through it the
-    // services that inject the database: a require cycle with database/database.ts).
-    files: ['apps/api/src/database/entities.ts'],
-    rules: { 'switchyard/module-faces': ['error', { allow: ['*/entities'] }] },
-  },
-  {
     files: ['apps/api/test/**/*.ts'],
     rules: {
       'switchyard/module-faces': [

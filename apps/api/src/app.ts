@@ -20,6 +20,7 @@ import { requestContext } from './common/http/request-context';
 import { addStrictTransport, dashboardCsp, securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/http/validation';
 import { Database } from './database/database';
+import { ENTITIES } from './database/entities';
 import { PAYMENT_WEBHOOK_PATH } from './modules/payments';
 import { addGatewayPaths, GatewayService, installFrontDoor } from './modules/proxy';
 import { addSpacesHostingPaths, SpacesService, spacesHost, spacesRedirect } from './modules/spaces';
@@ -105,7 +106,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
       throw new Error(
         `hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
       );
-    database = await Database.open(config);
+    database = await Database.open(config, ENTITIES);
   } catch (error) {
     spacesServer.close();
     throw error;

@@ -15,6 +15,7 @@ import { ConfigModule } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Database } from '../database/database';
 import { DatabaseModule } from '../database/database.module';
+import { ENTITIES } from '../database/entities';
 import { DataDirInUseError } from '../database/embedded-postgres';
 import { ClientsModule, ClientsService } from '../modules/clients';
 import { GiftcardsModule, GiftcardsService } from '../modules/giftcards';
@@ -102,9 +103,9 @@ function reconcileArgs(args: string[]): { since: Date | null; failOnLoss: boolea
  */
 async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss: boolean }): Promise<number> {
   const config = loadConfig();
-  const database = await Database.open(config);
+  const database = await Database.open(config, ENTITIES);
   try {
-    const report = await new ReconciliationService(database.dataSource).reconcile(since);
+    const report = await ReconciliationService.over(database.dataSource).reconcile(since);
     for (const drift of report.drifts)
       console.log(
         `DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`,
@@ -213,7 +214,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const database = await Database.open(config);
+  const database = await Database.open(config, ENTITIES);
   const context = await NestFactory.createApplicationContext(AdminCliModule.forRoot(config, database), {
     logger: ['error', 'warn'],
   });

@@ -1,7 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Database } from './database';
-import { dataSourceOptions } from './database';
 
 /**
  * Wires an already opened (and migrated) Database into Nest: the Database itself for health checks, and
@@ -16,7 +15,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions('postgres://unused', 1),
+          // The options the Database was opened with (its entities among them); the data source itself is reused.
+          useFactory: () => database.dataSource.options,
           // TypeORM destroys it when Nest shuts down (onApplicationShutdown); work that must reach the database
           // at shutdown runs in beforeApplicationShutdown. Database.close() then stops the embedded server.
           dataSourceFactory: async () => database.dataSource,

@@ -3,20 +3,32 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { markSharedSession } from './hot-path';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { SafeTypeOrmLogger } from './typeorm-logger';
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
+/**
+ * The TypeORM entity classes a data source maps. The app and the admin CLI hand in every module's list
+ * (database/entities.ts, from the modules' faces); this file imports none, so that a module's service may inject
+ * `Database` without a require cycle (docs/architecture.md, "Entities"). Plain SQL needs none (the database's own
+ * tests open it without); a TypeORM repository whose entity is not listed fails on its first query.
+ */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
+
 // Any fixed number works: it only has to be the same in every instance that migrates this database.
 const MIGRATION_LOCK_KEY = 7_460_912_311;
 
-export function dataSourceOptions(url: string, poolSize: number, embedded = false): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  poolSize: number,
+  entities: EntityList,
+  embedded = false,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,
@@ -37,7 +49,7 @@ export function dataSourceOptions(url: string, poolSize: number, embedded = fals
 
 /**
  * The database the app runs on: the real server when DATABASE_URL is set, else embedded PostgreSQL persisted
- * under DATA_DIR. Opens it and applies pending migrations (never `synchronize`).
+ * under DATA_DIR. Opens it, mapping `entities`, and applies pending migrations (never `synchronize`).
  */
 export class Database {
   private constructor(
@@ -46,7 +58,10 @@ export class Database {
     private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
-  static async open(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>): Promise<Database> {
+  static async open(
+    config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>,
+    entities: EntityList = [],
+  ): Promise<Database> {
     const logger = new Logger('Database');
     let embedded: EmbeddedPostgres | null = null;
     let url = config.databaseUrl;
@@ -55,7 +70,7 @@ export class Database {
       url = embedded.url;
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }
-    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, embedded !== null));
+    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, entities, embedded !== null));
     if (embedded) markSharedSession(dataSource);
     try {
       await dataSource.initialize();

@@ -1,19 +1,20 @@
-import { accountsEntities } from '../modules/accounts/entities';
-import { clientsEntities } from '../modules/clients/entities';
-import { consentsEntities } from '../modules/consents/entities';
-import { giftcardsEntities } from '../modules/giftcards/entities';
-import { keysEntities } from '../modules/keys/entities';
-import { oauthEntities } from '../modules/oauth/entities';
-import { paymentsEntities } from '../modules/payments/entities';
-import { spacesEntities } from '../modules/spaces/entities';
-import { usageEntities } from '../modules/usage/entities';
+import { accountsEntities } from '../modules/accounts';
+import { clientsEntities } from '../modules/clients';
+import { consentsEntities } from '../modules/consents';
+import { giftcardsEntities } from '../modules/giftcards';
+import { keysEntities } from '../modules/keys';
+import { oauthEntities } from '../modules/oauth';
+import { paymentsEntities } from '../modules/payments';
+import { spacesEntities } from '../modules/spaces';
+import { usageEntities } from '../modules/usage';
+import type { EntityList } from './database';
 
 /**
- * Every entity, listed by hand (no globbing of build output): each module's `entities/index.ts`, the one file of a
- * module besides its index.ts that the data layer may import (docs/architecture.md, "Module faces"). It imports
- * entity classes only, so opening the database loads no Nest module.
+ * Every entity, listed by hand (no globbing of build output), from each module's face: what app.ts and the admin
+ * CLI hand to Database.open (docs/architecture.md, "Entities"). Only they import this file; database.ts does not,
+ * so the modules' services that inject `Database` close no require cycle.
  */
-export const ENTITIES = [
+export const ENTITIES: EntityList = [
   ...accountsEntities,
   ...keysEntities,
   ...usageEntities,

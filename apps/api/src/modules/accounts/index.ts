@@ -7,3 +7,4 @@ export { AccountDeletion, type AccountDeletionStep } from './account-deletion';
 export { AccountsModule } from './accounts.module';
 export { AccountsService, csrfMatches } from './accounts.service';
 export { AppTokensService, type AppTokenVerifier } from './app-tokens.service';
+export { accountsEntities } from './entities';

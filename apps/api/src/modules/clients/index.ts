@@ -2,3 +2,4 @@
 export { ClientsModule } from './clients.module';
 export { ClientsService, type ClientActor, type DynamicClientMetadata } from './clients.service';
 export type { OAuthClient } from './oauth-client';
+export { clientsEntities } from './entities';

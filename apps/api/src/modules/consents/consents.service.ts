@@ -4,7 +4,7 @@ import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
-import { ReservationService } from '../usage';
+import { SpendReadService } from '../usage';
 import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { ConsentRow, ConsentsRepository } from './consents.repository';
 import type { ConsentEntity } from './entities/consent.entity';
@@ -25,7 +25,7 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
   constructor(
     private readonly repository: ConsentsRepository,
     private readonly bus: InvalidationBus,
-    private readonly reservations: ReservationService,
+    private readonly spendReads: SpendReadService,
     private readonly deletion: AccountDeletion,
     private readonly credentials: AccountCredentials,
   ) {}
@@ -62,7 +62,7 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
   async list(userId: string): Promise<ConsentResponse[]> {
     const [rows, spend] = await Promise.all([
       this.repository.listByUser(userId),
-      this.reservations.appSpendThisMonth(userId),
+      this.spendReads.appSpendThisMonth(userId),
     ]);
     return rows.map((row) => toResponse(row, spend.get(row.clientId) ?? 0));
   }
@@ -98,14 +98,14 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     await this.repository.setLimits(userId, consent.clientPk, limitChanges(limits));
     // Every instance gives back the budget it leased for this app's calls, so the new caps hold from the next call.
     await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent-limits:${userId}:${consent.clientPk}`);
-    const spend = await this.reservations.appSpendThisMonth(userId);
+    const spend = await this.spendReads.appSpendThisMonth(userId);
     return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
   }
 
   /** One app the user authorized (the dashboard's popups check the app's redirect URIs with it). */
   async get(userId: string, clientId: string): Promise<ConsentResponse> {
     const consent = await this.owned(userId, clientId);
-    const spend = await this.reservations.appSpendThisMonth(userId);
+    const spend = await this.spendReads.appSpendThisMonth(userId);
     return toResponse(consent, spend.get(clientId) ?? 0);
   }
 

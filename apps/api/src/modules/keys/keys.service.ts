@@ -7,7 +7,7 @@ import { limitChanges, limitsOf } from '../../common/spend-limits';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { API_KEYS_TOPIC } from '../../common/redis/topics';
 import { AccountCredentials, AccountDeletion } from '../accounts';
-import { ReservationService } from '../usage';
+import { SpendReadService } from '../usage';
 import { TtlCache } from '../../common/ttl-cache';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
@@ -75,7 +75,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     private readonly repository: KeysRepository,
     private readonly bus: InvalidationBus,
-    private readonly reservations: ReservationService,
+    private readonly spendReads: SpendReadService,
     private readonly deletion: AccountDeletion,
     private readonly credentials: AccountCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -128,7 +128,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** The user's keys, newest first, each with its spend (one grouped query for all of them). */
   async list(userId: string): Promise<ApiKeyResponse[]> {
-    const [keys, spend] = await Promise.all([this.repository.listByOwner(userId), this.reservations.keySpend(userId)]);
+    const [keys, spend] = await Promise.all([this.repository.listByOwner(userId), this.spendReads.keySpend(userId)]);
     return keys.map((key) => toResponse(key, spend.get(key.id) ?? NO_SPEND));
   }
 
@@ -177,7 +177,7 @@ export class KeysService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async answer(userId: string, id: string): Promise<ApiKeyResponse> {
-    const [key, spend] = await Promise.all([this.repository.findOwned(userId, id), this.reservations.keySpend(userId)]);
+    const [key, spend] = await Promise.all([this.repository.findOwned(userId, id), this.spendReads.keySpend(userId)]);
     return toResponse(key!, spend.get(id) ?? NO_SPEND);
   }
 

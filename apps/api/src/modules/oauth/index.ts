@@ -4,3 +4,4 @@
  */
 export { OAuthModule } from './oauth.module';
 export { OAuthTokensService } from './oauth-tokens.service';
+export { oauthEntities } from './entities';

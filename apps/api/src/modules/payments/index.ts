@@ -5,3 +5,4 @@
 export { PaymentsModule } from './payments.module';
 export { PaymentsService } from './payments.service';
 export { PAYMENT_WEBHOOK_PATH } from './payments.controller';
+export { paymentsEntities } from './entities';

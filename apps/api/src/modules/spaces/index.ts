@@ -5,3 +5,4 @@
 export { SpacesModule } from './spaces.module';
 export { SpacesService, type HostedPage } from './spaces.service';
 export { addSpacesHostingPaths, spacesHost, spacesRedirect, type SpacesHostOptions } from './spaces-host';
+export { spacesEntities } from './entities';

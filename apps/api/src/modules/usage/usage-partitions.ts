@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { UsageRepository } from './usage.repository';
 
 /** Months kept ready beyond the current one: a month's partition exists about two months before its first row. */
 export const MONTHS_AHEAD = 2;
@@ -24,7 +23,7 @@ export class UsagePartitions implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | undefined;
   private readonly logger = new Logger('UsagePartitions');
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly repository: UsageRepository) {}
 
   async onModuleInit(): Promise<void> {
     await this.ensure();
@@ -41,11 +40,7 @@ export class UsagePartitions implements OnModuleInit, OnModuleDestroy {
     const created: string[] = [];
     try {
       for (const month of monthsFrom(now, ahead)) {
-        const [row] = await this.dataSource.query<{ created: boolean }[]>(
-          'SELECT usage_partition_ensure($1::date) AS created',
-          [month],
-        );
-        if (row.created) created.push(month);
+        if (await this.repository.ensurePartition(month)) created.push(month);
       }
       if (created.length) this.logger.log(`created usage partitions for ${created.join(', ')}`);
     } catch (error) {

@@ -2,13 +2,14 @@ import { slowPool, ticks } from '../../../test/support/slow-pool';
 import { MetricsService } from '../../common/metrics/metrics';
 import { usageRecord } from '../../../test/support/usage-record';
 import { UsageRecorder } from './usage-recorder';
+import { UsageRepository } from './usage.repository';
 
 const record = (n: number) => usageRecord('00000000-0000-4000-8000-000000000001', new Date(0), { callId: `req_${n}` });
 
 describe('UsageRecorder batches', () => {
   it('writes what was queued when a flush starts; what arrives while it writes waits for the next batch', async () => {
     const db = slowPool();
-    const recorder = new UsageRecorder(db.dataSource, new MetricsService());
+    const recorder = new UsageRecorder(new UsageRepository(db.dataSource), new MetricsService());
     for (let n = 1; n <= 3; n += 1) recorder.record(record(n));
     const first = recorder.flush();
     await ticks();
@@ -34,7 +35,7 @@ describe('UsageRecorder batches', () => {
 
   it('starts a flush when a full batch is queued, and writes at most 200 records per statement', async () => {
     const db = slowPool();
-    const recorder = new UsageRecorder(db.dataSource, new MetricsService());
+    const recorder = new UsageRecorder(new UsageRepository(db.dataSource), new MetricsService());
     for (let n = 1; n <= 199; n += 1) recorder.record(record(n));
     await ticks();
     expect(db.writes).toEqual([]);

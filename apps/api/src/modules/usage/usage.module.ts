@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
+import { Leases } from './ledger/leases';
 import { ReservationService } from './ledger/reservation.service';
+import { ReservationSweeper } from './ledger/reservation-sweeper';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { ReconciliationService } from './ledger/reconciliation';
+import { ReconciliationRepository } from './ledger/reconciliation.repository';
+import { SettlementQueue } from './ledger/settlement-queue';
+import { SpendReadService } from './ledger/spend-read.service';
 import { UsagePartitions } from './usage-partitions';
 import { UsageRecorder } from './usage-recorder';
 import { UsageController } from './usage.controller';
@@ -12,7 +17,9 @@ import { UsageService } from './usage.service';
 
 /**
  * Usage and money: usage records of gateway calls (UsageRecorder), and the budget ledger with reservations
- * (LedgerService: credits and reads; ReservationService: what calls hold and are charged), the reads of usage (UsageService) and the money tables' reconciliation (ReconciliationService). Other modules go through these services.
+ * (LedgerService: credits and reads; ReservationService: what calls hold and are charged, over its parts Leases,
+ * SettlementQueue and ReservationSweeper; SpendReadService: what keys and apps spent), the reads of usage
+ * (UsageService) and the money tables' reconciliation (ReconciliationService). Other modules go through these services.
  */
 @Module({
   controllers: [UsageController],
@@ -22,11 +29,16 @@ import { UsageService } from './usage.service';
     LedgerRepository,
     ReservationsRepository,
     UsageRepository,
+    ReconciliationRepository,
     LedgerService,
+    Leases,
+    SettlementQueue,
+    ReservationSweeper,
     ReservationService,
+    SpendReadService,
     UsageService,
     ReconciliationService,
   ],
-  exports: [UsageRecorder, LedgerService, ReservationService, UsageService, ReconciliationService],
+  exports: [UsageRecorder, LedgerService, ReservationService, SpendReadService, UsageService, ReconciliationService],
 })
 export class UsageModule {}

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ActivityStatusFilter, AnalyticsGroupBy } from '@switchyard/shared-dto';
+import { hotQuery, pgArray } from '../../database/hot-path';
+import type { UsageRecordInput } from './usage-recorder';
 import { splitWindow, usageSource } from './usage-window';
 
 /** Each analytics grouping, over a usage_daily row and over a usage_records row. Days are UTC days. */
@@ -25,13 +27,106 @@ export interface ActivityFilter {
   to?: Date;
 }
 
+/** The columns written, each with its PostgreSQL type (the batch goes as one array per column). */
+const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => string | number | boolean | null][] = [
+  ['call_id', 'uuid', (r) => r.callId],
+  ['request_id', 'text', (r) => r.requestId],
+  ['user_id', 'uuid', (r) => r.userId],
+  ['api_key_id', 'uuid', (r) => r.apiKeyId],
+  ['oauth_client_id', 'text', (r) => r.oauthClientId],
+  ['credential_name', 'text', (r) => r.credentialName],
+  ['method', 'text', (r) => r.method],
+  ['model', 'text', (r) => r.model],
+  ['provider', 'text', (r) => r.provider],
+  ['stream', 'boolean', (r) => r.stream],
+  ['status', 'text', (r) => r.status],
+  ['http_status', 'integer', (r) => r.httpStatus],
+  ['error_code', 'text', (r) => r.errorCode],
+  ['refused_limit', 'text', (r) => r.refusedLimit ?? null],
+  ['prompt_tokens', 'integer', (r) => r.promptTokens],
+  ['completion_tokens', 'integer', (r) => r.completionTokens],
+  ['total_tokens', 'integer', (r) => r.promptTokens + r.completionTokens],
+  ['cache_read_tokens', 'integer', (r) => r.cacheReadTokens ?? 0],
+  ['cache_write_tokens', 'integer', (r) => r.cacheWriteTokens ?? 0],
+  ['cache_write_1h_tokens', 'integer', (r) => r.cacheWrite1hTokens ?? 0],
+  ['reasoning_tokens', 'integer', (r) => r.reasoningTokens ?? 0],
+  ['cost_micros', 'bigint', (r) => r.costMicros],
+  ['latency_ms', 'integer', (r) => Math.max(0, r.endedAt.getTime() - r.startedAt.getTime())],
+  ['first_byte_ms', 'integer', (r) => (r.firstByteAt ? Math.max(0, r.firstByteAt - r.startedAt.getTime()) : null)],
+  ['started_at', 'timestamptz', (r) => r.startedAt.toISOString()],
+  ['ended_at', 'timestamptz', (r) => r.endedAt.toISOString()],
+];
+const SUMS = `count(*), count(*) FILTER (WHERE status <> 'success'), sum(prompt_tokens), sum(completion_tokens),
+  sum(total_tokens), sum(cost_micros)`;
+const ADD_SUMS = (table: string) =>
+  ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_micros']
+    .map((c) => `${c} = ${table}.${c} + EXCLUDED.${c}`)
+    .join(', ');
+
+// The daily rollups count only the rows this statement actually inserted (RETURNING yields nothing for a
+// conflict), so a retried batch adds to none of them twice. Rows are grouped, and upserted in key order, so that
+// two instances updating the same rollup rows take their row locks in the same order. usage_app_users is left
+// alone when the batch adds no new day (the common case: a user calls the same app many times a day).
+// The rows arrive as one array per column, so the statement's text never changes with the batch's size: it is
+// prepared once per connection (a VALUES list of 200 rows × 19 parameters was parsed and planned every time,
+// about half of PostgreSQL's work per record; docs/benchmarks.md).
+const INSERT_WITH_ROLLUPS = `
+  WITH inserted AS (
+    INSERT INTO usage_records (${COLUMNS.map(([name]) => name).join(', ')})
+    SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+    ON CONFLICT (call_id, started_at) DO NOTHING
+    RETURNING (started_at AT TIME ZONE 'UTC')::date AS day, user_id, api_key_id, oauth_client_id, credential_name, model,
+              status, prompt_tokens, completion_tokens, total_tokens, cost_micros
+  ),
+  by_user AS (
+    INSERT INTO usage_daily AS d (day, user_id, api_key_id, oauth_client_id, credential_name, model,
+                                  requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+    SELECT day, user_id, api_key_id, oauth_client_id, credential_name, model, ${SUMS}
+      FROM inserted GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 2, 1, 3, 4, 5, 6
+    ON CONFLICT (user_id, day, api_key_id, oauth_client_id, credential_name, model) DO UPDATE SET ${ADD_SUMS('d')}
+  ),
+  by_app AS (
+    INSERT INTO usage_app_daily AS a (oauth_client_id, day, model,
+                                      requests, errors, prompt_tokens, completion_tokens, total_tokens, cost_micros)
+    SELECT oauth_client_id, day, model, ${SUMS}
+      FROM inserted WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (oauth_client_id, day, model) DO UPDATE SET ${ADD_SUMS('a')}
+  )
+  INSERT INTO usage_app_users AS u (oauth_client_id, month, user_id, days)
+  SELECT oauth_client_id, day - (extract(day FROM day)::int - 1), user_id, bit_or(1 << (extract(day FROM day)::int - 1))
+    FROM inserted WHERE oauth_client_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (oauth_client_id, month, user_id) DO UPDATE SET days = u.days | EXCLUDED.days
+    WHERE u.days | EXCLUDED.days <> u.days`;
 /**
- * The reads of usage records and their rollups (usage_records, usage_daily, usage_app_daily, usage_app_users) for
- * the dashboard and app owners. Rows come back as PostgreSQL returns them; UsageService shapes the answers.
+ * The only code touching usage records and their rollups (usage_records, usage_daily, usage_app_daily,
+ * usage_app_users): the recorder's batched insert, the monthly partitions, and the reads for the dashboard and app
+ * owners. Rows come back as PostgreSQL returns them; UsageService shapes the answers.
  */
 @Injectable()
 export class UsageRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts a batch of usage records (UsageRecorder's) and adds the new ones to the daily rollups, in one
+   * statement; a record already written (a retried batch) is skipped and counted nowhere twice.
+   */
+  async insertRecords(batch: UsageRecordInput[]): Promise<void> {
+    await hotQuery(
+      this.dataSource,
+      'sy_usage_insert',
+      INSERT_WITH_ROLLUPS,
+      COLUMNS.map(([, , value]) => pgArray(batch.map(value))),
+    );
+  }
+
+  /** Creates usage_records' partition for the month starting on `month` (YYYY-MM-01) unless it exists; true if created. */
+  async ensurePartition(month: string): Promise<boolean> {
+    const [row] = await this.dataSource.query<{ created: boolean }[]>(
+      'SELECT usage_partition_ensure($1::date) AS created',
+      [month],
+    );
+    return row.created;
+  }
 
   /**
    * A user's records newest first, from just before `cursor` (started_at, id) when given, within the filters: at

@@ -3,7 +3,7 @@ import { UserHandleEntity } from './user-handle.entity';
 import { UserEntity } from './user.entity';
 
 /**
- * The accounts module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature) and the
- * data source lists them (database/entities.ts), the only thing outside this module that reads this file.
+ * The accounts module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature), and its face
+ * (index.ts) exports the list for the data source (database/entities.ts).
  */
 export const accountsEntities = [UserEntity, SessionEntity, UserHandleEntity];

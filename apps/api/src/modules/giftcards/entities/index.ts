@@ -1,7 +1,7 @@
 import { GiftCardEntity } from './gift-card.entity';
 
 /**
- * The giftcards module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature) and the
- * data source lists them (database/entities.ts), the only thing outside this module that reads this file.
+ * The giftcards module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature), and its face
+ * (index.ts) exports the list for the data source (database/entities.ts).
  */
 export const giftcardsEntities = [GiftCardEntity];

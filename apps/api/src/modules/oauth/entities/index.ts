@@ -4,7 +4,7 @@ import { SigningKeyEntity } from './signing-key.entity';
 import { TokenEntity } from './token.entity';
 
 /**
- * The oauth module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature) and the
- * data source lists them (database/entities.ts), the only thing outside this module that reads this file.
+ * The oauth module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature), and its face
+ * (index.ts) exports the list for the data source (database/entities.ts).
  */
 export const oauthEntities = [AuthorizationCodeEntity, GrantEntity, TokenEntity, SigningKeyEntity];

@@ -3,7 +3,7 @@ import { SpaceAppEntity } from './space-app.entity';
 import { SpaceJobEntity } from './space-job.entity';
 
 /**
- * The spaces module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature) and the
- * data source lists them (database/entities.ts), the only thing outside this module that reads this file.
+ * The spaces module's tables as TypeORM maps them: the module registers them (TypeOrmModule.forFeature), and its face
+ * (index.ts) exports the list for the data source (database/entities.ts).
  */
 export const spacesEntities = [SpaceAppEntity, SpaceAppVersionEntity, SpaceJobEntity];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { ReconciliationRepository } from './reconciliation.repository';
 
 /** One disagreement between the ledger, the balances, the reservations and the usage records. */
 export interface Drift {
@@ -51,22 +51,16 @@ const n = (value: unknown) => Number(value ?? 0);
  */
 @Injectable()
 export class ReconciliationService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly repository: ReconciliationRepository) {}
+
+  /** Over a data source opened outside Nest (the admin CLI's reconcile). */
+  static over(dataSource: DataSource): ReconciliationService {
+    return new ReconciliationService(new ReconciliationRepository(dataSource));
+  }
 
   async reconcile(since: Date | null = null, userId: string | null = null): Promise<ReconcileReport> {
     const drifts: Drift[] = [];
-    const balances: Record<string, unknown>[] = await this.dataSource.query(
-      `WITH l AS (
-         SELECT user_id, COALESCE(sum(amount_micros) FILTER (WHERE amount_micros > 0), 0) AS credits,
-                COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0) AS debits
-           FROM ledger_entries WHERE $1::uuid IS NULL OR user_id = $1 GROUP BY user_id),
-       r AS (SELECT user_id, sum(amount_micros) AS reserved FROM reservations WHERE status = 'open' AND ($1::uuid IS NULL OR user_id = $1) GROUP BY user_id)
-       SELECT coalesce(b.user_id, l.user_id) AS user_id, b.credits_micros, b.debits_micros, b.reserved_micros,
-              l.credits, l.debits, COALESCE(r.reserved, 0) AS open_reserved
-         FROM balances b FULL JOIN l ON l.user_id = b.user_id LEFT JOIN r ON r.user_id = coalesce(b.user_id, l.user_id)
-        WHERE $1::uuid IS NULL OR coalesce(b.user_id, l.user_id) = $1`,
-      [userId],
-    );
+    const balances: Record<string, unknown>[] = await this.repository.balances(userId);
     for (const row of balances) {
       const user = String(row.user_id);
       const check = (kind: string, expected: unknown, actual: unknown) => {
@@ -78,18 +72,7 @@ export class ReconciliationService {
       check('balance_reserved', row.open_reserved, row.reserved_micros);
     }
 
-    // Each call settled since `since` (leases are holds, not calls), with its ledger debit and usage record. Older
-    // ledger debits were keyed by the call's request id (before call ids).
-    const calls: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT r.id, r.user_id, r.settled_micros, r.reason, l.debit, u.cost, u.records
-         FROM reservations r
-         LEFT JOIN LATERAL (SELECT -sum(amount_micros) AS debit FROM ledger_entries
-                             WHERE idempotency_key = 'usage:' || r.id::text OR (r.request_id IS NOT NULL AND idempotency_key = 'usage:' || r.request_id)) l ON true
-         LEFT JOIN LATERAL (SELECT sum(cost_micros) AS cost, count(*) AS records FROM usage_records
-                             WHERE call_id = r.id AND started_at >= r.created_at - interval '1 day') u ON true
-        WHERE NOT r.lease AND r.status <> 'open' AND ($1::timestamptz IS NULL OR r.created_at >= $1) AND ($2::uuid IS NULL OR r.user_id = $2)`,
-      [since, userId],
-    );
+    const calls: Record<string, unknown>[] = await this.repository.settledCalls(since, userId);
     let lostRecords = 0;
     for (const call of calls) {
       const base = { userId: String(call.user_id), callId: String(call.id) };
@@ -103,12 +86,7 @@ export class ReconciliationService {
         drifts.push({ ...base, kind: 'call_record', expected: charged, actual: n(call.cost) });
     }
 
-    const unsettled: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT u.call_id, u.user_id, u.cost_micros FROM usage_records u
-        WHERE u.cost_micros > 0 AND ($1::timestamptz IS NULL OR u.started_at >= $1) AND ($2::uuid IS NULL OR u.user_id = $2)
-          AND NOT EXISTS (SELECT 1 FROM reservations r WHERE r.id = u.call_id AND r.status <> 'open')`,
-      [since, userId],
-    );
+    const unsettled: Record<string, unknown>[] = await this.repository.unsettledRecords(since, userId);
     for (const row of unsettled)
       drifts.push({
         userId: String(row.user_id),
@@ -118,13 +96,7 @@ export class ReconciliationService {
         actual: n(row.cost_micros),
       });
 
-    const losses: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT o.call_id, o.user_id, o.charged_micros, o.lost_micros, o.bound, r.status, r.settled_micros
-         FROM operator_losses o LEFT JOIN reservations r ON r.id = o.call_id
-        WHERE ($1::timestamptz IS NULL OR o.created_at >= $1) AND ($2::uuid IS NULL OR o.user_id = $2)
-        ORDER BY o.lost_micros DESC`,
-      [since, userId],
-    );
+    const losses: Record<string, unknown>[] = await this.repository.losses(since, userId);
     for (const loss of losses)
       if (!loss.status || loss.status === 'open' || n(loss.settled_micros) !== n(loss.charged_micros))
         drifts.push({

@@ -1,176 +1,127 @@
-import { slowPool, ticks } from '../../../../test/support/slow-pool';
+import { fakeReservationsLedger } from '../../../../test/support/fake-reservations-ledger';
+import { ticks } from '../../../../test/support/slow-pool';
 import { MetricsService } from '../../../common/metrics/metrics';
 import { InvalidationBus } from '../../../common/redis/invalidation-bus';
 import { RedisConnection } from '../../../common/redis/redis-connection';
 import { loadConfig } from '../../../config/config';
+import { UsageErrorCode, UsageException } from '../usage.exception';
+import { Leases } from './leases';
 import { ReservationService } from './reservation.service';
+import { ReservationSweeper } from './reservation-sweeper';
 import { ReservationsRepository } from './reservations.repository';
+import { SettlementQueue } from './settlement-queue';
 
-function budgetOn(db: ReturnType<typeof slowPool>): ReservationService {
+/** The money core over a fake ledger, wired as the usage module wires it. */
+function budgetWith(fake: ReturnType<typeof fakeReservationsLedger>['ledger']) {
+  const ledger = fake as unknown as ReservationsRepository;
   const config = loadConfig({});
-  return new ReservationService(
-    new ReservationsRepository(db.dataSource),
-    new MetricsService(),
-    new InvalidationBus(new RedisConnection(config), config),
-    config,
-  );
+  const leases = new Leases(ledger, new InvalidationBus(new RedisConnection(config), config));
+  const sweeper = new ReservationSweeper(ledger, leases, new MetricsService());
+  return new ReservationService(ledger, leases, new SettlementQueue(ledger, leases, sweeper), sweeper, config);
 }
 
-const held = (id: string) => ({
+const request = (id: string, apiKeyId: string | null = 'k') => ({
   id,
-  amountMicros: 100,
-  request: {
-    id,
-    requestId: null,
-    userId: 'u',
-    apiKeyId: null,
-    oauthClientId: null,
-    worstMicros: 100,
-    minimumMicros: 1,
-    inputEstimateMicros: 0,
-  },
+  requestId: null,
+  userId: 'u',
+  apiKeyId,
+  oauthClientId: null,
+  worstMicros: 100,
+  minimumMicros: 1,
+  inputEstimateMicros: 0,
 });
 
-describe('ReservationService settlement batches', () => {
-  it('writes the settlements queued when a batch starts; latecomers wait for the next interval, not the next round trip', async () => {
-    const db = slowPool();
-    const budget = budgetOn(db);
-    const settled = ['r1', 'r2', 'r3'].map((id) => budget.settle(held(id), 10, 'success'));
-    const first = budget.flushSettlements();
-    await ticks();
-    expect(db.writes).toEqual([['r1', 'r2', 'r3']]);
-    settled.push(budget.settle(held('r4'), 10, 'success'), budget.settle(held('r5'), 10, 'success'));
-    db.answerNext();
-    await first;
-    await ticks();
-    expect(db.writes).toHaveLength(1);
-    // The interval (20 ms) started by the first latecomer writes them.
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(db.writes).toEqual([
-      ['r1', 'r2', 'r3'],
-      ['r4', 'r5'],
-    ]);
-    db.answerNext();
-    await Promise.all(settled);
-  });
-});
-
-/** The database's edge: a ledger whose statements answer as the test says. */
-function fakeLedger() {
-  const calls: { what: string; ids: string[] }[] = [];
-  const ledger = {
-    failWith: null as null | ((ids: string[]) => Error | null),
-    reserveCount: 0,
-    settleMany: async (items: { id: string; costMicros: number }[]) => {
-      calls.push({ what: 'settleMany', ids: items.map((i) => i.id) });
-      const error = ledger.failWith?.(items.map((i) => i.id));
-      if (error) throw error;
-      return new Map(items.map((i) => [i.id, i.costMicros]));
-    },
-    settleLeased: async (items: { id: string; costMicros: number }[]) => {
-      calls.push({ what: 'settleLeased', ids: items.map((i) => i.id) });
-      const error = ledger.failWith?.(items.map((i) => i.id));
-      if (error) throw error;
-      return new Map(items.map((i) => [i.id, i.costMicros]));
-    },
-    settle: async (id: string) => {
-      calls.push({ what: 'settle', ids: [id] });
-      return 0;
-    },
-    reserve: async (input: { worstMicros: number }) => {
-      ledger.reserveCount += 1;
-      return {
-        amountMicros: input.worstMicros,
-        remainingMicros: 1e9,
-        balanceMicros: 1e9,
-        headroomMicros: 1e9,
-        tripped: null,
-      };
-    },
-    extend: async () => undefined,
-    expired: async () => [],
-    countOpen: async () => 0,
-  };
-  return { ledger, calls };
-}
-
-function budgetWith(ledger: ReturnType<typeof fakeLedger>['ledger']): ReservationService {
-  const config = loadConfig({});
-  return new ReservationService(
-    ledger as unknown as ReservationsRepository,
-    new MetricsService(),
-    new InvalidationBus(new RedisConnection(config), config),
-    config,
+const refusal = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => null,
+    (thrown: unknown) => thrown,
   );
-}
+  expect(error).toBeInstanceOf(UsageException);
+  return error as UsageException;
+};
 
-const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
-const settled = async (promise: Promise<number>, ms = 5000) =>
-  Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms))]);
-
-describe('ReservationService never drops a settlement', () => {
-  it('isolates a row that fails its batch: every other row is written at once, the bad one once it can be', async () => {
-    const { ledger, calls } = fakeLedger();
-    let poisoned = true;
-    ledger.failWith = (ids) =>
-      poisoned && ids.includes('bad') ? Object.assign(new Error('violates check constraint'), { code: '23514' }) : null;
+describe('ReservationService refusals', () => {
+  it('writes the calls that answered and tries once more before refusing (an honest refusal)', async () => {
+    const { ledger, calls } = fakeReservationsLedger();
+    // The account has room only once the finished call's settlement is written.
+    ledger.reserveAnswer = (input) =>
+      calls.some((call) => call.what === 'settleMany')
+        ? { amountMicros: input.worstMicros, balanceMicros: 500, headroomMicros: 0, tripped: null }
+        : { amountMicros: null, balanceMicros: 500, headroomMicros: null, tripped: 'account' };
     const budget = budgetWith(ledger);
-    const good = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => budget.settle(held(id), 10, 'success'));
-    const bad = budget.settle(held('bad'), 20, 'success');
-    await budget.flushSettlements();
-    expect(await Promise.all(good)).toEqual([10, 10, 10, 10, 10]);
-    expect(await settled(bad, 20)).toBe('pending');
-    expect(budget.unwrittenSettlements).toBe(1);
-    // Split in halves until the bad row stood alone.
-    expect(calls.filter((call) => call.ids.length === 1 && call.ids[0] === 'bad').length).toBeGreaterThanOrEqual(1);
-    poisoned = false;
-    expect(await settled(bad)).toBe(20);
-    expect(budget.unwrittenSettlements).toBe(0);
+    const finished = { id: 'answered', amountMicros: 100, request: request('answered') };
+    const written = budget.settle(finished, 60, 'success');
+    const next = await budget.reserve(request('next'));
+    expect(await written).toBe(60);
+    expect(next.amountMicros).toBe(100);
+    expect(ledger.reserveCount).toBe(2);
+    // Another hold like it would not fit: it settles before its answer ends.
+    expect(next.tight).toBe(true);
   });
 
-  it('tries a batch the database refused again, with back-off, until it is written (no give-up after three tries)', async () => {
-    const { ledger, calls } = fakeLedger();
-    let failures = 6;
-    ledger.failWith = () => (failures-- > 0 ? connectionLost() : null);
-    const budget = budgetWith(ledger);
-    const all = ['a', 'b', 'c'].map((id) => budget.settle(held(id), 7, 'success'));
-    await budget.flushSettlements();
-    expect(await settled(Promise.all(all).then(() => 0))).toBe(0);
-    expect(await Promise.all(all)).toEqual([7, 7, 7]);
-    // Whole batches each time: a lost connection is not the rows' fault.
-    expect(calls.filter((call) => call.what === 'settleMany').every((call) => call.ids.length === 3)).toBe(true);
-    expect(calls.filter((call) => call.what === 'settleMany')).toHaveLength(7);
-  });
-
-  it('gives a lease back only once the calls drawn on it are written', async () => {
-    const { ledger, calls } = fakeLedger();
-    const budget = budgetWith(ledger);
-    const request = (id: string) => ({
-      id,
-      requestId: null,
-      userId: 'u',
-      apiKeyId: 'k',
-      oauthClientId: null,
-      worstMicros: 100,
-      minimumMicros: 1,
-      inputEstimateMicros: 0,
+  it("refuses in one round trip when nothing of the user's is left to write here, with the summary's remaining budget", async () => {
+    const { ledger } = fakeReservationsLedger();
+    ledger.reserveAnswer = () => ({
+      amountMicros: null,
+      balanceMicros: 1_040_000,
+      headroomMicros: null,
+      tripped: 'account',
     });
-    // 20 calls within a second make the credential busy: a lease is taken off the calls' path.
+    const budget = budgetWith(ledger);
+    const error = await refusal(budget.reserve(request('c')));
+    expect(error.code).toBe(UsageErrorCode.BUDGET_EXHAUSTED);
+    expect(error.status).toBe(403);
+    expect(error.options.extra).toEqual(
+      expect.objectContaining({
+        limit: 'account',
+        remainingBudget: 1.04,
+        topUpUrl: expect.stringMatching(/\/billing$/),
+      }),
+    );
+    expect(ledger.reserveCount).toBe(1);
+  });
+
+  it("names the key's limit or the app's cap that refused the call, with the summary's remaining budget", async () => {
+    const { ledger } = fakeReservationsLedger();
+    let tripped = 'daily';
+    ledger.reserveAnswer = () => ({ amountMicros: null, balanceMicros: 2_500_000, headroomMicros: null, tripped });
+    const budget = budgetWith(ledger);
+    const key = await refusal(budget.reserve(request('c1')));
+    expect(key.status).toBe(403);
+    expect(key.options.extra).toEqual(expect.objectContaining({ limit: 'daily', remainingBudget: 2.5 }));
+    expect(key.message).toMatch(/API key's daily/);
+    tripped = 'app_per_request';
+    const app = await refusal(budget.reserve({ ...request('c2', null), oauthClientId: 'app' }));
+    expect(app.status).toBe(403);
+    expect(String(app.options.extra?.limit)).toMatch(/per_request$/);
+    expect(app.message).toMatch(/per-request spending cap you set for this app/);
+  });
+
+  it('keeps a call reserved in the database alive until its settlement is written', async () => {
+    const { ledger } = fakeReservationsLedger();
+    const budget = budgetWith(ledger);
+    const sweeper = (budget as unknown as { sweeper: ReservationSweeper }).sweeper;
+    const reservation = await budget.reserve(request('alive', null));
+    expect(reservation.tight).toBe(false);
+    expect(sweeper.heldHere()).toEqual(['alive']);
+    await budget.settle(reservation, 10, 'success');
+    expect(sweeper.heldHere()).toEqual([]);
+  });
+});
+
+describe('ReservationService at shutdown', () => {
+  it('writes every queued settlement and gives back every lease before the database closes', async () => {
+    const { ledger, calls } = fakeReservationsLedger();
+    const budget = budgetWith(ledger);
     for (let i = 0; i < 20; i += 1) await budget.reserve(request(`db-${i}`));
     await ticks();
-    const drawn = await budget.reserve(request('leased-call'));
+    const drawn = await budget.reserve(request('leased'));
     expect(drawn.lease).toBeDefined();
-    ledger.failWith = (ids) => (ids.includes('leased-call') ? connectionLost() : null);
-    const written = budget.settle(drawn, 60, 'success');
-    // Credentials change (a key revoked): the lease retires at once...
-    (budget as unknown as { retireAllLeases(): void }).retireAllLeases();
-    await budget.flushSettlements();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // ...but is not given back while its call's cost is unwritten.
-    expect(calls.some((call) => call.what === 'settle')).toBe(false);
-    ledger.failWith = null;
-    expect(await settled(written)).toBe(60);
-    await ticks();
-    expect(calls.filter((call) => call.what === 'settle')).toHaveLength(1);
+    const plain = budget.settle({ id: 'plain', amountMicros: 100, request: request('plain', null) }, 30, 'success');
+    const leased = budget.settle(drawn, 40, 'success');
+    await budget.beforeApplicationShutdown();
+    expect(await Promise.all([plain, leased])).toEqual([30, 40]);
+    expect(budget.unwrittenSettlements).toBe(0);
+    expect(calls.filter((call) => call.what === 'settle').map((call) => call.ids)).toEqual([[drawn.lease!.lease.id]]);
   });
 });

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/**
+ * The reconciliation's reads (ReconciliationService): the money tables side by side — balances, ledger_entries,
+ * reservations, usage_records and operator_losses —, each query optionally for one user. Reads only.
+ */
+@Injectable()
+export class ReconciliationRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Per user (or one user): the balance row's credits, debits and reserved amount, beside the ledger's sums and what
+   * the open reservations hold.
+   */
+  balances(userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `WITH l AS (
+         SELECT user_id, COALESCE(sum(amount_micros) FILTER (WHERE amount_micros > 0), 0) AS credits,
+                COALESCE(-sum(amount_micros) FILTER (WHERE amount_micros < 0), 0) AS debits
+           FROM ledger_entries WHERE $1::uuid IS NULL OR user_id = $1 GROUP BY user_id),
+       r AS (SELECT user_id, sum(amount_micros) AS reserved FROM reservations WHERE status = 'open' AND ($1::uuid IS NULL OR user_id = $1) GROUP BY user_id)
+       SELECT coalesce(b.user_id, l.user_id) AS user_id, b.credits_micros, b.debits_micros, b.reserved_micros,
+              l.credits, l.debits, COALESCE(r.reserved, 0) AS open_reserved
+         FROM balances b FULL JOIN l ON l.user_id = b.user_id LEFT JOIN r ON r.user_id = coalesce(b.user_id, l.user_id)
+        WHERE $1::uuid IS NULL OR coalesce(b.user_id, l.user_id) = $1`,
+      [userId],
+    );
+  }
+
+  /**
+   * Each call settled since `since` (leases are holds, not calls), with its ledger debit and its usage records' cost
+   * and count. Older ledger debits were keyed by the call's request id (before call ids).
+   */
+  settledCalls(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT r.id, r.user_id, r.settled_micros, r.reason, l.debit, u.cost, u.records
+         FROM reservations r
+         LEFT JOIN LATERAL (SELECT -sum(amount_micros) AS debit FROM ledger_entries
+                             WHERE idempotency_key = 'usage:' || r.id::text OR (r.request_id IS NOT NULL AND idempotency_key = 'usage:' || r.request_id)) l ON true
+         LEFT JOIN LATERAL (SELECT sum(cost_micros) AS cost, count(*) AS records FROM usage_records
+                             WHERE call_id = r.id AND started_at >= r.created_at - interval '1 day') u ON true
+        WHERE NOT r.lease AND r.status <> 'open' AND ($1::timestamptz IS NULL OR r.created_at >= $1) AND ($2::uuid IS NULL OR r.user_id = $2)`,
+      [since, userId],
+    );
+  }
+
+  /** Usage records with a cost whose call has no settled reservation. */
+  unsettledRecords(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT u.call_id, u.user_id, u.cost_micros FROM usage_records u
+        WHERE u.cost_micros > 0 AND ($1::timestamptz IS NULL OR u.started_at >= $1) AND ($2::uuid IS NULL OR u.user_id = $2)
+          AND NOT EXISTS (SELECT 1 FROM reservations r WHERE r.id = u.call_id AND r.status <> 'open')`,
+      [since, userId],
+    );
+  }
+
+  /** Operator losses since `since`, largest first, each beside its call's reservation status and charge. */
+  losses(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT o.call_id, o.user_id, o.charged_micros, o.lost_micros, o.bound, r.status, r.settled_micros
+         FROM operator_losses o LEFT JOIN reservations r ON r.id = o.call_id
+        WHERE ($1::timestamptz IS NULL OR o.created_at >= $1) AND ($2::uuid IS NULL OR o.user_id = $2)
+        ORDER BY o.lost_micros DESC`,
+      [since, userId],
+    );
+  }
+}
