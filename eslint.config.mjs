@@ -19,6 +19,37 @@ const switchyardPlugin = {
 };
 const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', 'apps/api/test/**/*.ts'];
 
+/**
+ * The proxy module's layers, lowest first (docs/architecture.md, "Lint"): a folder imports only those before it, and
+ * none of the module's root files (the composition: the HTTP face, the allowlist, the module and its face).
+ */
+const PROXY_LAYERS = [
+  'wire',
+  'catalog',
+  'errors',
+  'videos',
+  'upstream',
+  'credentials',
+  'policy',
+  'call',
+  'metering',
+  'billing',
+  'relay',
+  'routing',
+  'providers',
+  'faces',
+  'pipeline',
+];
+const PROXY_ROOT = [
+  'allowlist',
+  'front-door',
+  'gateway-faces',
+  'gateway-openapi',
+  'gateway.service',
+  'index',
+  'proxy.module',
+];
+
 export default defineConfig(
   globalIgnores([
     '**/node_modules/**',
@@ -157,8 +188,33 @@ export default defineConfig(
     // (providers/*/*.translator.spec.ts, metering/token-usage.spec.ts), its only users.
     files: ['apps/api/test/support/translator-stream.ts'],
     rules: {
-      'switchyard/module-faces': ['error', { allow: ['proxy/providers/sse', 'proxy/providers/translator.types'] }],
+      'switchyard/module-faces': ['error', { allow: ['proxy/wire/sse', 'proxy/providers/translator.types'] }],
     },
+  },
+
+  {
+    // The proxy module in layers: each folder below those after it (call/ and billing/ below the providers and the
+    // faces), and the faces and the providers never importing each other (docs/architecture.md, "Lint").
+    files: ['apps/api/src/modules/proxy/**/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'switchyard/import-layers': [
+        'error',
+        {
+          root: 'apps/api/src/modules/proxy',
+          siblings: ['faces', 'providers'],
+          forbid: PROXY_LAYERS.map((from, at) => ({ from, to: [...PROXY_LAYERS.slice(at + 1), ...PROXY_ROOT] })),
+        },
+      ],
+    },
+  },
+
+  // No source file over 450 lines: one that long does more than one thing (docs/architecture.md, "Lint"). Tests are
+  // not held to it (a suite about one subject reads best as one file).
+  {
+    files: ['apps/**/*.{ts,tsx,mjs,js,cjs}', 'libs/**/*.{ts,tsx,mjs,js,cjs}', 'tools/**/*.{mjs,js,cjs}'],
+    ignores: [...TESTS, '**/*.spec.tsx', '**/*.e2e-spec.ts', '**/*.test.mjs'],
+    rules: { 'max-lines': ['error', { max: 450, skipBlankLines: false, skipComments: false }] },
   },
 
   // The dashboard: React's hook rules and TanStack Query's strict preset.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Coding-agent tests: Claude Code and Codex CLI, unchanged, against the built server (docs/anthropic.md, "Coding
-// agents"). Not part of `npm test`: the two CLIs bring 658 MB of platform binaries, installed on first use into
+// Coding-agent tests: Claude Code, Codex CLI and the Gemini CLI, unchanged, against the built server (docs/anthropic.md,
+// "Coding agents"; docs/gemini.md). Not part of `npm test`: the CLIs bring 758 MB of platform binaries, installed on first use into
 // tools/agents/node_modules from tools/agents/package-lock.json, never among the workspace's dependencies.
 //
 //   npm run test:agents            # builds, then runs every test

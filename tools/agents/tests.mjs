@@ -87,6 +87,30 @@ wire_api = "responses"
 `;
 }
 
+/** The Gemini CLI's settings, as the recipe in docs/gemini.md has them: the API key sign-in, nothing sent to Google. */
+const GEMINI_SETTINGS = {
+  security: { auth: { selectedType: 'gemini-api-key' } },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+};
+
+/** Runs `gemini -m MODEL -p PROMPT` with the recipe's environment; returns the run and the user. */
+async function gemini(ctx, { name, prompt }) {
+  const api = await ctx.server('demo');
+  const user = await ctx.newUser(api, name);
+  const before = await ids(user);
+  const { env, home } = await ctx.cliEnv(name, {
+    GOOGLE_GEMINI_BASE_URL: api.baseUrl,
+    GEMINI_API_KEY: user.key,
+    // A headless run in a folder the CLI has not been told to trust (docs/gemini.md).
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+  });
+  await mkdir(join(home, '.gemini'), { recursive: true });
+  await writeFile(join(home, '.gemini', 'settings.json'), JSON.stringify(GEMINI_SETTINGS));
+  const result = await ctx.run(ctx.bin('gemini'), ['-m', DEMO_MODEL, '-p', prompt], { cwd: home, env });
+  return { result, user, before };
+}
+
 export const TESTS = [
   {
     name: 'claude-code › ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, the demo model',
@@ -142,6 +166,28 @@ export const TESTS = [
       const result = await ctx.run(ctx.bin('codex'), ['exec', '--skip-git-repo-check', prompt], { cwd: home, env });
       answered(result, DEMO_ANSWER(prompt), 'codex');
       await logged(user, before, { method: 'responses', model: DEMO_MODEL, count: 1 });
+    },
+  },
+  {
+    name: 'gemini-cli › GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY, the demo model',
+    async run(ctx) {
+      const prompt = 'Say hello to Switchyard';
+      const { result, user, before } = await gemini(ctx, { name: 'gemini-cli', prompt });
+      answered(result, DEMO_ANSWER(prompt), 'gemini');
+      await logged(user, before, { method: 'generate_content', model: DEMO_MODEL, count: 1 });
+    },
+  },
+  {
+    name: 'gemini-cli › a turn that uses a tool (the demo model asks for list_directory, the CLI runs it)',
+    async run(ctx) {
+      const { result, user, before } = await gemini(ctx, {
+        name: 'gemini-cli-tool',
+        prompt: 'Use the list_directory tool',
+      });
+      // The demo model asked for list_directory with its placeholder path; the CLI ran it and sent the result back.
+      answered(result, 'The list_directory tool returned: "', 'gemini');
+      check(/ENOENT|Error listing directory/.test(result.stdout), `the tool result is not the CLI's: ${result.stdout}`);
+      await logged(user, before, { method: 'generate_content', model: DEMO_MODEL, count: 2 });
     },
   },
   {

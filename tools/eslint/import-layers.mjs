@@ -1,7 +1,8 @@
 // switchyard/import-layers: which folders of one tree may import which, by relative path. Two kinds of rule, both
 // set per config block (eslint.config.mjs):
 //   - `siblings`: folders whose sub-folders never import each other (the dashboard's features/<name>/: a feature is
-//     composed with another in app/routes, never inside one);
+//     composed with another in app/routes, never inside one; the proxy's faces/<name>/ and providers/<kind>/). A file
+//     directly in such a folder is what its sub-folders share: they may import it, it may not import them;
 //   - `forbid`: `{ from, to }`: files under `from` never import anything under any folder of `to` (the dashboard's
 //     lib/ and components/ sit below its features; the proxy's call/ and billing/ below its faces and providers).
 // Paths are relative to `root`, '/'-separated. Checks the same import forms as module-faces.mjs.
@@ -66,6 +67,8 @@ export const importLayers = {
       for (const parent of options.siblings ?? []) {
         if (!under(own, parent) || !under(target, parent)) continue;
         const depth = parent.split('/').length;
+        // A file of the parent folder itself (faces/face.ts) is shared by its sub-folders.
+        if (target.length <= depth + 1) continue;
         if (own[depth] !== target[depth])
           context.report({
             node,

@@ -23,6 +23,17 @@ const options = [
     ],
   },
 ];
+const proxy = (file) => path.join(ROOT, 'apps/api/src/modules/proxy', file);
+const proxyOptions = [
+  {
+    root: 'apps/api/src/modules/proxy',
+    siblings: ['faces', 'providers'],
+    forbid: [
+      { from: 'call', to: ['billing', 'faces', 'providers', 'gateway.service'] },
+      { from: 'billing', to: ['faces', 'providers'] },
+    ],
+  },
+];
 const tester = new RuleTester({
   languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },
 });
@@ -59,8 +70,54 @@ tester.run('switchyard/import-layers', importLayers, {
       code: "import { useQuery } from '@tanstack/react-query';",
       options,
     },
+    {
+      name: 'a provider using the file its folder shares',
+      filename: proxy('providers/gemini/gemini.adapter.ts'),
+      code: "import { TranslatedAdapter } from '../translated.adapter';",
+      options: proxyOptions,
+    },
+    {
+      name: 'a face using the contract the faces share, and a lower layer',
+      filename: proxy('faces/anthropic/anthropic.face.ts'),
+      code: "import type { Face } from '../face'; import { Call } from '../../call/call';",
+      options: proxyOptions,
+    },
+    {
+      name: 'billing using the call',
+      filename: proxy('billing/call-billing.ts'),
+      code: "import type { Call } from '../call/call';",
+      options: proxyOptions,
+    },
   ],
   invalid: [
+    {
+      name: 'a face importing another face',
+      filename: proxy('faces/gemini/gemini.face.ts'),
+      code: "import { anthropicError } from '../anthropic/anthropic-errors';",
+      options: proxyOptions,
+      errors: [{ messageId: 'sibling' }],
+    },
+    {
+      name: 'the faces’ shared file importing one face',
+      filename: proxy('faces/face.ts'),
+      code: "import type { OpenAiFace } from './openai/openai.face';",
+      options: proxyOptions,
+      errors: [{ messageId: 'sibling' }],
+    },
+    {
+      name: 'billing importing a face',
+      filename: proxy('billing/call-billing.ts'),
+      code: "import { fitThinking } from '../faces/anthropic/messages-request';",
+      options: proxyOptions,
+      errors: [{ messageId: 'forbidden' }],
+    },
+    {
+      name: 'the call importing a file of the module’s root above it',
+      filename: proxy('call/call.ts'),
+      code: "import type { GatewayService } from '../gateway.service';",
+      options: proxyOptions,
+      errors: [{ messageId: 'forbidden' }],
+    },
     {
       name: 'a feature importing another feature',
       filename: dash('features/usage/components/usage-analytics.tsx'),

@@ -355,7 +355,7 @@ export const tests = [
     },
   },
   {
-    name: 'the docs show the quick start, the Anthropic API with Claude Code and Codex, the OAuth steps and every endpoint of /openapi.json',
+    name: 'the docs show the quick start, the Anthropic API with Claude Code and Codex, the Gemini API with its CLI, the OAuth steps and every endpoint of /openapi.json',
     async run({ newPage, baseUrl }) {
       const document = await (await fetch(`${baseUrl}/openapi.json`, { signal: AbortSignal.timeout(10_000) })).json();
       const operations = Object.values(document.paths).reduce(
@@ -374,6 +374,8 @@ export const tests = [
       // The Codex recipe tools/agents/run.mjs runs, with this server's origin.
       await expectText(page.locator('#anthropic'), `base_url = "${baseUrl}/v1"`);
       await expectText(page.locator('#anthropic'), 'web_search = "disabled"');
+      await expectText(page.locator('#gemini'), `GOOGLE_GEMINI_BASE_URL=${baseUrl}`);
+      await expectText(page.locator('#gemini'), 'x-goog-api-key');
       await expectText(page.locator('#oauth'), "crypto.subtle.digest('SHA-256'");
       await expectText(page.locator('#oauth'), 'X-Service-OAuth-Client-Id');
       await expectText(page.locator('#endpoints'), `${operations} of ${operations} endpoints`);

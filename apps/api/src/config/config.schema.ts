@@ -1,106 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { emailForbiddenCharacter, normaliseEmail } from '@switchyard/shared-dto';
 
-/**
- * Every environment variable the service reads, described once. `loadConfig` parses them all at start and
- * reports every bad one in one line each, naming the variable and the fix (docs/decisions.md#configuration).
- */
-export interface AppConfig {
-  port: number;
-  host: string;
-  publicUrl: string;
-  databaseUrl: string | null;
-  dataDir: string;
-  redisUrl: string | null;
-  redisPrefix: string;
-  modelsConfig: string | null;
-  adminEmail: string | null;
-  adminPassword: string | null;
-  signupCredit: number;
-  stripeSecretKey: string | null;
-  stripeWebhookSecret: string | null;
-  stripeApiBase: string | null;
-  paymentsSandbox: boolean;
-  /** As configured; createApp resolves an unset one to `http://<PUBLIC_URL's host>:<spaces port>`. */
-  spacesOrigin: string | null;
-  /** Always a number once loaded: unset means PORT + 1 (0 when PORT is 0). */
-  spacesPort: number;
-  apiKeyPrefix: string;
-  logLevel: LogLevel;
-  logFormat: LogFormat;
-  trustProxy: boolean;
-  oauthDynamicRegistration: boolean;
-  /** Seals the ID token signing keys stored in the database (docs/oauth.md#openid-connect); null: stored unsealed. */
-  oidcKeySecret: string | null;
-  oidcKeyRotationDays: number;
-  /** The example app's port (npm start); null: not served. */
-  examplePort: number | null;
-  shutdownGraceSeconds: number;
-  gatewayRpm: number;
-  countTokensRpm: number;
-  fetchAllowedPorts: number[];
-  metricsToken: string | null;
-  sessionTtlHours: number;
-  authRateLimitPerIp: number;
-  loginFailuresPerAccount: number;
-  rateLimitWindowSeconds: number;
-  giftcardAttemptsPerAccount: number;
-  giftcardAttemptsPerIp: number;
-  dbPoolSize: number;
-  smtpUrl: string | null;
-  mailFrom: string | null;
-  passwordResetTtlMinutes: number;
-  passwordResetsPerAccount: number;
-  requireVerifiedEmailForTopUp: boolean;
-}
+import type { ConfigVariable } from './app-config';
+import { LOG_FORMATS, LOG_LEVELS } from './app-config';
+import { bad, boolean, httpUrl, integer } from './config-values';
 
-export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
-export interface ConfigVariable<K extends keyof AppConfig = keyof AppConfig> {
-  env: string;
-  key: K;
-  description: string;
-  /** The default as documented; `undefined` means the variable is optional and unset means null. */
-  defaultValue?: string;
-  secret?: boolean;
-  /** Parse the raw value or throw a ConfigValueError whose message says what is wrong and how to fix it. */
-  parse: (raw: string, env: Record<string, string | undefined>) => AppConfig[K];
-}
-
-export class ConfigValueError extends Error {}
-
-const bad = (message: string): never => {
-  throw new ConfigValueError(message);
-};
-
-const integer = (min: number, max: number, fix: string) => (raw: string) => {
-  if (!/^\d+$/.test(raw.trim())) bad(`must be a whole number from ${min} to ${max}; ${fix}`);
-  const value = Number(raw);
-  if (value < min || value > max) bad(`must be a whole number from ${min} to ${max}; ${fix}`);
-  return value;
-};
-
-const httpUrl = (fix: string) => (raw: string) => {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return bad(`is not a URL; ${fix}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`must start with http:// or https://; ${fix}`);
-  // Stored without a trailing slash so that `${publicUrl}/path` never doubles it.
-  return raw.replace(/\/+$/, '');
-};
-
-const boolean = (raw: string) => {
-  const value = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-  if (['0', 'false', 'no', 'off', ''].includes(value)) return false;
-  return bad('must be true or false');
-};
+export * from './app-config';
+export { ConfigValueError } from './config-values';
 
 export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
@@ -368,7 +274,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     env: 'COUNT_TOKENS_RPM',
     key: 'countTokensRpm',
     description:
-      'POST /v1/messages/count_tokens calls per minute per API key and per app and user, on top of GATEWAY_RPM (a count reaches the provider and is free); 0 means no limit',
+      'POST /v1/messages/count_tokens (and Gemini’s countTokens) calls per minute per API key and per app and user, on top of GATEWAY_RPM (a count reaches the provider and is free); 0 means no limit',
     defaultValue: '60',
     parse: integer(
       0,

@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { seededRandom } from '../../src/modules/demo';
-import { SseParser } from '../../src/modules/proxy/providers/sse';
+import { SseParser } from '../../src/modules/proxy/wire/sse';
 import type {
   ChatStreamTranslator,
   ChatTranslator,

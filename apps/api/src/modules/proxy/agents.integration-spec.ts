@@ -7,13 +7,13 @@ import { ReservationService, UsageRecorder } from '../usage';
 
 /**
  * Coding agents' own requests, replayed through the booted app (docs/anthropic.md, "Coding agents"): Claude Code's
- * first request (messages/fixtures/claude-code-request.json, captured from Claude Code 2.1.197) natively to an
+ * first request (faces/anthropic/fixtures/claude-code-request.json, captured from Claude Code 2.1.197) natively to an
  * Anthropic provider and translated to the demo model, and Codex's (policy/fixtures/codex-request.json) to the
  * demo model on /v1/responses, hanging up right after the final event as Codex does. The CLIs themselves run
  * against the built server in tools/agents/run.mjs (`npm run test:agents`).
  */
 const claudeCode = JSON.parse(
-  readFileSync(join(__dirname, 'messages', 'fixtures', 'claude-code-request.json'), 'utf8'),
+  readFileSync(join(__dirname, 'faces', 'anthropic', 'fixtures', 'claude-code-request.json'), 'utf8'),
 );
 const codex = JSON.parse(readFileSync(join(__dirname, 'policy', 'fixtures', 'codex-request.json'), 'utf8'));
 

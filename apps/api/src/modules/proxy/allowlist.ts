@@ -1,128 +1,25 @@
-import type { ModelMethod } from '@switchyard/shared-dto';
+import type { PrefixKind } from './credentials/caller';
+import type { GatewayPrefix, GatewayRoute } from './call/route';
+import { FACES } from './gateway-faces';
 
-/** What a route does; the model's catalog `methods` must list it (docs/decisions.md#model-catalog). */
-export type RouteMethod =
-  | ModelMethod
-  | 'list_models'
-  | 'get_model'
-  | 'video_retrieve'
-  | 'video_content'
-  | 'video_remix'
-  | 'messages'
-  | 'count_tokens';
-
-export type BodyKind = 'none' | 'json' | 'multipart';
-
-export interface GatewayRoute {
-  method: 'GET' | 'POST';
-  /** Segments after the prefix; `{id}` is a parameter. */
-  template: string;
-  action: RouteMethod;
-  body: BodyKind;
-  summary: string;
-}
+export type { BodyKind, GatewayRoute } from './call/route';
+export type { RouteMethod } from './catalog/actions';
+export type { PrefixKind };
+export { DASHBOARD_GATEWAY_PREFIX } from './call/route';
 
 /**
- * The allowlist (docs/decisions.md#the-allowlist): the only (method, path) pairs the gateway serves. Anything else is
- * 403 "Endpoint not allowed" and never forwarded. `GET /chat/completions` (stored completions), `/files` and
- * `DELETE /models/{id}` are deliberately absent: the provider key is shared by every tenant.
+ * The allowlist (docs/decisions.md#the-allowlist): every face's (method, path) pairs under its prefixes, and nothing
+ * else. Anything else under a gateway prefix is 403 "Endpoint not allowed" and never forwarded.
  */
-export const GATEWAY_ROUTES: GatewayRoute[] = [
-  {
-    method: 'GET',
-    template: '/models',
-    action: 'list_models',
-    body: 'none',
-    summary: 'List models (filters: type, capability, method, detailed)',
-  },
-  { method: 'GET', template: '/models/{id}', action: 'get_model', body: 'none', summary: 'One model' },
-  {
-    method: 'POST',
-    template: '/chat/completions',
-    action: 'chat_completions',
-    body: 'json',
-    summary: 'Chat completion (SSE with stream: true)',
-  },
-  {
-    method: 'POST',
-    template: '/messages',
-    action: 'messages',
-    body: 'json',
-    summary: "Anthropic's Messages API, for any chat model (SSE with stream: true; docs/anthropic.md)",
-  },
-  {
-    method: 'POST',
-    template: '/messages/count_tokens',
-    action: 'count_tokens',
-    body: 'json',
-    summary: 'Input tokens of a Messages request (free; docs/anthropic.md)',
-  },
-  { method: 'POST', template: '/completions', action: 'completions', body: 'json', summary: 'Legacy text completion' },
-  { method: 'POST', template: '/responses', action: 'responses', body: 'json', summary: 'Responses API' },
-  { method: 'POST', template: '/embeddings', action: 'embeddings', body: 'json', summary: 'Embeddings' },
-  {
-    method: 'POST',
-    template: '/images/generations',
-    action: 'image_generation',
-    body: 'json',
-    summary: 'Image generation',
-  },
-  {
-    method: 'POST',
-    template: '/images/edits',
-    action: 'image_edit',
-    body: 'multipart',
-    summary: 'Image edit (multipart; repeated image fields, optional mask)',
-  },
-  {
-    method: 'POST',
-    template: '/images/variations',
-    action: 'image_variation',
-    body: 'multipart',
-    summary: 'Image variation (multipart)',
-  },
-  {
-    method: 'POST',
-    template: '/audio/speech',
-    action: 'audio_speech',
-    body: 'json',
-    summary: 'Text to speech (binary audio)',
-  },
-  {
-    method: 'POST',
-    template: '/audio/transcriptions',
-    action: 'audio_transcription',
-    body: 'multipart',
-    summary: 'Transcription (multipart)',
-  },
-  {
-    method: 'POST',
-    template: '/videos',
-    action: 'video_generation',
-    body: 'json',
-    summary: 'Start a video generation job',
-  },
-  { method: 'GET', template: '/videos/{id}', action: 'video_retrieve', body: 'none', summary: 'Video job status' },
-  {
-    method: 'GET',
-    template: '/videos/{id}/content',
-    action: 'video_content',
-    body: 'none',
-    summary: 'Video content (binary)',
-  },
-  { method: 'POST', template: '/videos/{id}/remix', action: 'video_remix', body: 'json', summary: 'Remix a video' },
-];
+export const GATEWAY_ROUTES: GatewayRoute[] = FACES.flatMap(({ definition }) => definition.routes);
 
-export type PrefixKind = 'shared' | 'apikey' | 'oauth' | 'dashboard';
+/** The prefixes a route is served under: its own, else its face's. */
+const prefixesOf = (route: GatewayRoute): GatewayPrefix[] =>
+  route.prefixes ?? FACES.find(({ definition }) => definition.name === route.face)!.definition.prefixes;
 
-/** The dashboard's own gateway: the signed-in session (cookie) calls through the user's dashboard key. */
-export const DASHBOARD_GATEWAY_PREFIX = '/dashboard/v1';
-
-export const GATEWAY_PREFIXES: { prefix: string; kind: PrefixKind }[] = [
-  { prefix: '/v1', kind: 'shared' },
-  { prefix: '/apikey/v1', kind: 'apikey' },
-  { prefix: '/oauth2/v1', kind: 'oauth' },
-  { prefix: DASHBOARD_GATEWAY_PREFIX, kind: 'dashboard' },
+/** Every prefix a face answers under (a prefix several faces share is listed once). */
+export const GATEWAY_PREFIXES: GatewayPrefix[] = [
+  ...new Map(GATEWAY_ROUTES.flatMap(prefixesOf).map((entry) => [entry.prefix, entry])).values(),
 ];
 
 export interface MatchedRoute {
@@ -132,12 +29,37 @@ export interface MatchedRoute {
 }
 
 const PARAM = /^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,199}$/;
-const compiled = GATEWAY_ROUTES.map((route) => ({ route, segments: route.template.split('/').slice(1) }));
+
+/** A template segment: a literal, a parameter, or a parameter before a literal suffix (`{model}:generateContent`). */
+interface Segment {
+  literal: string | null;
+  param: string | null;
+  suffix: string;
+}
+
+function compileSegment(part: string): Segment {
+  const open = part.indexOf('{');
+  if (open !== 0) return { literal: part, param: null, suffix: '' };
+  const close = part.indexOf('}');
+  return { literal: null, param: part.slice(1, close), suffix: part.slice(close + 1) };
+}
+
+/** Each prefix's routes: those of every face served under it. */
+const compiled = new Map(
+  GATEWAY_PREFIXES.map((entry) => [
+    entry.prefix,
+    GATEWAY_ROUTES.filter((route) => prefixesOf(route).some((own) => own.prefix === entry.prefix)).map((route) => ({
+      route,
+      segments: route.template.split('/').slice(1).map(compileSegment),
+    })),
+  ]),
+);
 
 /** Which gateway prefix a raw URL path falls under, in any letter case (so case variants are refused, not 404). */
 export function gatewayPrefixOf(rawPath: string): string | null {
   const lower = rawPath.toLowerCase();
-  for (const { prefix } of GATEWAY_PREFIXES) if (lower === prefix || lower.startsWith(`${prefix}/`)) return prefix;
+  for (const { prefix, under } of GATEWAY_PREFIXES)
+    if ((!under && lower === prefix) || lower.startsWith(`${prefix}/`)) return prefix;
   return null;
 }
 
@@ -182,16 +104,17 @@ function matchUncached(httpMethod: string, rawPath: string): MatchedRoute | null
       return null;
     segments.push(segment);
   }
-  for (const { route, segments: template } of compiled) {
+  for (const { route, segments: template } of compiled.get(entry.prefix)!) {
     if (route.method !== httpMethod || template.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const ok = template.every((part, i) => {
-      if (part.startsWith('{')) {
-        if (!PARAM.test(segments[i])) return false;
-        params[part.slice(1, -1)] = segments[i];
-        return true;
-      }
-      return part === segments[i];
+      if (part.param === null) return part.literal === segments[i];
+      const segment = segments[i];
+      if (!segment.endsWith(part.suffix)) return false;
+      const value = segment.slice(0, segment.length - part.suffix.length);
+      if (!PARAM.test(value)) return false;
+      params[part.param] = value;
+      return true;
     });
     if (ok) return { route, prefix: entry.kind, params };
   }

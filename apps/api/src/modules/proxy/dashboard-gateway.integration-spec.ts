@@ -94,7 +94,14 @@ describe('the dashboard gateway on the session', () => {
     expect(
       items.every((item: { name?: string; apiKeyName?: string }) => (item.name ?? item.apiKeyName) === 'Dashboard'),
     ).toBe(true);
-    const after = (await app.http('/api/v1/usage/me/summary', { token: session.token })).body.data.remainingBudget;
+    // The balance moves when the call settles, a batch interval after its last chunk.
+    const remaining = async () =>
+      (await app.http('/api/v1/usage/me/summary', { token: session.token })).body.data.remainingBudget as number;
+    let after = await remaining();
+    for (let tries = 0; after >= before && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await remaining();
+    }
     expect(after).toBeLessThan(before);
     const [key] = await dashboardKeys(session.token);
     expect(key.spend.thisMonth).toBeGreaterThan(0);

@@ -1,31 +1,27 @@
 import type { ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
-import { MODEL_METHODS, MODEL_TYPES } from '@switchyard/shared-dto';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { toAppException } from '../../common/errors/all-exceptions.filter';
-import { sendError, writeJson } from '../../common/errors/error-render';
+import { registerErrorShape, sendError } from '../../common/errors/error-render';
 import { applyOpenCors } from '../../common/http/open-cors';
 import { type ContextRequest, newRequestId } from '../../common/http/request-context';
 import { Lifecycle } from '../../common/lifecycle/lifecycle';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import {
-  DASHBOARD_GATEWAY_PREFIX,
-  GATEWAY_ROUTES,
-  type GatewayRoute,
-  matchGatewayRoute,
-  type RouteMethod,
-} from './allowlist';
+import { DASHBOARD_GATEWAY_PREFIX, GATEWAY_ROUTES, type GatewayRoute, matchGatewayRoute } from './allowlist';
 import { CAPPED_HEADER } from './billing/call-billing';
 import { CollectedAnswer } from './call/answer-sink';
-import { CatalogService } from './catalog/catalog.service';
+import { type ParsedMultipart, readJsonBody, readMultipart } from './call/request-body';
+import { isLocal, type RouteMethod } from './catalog/actions';
 import type { Caller } from './credentials/caller';
 import { CredentialRegistry } from './credentials/credential-registry';
-import { GatewayErrorCode, GatewayException } from './gateway.exception';
-import { TokenCounter } from './messages/count-tokens';
+import { GatewayErrorCode, GatewayException } from './errors/gateway.exception';
+import { FACES } from './gateway-faces';
+import type { Face } from './faces/face';
+import { OPENAI } from './faces/openai/openai.routes';
 import { CALL_ID_HEADER, GatewayPipeline, MODEL_HEADER } from './pipeline/gateway-pipeline';
 import { COST_HEADER } from './relay/relay';
-import { type ParsedMultipart, readJsonBody, readMultipart } from './request-body';
 import { Cancel } from './upstream/cancel';
 import { ClientGoneError, UpstreamClient } from './upstream/upstream-client';
 
@@ -57,21 +53,30 @@ export interface InProcessAnswer {
  * (pipeline/gateway-pipeline.ts). Other modules make calls in-process through callInProcess. See docs/gateway.md.
  */
 @Injectable()
-export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
+export class GatewayService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   /** Calls in flight, each with the function that cuts it; drained at shutdown. */
   private readonly inFlight = new Map<Promise<unknown>, () => void>();
   private readonly logger = new Logger('Gateway');
+  /** Each face by name (faces.ts). */
+  private readonly faces = new Map<string, Face>();
 
   constructor(
     private readonly pipeline: GatewayPipeline,
-    private readonly catalog: CatalogService,
     private readonly credentials: CredentialRegistry,
     private readonly upstream: UpstreamClient,
     private readonly lifecycle: Lifecycle,
     private readonly limiter: RateLimiterService,
-    private readonly tokens: TokenCounter,
+    private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Finds every face's service, and has each face's errors answered in its shape on its paths. */
+  onModuleInit(): void {
+    for (const { definition, service } of FACES) {
+      this.faces.set(definition.name, this.moduleRef.get(service, { strict: true }));
+      if (definition.errors) registerErrorShape(definition.name, definition.errors);
+    }
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.upstream.close();
@@ -130,6 +135,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       const raw = Buffer.from(JSON.stringify(body));
       await this.pipeline.run(
         {
+          face: this.faces.get(route.face)!,
           route,
           params: {},
           caller,
@@ -140,6 +146,7 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
           form: null,
           signal: abort,
           path: `/v1${route.template}`,
+          query: '',
         },
         answer,
         null,
@@ -195,11 +202,11 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
   private async handle(req: GatewayRequest, res: ServerResponse, abort: Cancel): Promise<void> {
     const match = matchGatewayRoute(req.method ?? 'GET', req.path);
     if (!match) throw new GatewayException(GatewayErrorCode.ENDPOINT_NOT_ALLOWED, 'Endpoint not allowed');
-    const anthropic = match.route.action === 'messages' || match.route.action === 'count_tokens';
-    const caller = await this.credentials.authenticate(req, match.prefix, anthropic);
+    const face = this.faces.get(match.route.face)!;
+    const url = req.url ?? '';
+    const query = url.length > req.path.length ? url.slice(req.path.length + 1) : '';
+    const caller = await this.credentials.authenticate(req, match.prefix, face.credential?.(req, query));
     await this.limitRate(caller);
-    if (match.route.action === 'list_models') return this.listModels(req, res);
-    if (match.route.action === 'get_model') return this.getModel(match.params.id, res);
 
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new ClientGoneError('client closed the request'));
@@ -213,91 +220,34 @@ export class GatewayService implements OnModuleDestroy, OnApplicationShutdown {
       if (match.route.body === 'multipart' || (match.route.body === 'json' && multipart))
         form = await readMultipart(req);
       else if (match.route.body === 'json') ({ json, raw } = await readJsonBody(req));
-      if (match.route.action === 'count_tokens') {
-        const counted = await this.tokens.count(
-          caller,
-          json ?? {},
-          req.headers,
-          abort,
-          req.requestId ?? newRequestId(),
-        );
-        writeJson(res, 200, { input_tokens: counted });
-        return;
-      }
-      const requestId = req.requestId ?? newRequestId();
-      await this.pipeline.run(
-        {
-          route: match.route,
-          params: match.params,
-          caller,
-          requestId,
-          requestHeaders: req.headers,
-          json,
-          raw,
-          form,
-          signal: abort,
-          path: req.path,
-        },
-        res,
-        req,
-      );
+      const input = {
+        face,
+        route: match.route,
+        params: match.params,
+        caller,
+        requestId: req.requestId ?? newRequestId(),
+        requestHeaders: req.headers,
+        json,
+        raw,
+        form,
+        signal: abort,
+        path: req.path,
+        query,
+      };
+      // A models list, a token count: the face answers them itself (nothing forwarded, nothing billed).
+      if (isLocal(match.route.action)) await face.serve!(input, res, this.pipeline.context);
+      else await this.pipeline.run(input, res, req);
     } finally {
       if (form) await form.cleanup();
     }
-  }
-
-  // ---- GET /models ------------------------------------------------------------------------------------------
-
-  private listModels(req: GatewayRequest, res: ServerResponse): void {
-    const query = new URLSearchParams(req.url!.slice(req.path.length + 1));
-    const single = (name: string): string | undefined => {
-      const values = query.getAll(name);
-      if (!values.length) return undefined;
-      const value = values[0];
-      if (values.length > 1)
-        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `${name} must be given once`, { param: name });
-      return value;
-    };
-    const type = single('type');
-    const method = single('method');
-    const detailed = single('detailed');
-    if (type && !(MODEL_TYPES as readonly string[]).includes(type))
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, `type must be one of ${MODEL_TYPES.join(', ')}`, {
-        param: 'type',
-      });
-    if (method && !(MODEL_METHODS as readonly string[]).includes(method))
-      throw new GatewayException(
-        GatewayErrorCode.INVALID_REQUEST,
-        `method must be one of ${MODEL_METHODS.join(', ')}`,
-        { param: 'method' },
-      );
-    if (detailed !== undefined && detailed !== 'true' && detailed !== 'false')
-      throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'detailed must be true or false', {
-        param: 'detailed',
-      });
-    const models = this.catalog.list({ type, method, capability: single('capability') });
-    if (detailed === 'false')
-      writeJson(
-        res,
-        200,
-        models.map((model) => model.id),
-      );
-    else writeJson(res, 200, { object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
-  }
-
-  private getModel(id: string, res: ServerResponse): void {
-    const model = this.catalog.find(id);
-    if (!model)
-      throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, {
-        param: 'model',
-      });
-    writeJson(res, 200, this.catalog.toEntry(model));
   }
 }
 
 /** The allowlist's route of a JSON method, for calls made in-process. */
 function inProcessRoute(action: RouteMethod): GatewayRoute {
-  const route = GATEWAY_ROUTES.find((candidate) => candidate.action === action && candidate.body === 'json');
+  const route = GATEWAY_ROUTES.find(
+    (candidate) => candidate.face === OPENAI && candidate.action === action && candidate.body === 'json',
+  );
   if (!route) throw new Error(`${action} cannot be called in-process`);
   return route;
 }

@@ -7,9 +7,8 @@ export { CALL_ID_HEADER, COST_HEADER, GatewayService, MODEL_HEADER, type InProce
 export { CatalogService } from './catalog/catalog.service';
 export type { Catalog, CatalogModel } from './catalog/catalog.types';
 export { CredentialRegistry } from './credentials/credential-registry';
-export type { Caller, CredentialStrategy } from './credentials/caller';
-export type { PrefixKind } from './allowlist';
-export { GatewayErrorCode, GatewayException } from './gateway.exception';
+export type { Caller, CredentialStrategy, PrefixKind } from './credentials/caller';
+export { GatewayErrorCode, GatewayException } from './errors/gateway.exception';
 // The catalog as a file, read and checked without starting the gateway: by main.ts (its error) and the admin CLI.
 export { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog/catalog-loader';
 export { DEMO_CATALOG } from './catalog/demo-catalog';

@@ -9,21 +9,29 @@ import { ApiKeyStrategy } from './credentials/api-key.strategy';
 import { CredentialRegistry } from './credentials/credential-registry';
 import { DashboardSessionStrategy } from './credentials/dashboard-session.strategy';
 import { GatewayService } from './gateway.service';
-import { TokenCounter } from './messages/count-tokens';
+import { TokenCounter } from './billing/token-counter';
+import { FACES } from './gateway-faces';
 import { GatewayPipeline } from './pipeline/gateway-pipeline';
-import { DemoAdapter } from './providers/demo.adapter';
+import { AnthropicAdapter } from './providers/anthropic/anthropic.adapter';
+import { DemoAdapter } from './providers/demo/demo.adapter';
+import { GeminiAdapter } from './providers/gemini/gemini.adapter';
 import { OpenAiAdapter } from './providers/openai/openai.adapter';
 import { ProviderAdapters } from './providers/provider-adapters';
-import { AnthropicAdapter, GeminiAdapter } from './providers/translated.adapter';
 import { AnswerRelay } from './relay/relay';
 import { RoutingService } from './routing/routing.service';
 import { UpstreamClient } from './upstream/upstream-client';
-import { VideoJobsRepository } from './video-jobs.repository';
+import { VideoJobsRepository } from './videos/video-jobs.repository';
+
+/**
+ * Every provider kind's adapter: each registers itself in ProviderAdapters for the catalog kind it serves. A new
+ * kind of provider is its folder (providers/<kind>/) and one line here.
+ */
+const PROVIDER_ADAPTERS = [OpenAiAdapter, AnthropicAdapter, GeminiAdapter, DemoAdapter];
 
 /**
  * The model gateway. Its routes are not Nest controllers: the front door (front-door.ts, installed by
- * apps/api/src/app.ts) hands /v1 calls to GatewayService.serve ahead of Express, which runs them through the
- * call pipeline (docs/architecture.md). Other credential kinds plug in through CredentialRegistry; other modules
+ * apps/api/src/app.ts) hands /v1 calls to GatewayService.serve ahead of Express, which runs them through their
+ * face (faces.ts) and the call pipeline (docs/architecture.md). Other credential kinds plug in through CredentialRegistry; other modules
  * make calls in-process through GatewayService.callInProcess.
  */
 @Module({
@@ -38,10 +46,8 @@ import { VideoJobsRepository } from './video-jobs.repository';
     CallBilling,
     AnswerRelay,
     ProviderAdapters,
-    OpenAiAdapter,
-    AnthropicAdapter,
-    GeminiAdapter,
-    DemoAdapter,
+    ...PROVIDER_ADAPTERS,
+    ...FACES.map(({ service }) => service),
     TokenCounter,
     UpstreamClient,
     VideoJobsRepository,

@@ -1,6 +1,7 @@
 import { AnthropicGuide } from '../../features/docs/components/anthropic-guide';
 import { EndpointReference } from '../../features/docs/components/endpoint-reference';
 import { ErrorsSection, LimitsSection } from '../../features/docs/components/errors-and-limits';
+import { GeminiGuide } from '../../features/docs/components/gemini-guide';
 import { OAuthGuide } from '../../features/docs/components/oauth-guide';
 import { QuickStart } from '../../features/docs/components/quick-start';
 import { gatewayBaseUrl } from '../../lib/gateway';
@@ -9,6 +10,7 @@ import { useDocumentTitle } from '../../lib/router';
 const CONTENTS = [
   { id: 'quick-start', label: 'Quick start' },
   { id: 'anthropic', label: 'Claude Code, Codex, Anthropic API' },
+  { id: 'gemini', label: 'Gemini CLI, Gemini API' },
   { id: 'oauth', label: 'OAuth (PKCE)' },
   { id: 'endpoints', label: 'Endpoints' },
   { id: 'errors', label: 'Errors' },
@@ -41,6 +43,7 @@ export function DocsRoute() {
       </nav>
       <QuickStart baseUrl={baseUrl} />
       <AnthropicGuide origin={origin} />
+      <GeminiGuide origin={origin} />
       <OAuthGuide origin={origin} baseUrl={baseUrl} />
       <EndpointReference origin={origin} />
       <ErrorsSection />

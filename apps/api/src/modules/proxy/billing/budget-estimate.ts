@@ -1,9 +1,13 @@
 import type { ModelPricing } from '@switchyard/shared-dto';
 import type { CatalogModel } from '../catalog/catalog.types';
-import type { RouteMethod } from '../allowlist';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import type { RouteMethod } from '../catalog/actions';
+import { isBillable, isPriced } from '../catalog/priced';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
+import type { Estimate, OutputBound, OutputField } from '../call/estimate';
 import { costMicros, type Metered, roundUp, tokenPrices, worstInputPrice } from './pricing';
 import { measurePrompt, TOOLS_OVERHEAD_TOKENS, type PromptSize } from './prompt-size';
+
+export { isBillable, isPriced };
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** OpenAI's default max_tokens for the legacy completions endpoint. */
@@ -11,38 +15,7 @@ const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
 /** The most choices one request may ask for (OpenAI's own limit for `n`). */
 const MAX_CHOICES = 128;
 
-export type OutputField = 'max_tokens' | 'max_completion_tokens' | 'max_output_tokens';
-
-/** The output-token bound of a generating call: what the reservation assumes and what the upstream is told. */
-export interface OutputBound {
-  /** Tokens per choice. */
-  tokens: number;
-  /** Choices generated (`n`, or `best_of` for completions): the worst case is tokens × choices. */
-  choices: number;
-  /** The fields the gateway writes `tokens` into (each the caller gave, or the model's default one). */
-  fields: OutputField[];
-  /** The caller's own limit in those fields, when every one was given and none is above `tokens`. */
-  callerLimit: number | null;
-}
-
-export interface Estimate {
-  /** The most the call can cost. */
-  worstMicros: number;
-  /** The least it needs: its input (and one output token). Below this the call is refused. */
-  minimumMicros: number;
-  /** The prompt's upper bound in tokens. */
-  inputTokens: number;
-  /** What the input bound holds: each of its tokens at the highest input-side price that could apply. */
-  inputWorstMicros: number;
-  /**
-   * What the input probably is (tokens, or images, seconds, characters), and its cost: billed, at least, once the
-   * provider accepted a call whose usage never came.
-   */
-  inputEstimate: Metered;
-  inputEstimateMicros: number;
-  /** For token-priced generation: the output bound. */
-  output?: OutputBound;
-}
+export type { Estimate, OutputBound, OutputField } from '../call/estimate';
 
 const invalid = (message: string, param: string) =>
   new GatewayException(GatewayErrorCode.INVALID_REQUEST, message, { param });
@@ -69,12 +42,18 @@ function optionalCount(
  * lower. The gateway sends it upstream (writeOutputBound) whenever the caller's own is absent or higher, so the
  * provider can never produce more than was reserved.
  */
-function outputBound(json: Record<string, unknown>, action: RouteMethod, model: CatalogModel): OutputBound {
+function outputBound(
+  json: Record<string, unknown>,
+  action: RouteMethod,
+  model: CatalogModel,
+  fixed?: OutputField[],
+): OutputBound {
   const limit = model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   let fields: OutputField[];
-  if (action === 'responses') fields = ['max_output_tokens'];
-  // Anthropic's Messages: max_tokens, required (checked before: messages/messages-request.ts), bounds thinking too.
-  else if (action === 'completions' || action === 'messages') fields = ['max_tokens'];
+  // A format that fixes its output fields (Anthropic's Messages: max_tokens, required, bounds thinking too).
+  if (fixed) fields = fixed;
+  else if (action === 'responses') fields = ['max_output_tokens'];
+  else if (action === 'completions') fields = ['max_tokens'];
   else {
     fields = (['max_tokens', 'max_completion_tokens'] as const).filter(
       (field) => json[field] !== undefined && json[field] !== null,
@@ -132,6 +111,7 @@ export function estimateCall(
   model: CatalogModel,
   json: Record<string, unknown> | null,
   form: { fields: Map<string, string[]>; files: { size: number }[] } | null,
+  outputFields?: OutputField[],
 ): Estimate {
   const pricing = model.pricing;
   const field = (name: string) => (json ? json[name] : form?.fields.get(name)?.[0]);
@@ -150,8 +130,7 @@ export function estimateCall(
   switch (action) {
     case 'chat_completions':
     case 'completions':
-    case 'responses':
-    case 'messages': {
+    case 'responses': {
       const body = json ?? {};
       const tools = Array.isArray(body.tools) && body.tools.length ? body.tools : null;
       const parts = [
@@ -172,7 +151,7 @@ export function estimateCall(
       const size = boundedPrompt(measured, model);
       const overhead = tools || body.functions ? TOOLS_OVERHEAD_TOKENS : 0;
       const inputTokens = size.bound + overhead;
-      const output = outputBound(body, action, model);
+      const output = outputBound(body, action, model, outputFields);
       const inputEstimate = { inputTokens: Math.min(inputTokens, size.estimate + overhead), requests: 1 };
       return {
         worstMicros: worstTokenMicros(pricing, inputTokens, output.tokens * output.choices),
@@ -257,57 +236,6 @@ export function worstTokenMicros(pricing: ModelPricing, inputTokens: number, out
   return roundUp(
     inputTokens * worstInputPrice(prices) + outputTokens * prices.output + (pricing.perRequest ?? 0) * 1e6,
   );
-}
-
-/** Whether a kind of call costs anything at all (retrieving a video does not: its creation was charged). */
-export function isBillable(action: RouteMethod): boolean {
-  return (
-    action !== 'video_retrieve' &&
-    action !== 'video_content' &&
-    action !== 'list_models' &&
-    action !== 'get_model' &&
-    action !== 'count_tokens'
-  );
-}
-
-/**
- * Whether a model charges anything for this kind of call (a priced call must never be estimated at 0). A billable
- * call of a model without a price for it is refused unless the model is `free` (docs/pricing.md).
- */
-export function isPriced(action: RouteMethod, model: CatalogModel): boolean {
-  const p = model.pricing;
-  const positive = (...values: (number | undefined)[]) => values.some((value) => (value ?? 0) > 0);
-  if (positive(p.perRequest) && isBillable(action)) return true;
-  const tokens = positive(
-    p.inputPerMTok,
-    p.outputPerMTok,
-    p.cacheReadPerMTok,
-    p.cacheWritePerMTok,
-    p.cacheWrite1hPerMTok,
-    p.inputAbovePerMTok,
-    p.outputAbovePerMTok,
-  );
-  switch (action) {
-    case 'chat_completions':
-    case 'completions':
-    case 'responses':
-    case 'messages':
-    case 'embeddings':
-      return tokens;
-    case 'image_generation':
-    case 'image_edit':
-    case 'image_variation':
-      return positive(p.perImage);
-    case 'audio_speech':
-      return positive(p.perMChars);
-    case 'audio_transcription':
-      return positive(p.perSecond) || tokens;
-    case 'video_generation':
-    case 'video_remix':
-      return positive(p.perSecond);
-    default:
-      return false;
-  }
 }
 
 /** With only `amountMicros` held, how many output tokens per choice the call may produce (0: not even one). */

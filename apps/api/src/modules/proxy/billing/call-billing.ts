@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ReservationService, UsageRecorder, type UsageStatus } from '../../usage';
-import type { GatewayRoute } from '../allowlist';
 import type { AnswerSink } from '../call/answer-sink';
+import type { CostNote } from '../call/answer-writer';
 import type { Call } from '../call/call';
+import type { GatewayRoute } from '../call/route';
 import type { Caller } from '../credentials/caller';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
+import { boundEstimate } from './bounded-estimate';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
-import { promptTokensOf } from './pricing';
-import { pricedCost, pricedUsage } from './priced-usage';
-import { fitThinking } from '../messages/messages-request';
-import { featureCostMicros } from '../policy/feature-use';
-import { boundEstimate } from '../policy/request-policy';
+import { featureCostMicros } from './feature-cost';
+import { costDetails, promptTokensOf, toUnits } from './pricing';
+import { billedUsage, pricedCost, pricedUsage } from './priced-usage';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
 export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
@@ -39,7 +39,7 @@ export class CallBilling {
   async reserve(call: Call, sink: AnswerSink): Promise<void> {
     refuseUnpriced(call.route.action, call.model);
     const estimate = boundEstimate(
-      estimateCall(call.route.action, call.model, call.json, call.form),
+      estimateCall(call.route.action, call.model, call.json, call.form, call.outputFields),
       call.model,
       call.policy,
     );
@@ -52,8 +52,8 @@ export class CallBilling {
         );
       return;
     }
-    call.estimate = estimate;
-    call.reservation = await this.reservations.reserve({
+    call.estimated(estimate);
+    const reservation = await this.reservations.reserve({
       id: call.callId,
       requestId: call.requestId,
       userId: call.caller.userId,
@@ -63,16 +63,16 @@ export class CallBilling {
       minimumMicros: estimate.minimumMicros,
       inputEstimateMicros: estimate.inputEstimateMicros,
     });
+    call.hold(reservation);
     const output = estimate.output;
     if (!output) return;
     let tokens = output.tokens;
-    if (call.reservation.amountMicros < estimate.worstMicros) {
-      tokens = affordableOutputTokens(call.model, estimate, call.reservation.amountMicros);
-      // A native Messages call's thinking budget stays below the lowered max_tokens, or the call is refused.
-      const thinkingFits = call.route.action !== 'messages' || !call.json || fitThinking(call.json, tokens);
-      if (tokens < Math.min(1, output.tokens) || !call.json || !thinkingFits) {
-        const reservation = call.reservation;
-        call.reservation = null;
+    if (reservation.amountMicros < estimate.worstMicros) {
+      tokens = affordableOutputTokens(call.model, estimate, reservation.amountMicros);
+      // The rest of the request must fit the lowered bound too (a Messages call's thinking budget), or it is refused.
+      const fits = !call.fitOutput || !call.json || call.fitOutput(call.json, tokens);
+      if (tokens < Math.min(1, output.tokens) || !call.json || !fits) {
+        call.release();
         await this.reservations.settle(reservation, 0, 'refused');
         throw this.reservations.exhausted(
           reservation.balanceMicros ?? reservation.amountMicros,
@@ -87,9 +87,16 @@ export class CallBilling {
   /** Writes `tokens` as the output bound unless the caller's own is already within it. */
   applyOutputBound(call: Call, fields: string[], callerLimit: number | null, tokens: number): void {
     if (!call.json || (callerLimit !== null && callerLimit <= tokens)) return;
-    call.outputBoundReplaces ||= fields.some((field) => field in call.json!);
-    call.outputBound = {};
-    for (const field of fields) call.outputBound[field] = call.json[field] = tokens;
+    call.boundOutput(fields, tokens);
+  }
+
+  /** A charge as an answer states it: micro-units, currency units, and the cost formula's terms. */
+  costNote(call: Call, micros: number): CostNote {
+    return {
+      micros,
+      units: toUnits(micros),
+      details: costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call)),
+    };
   }
 
   /**
@@ -120,18 +127,16 @@ export class CallBilling {
       if (!reservation.tight) return cost;
       // The account or a cap is nearly spent: the hold goes before the answer ends, so the caller's next call, on
       // any instance, sees this one's charge rather than its hold (docs/budgets.md, "Settlement").
-      call.reservation = null;
-      call.chargedMicros = cost;
+      call.release();
+      call.charged(cost);
       return settledWithin(this.reservations.settleNow(reservation, cost, settlementReason(call, 'success')), cost);
     }
-    call.reservation = null;
+    call.release();
     this.logger.warn({
       msg: `${call.model.id} cost ${cost} µ, above the ${reservation.amountMicros} µ held`,
       requestId: call.requestId,
     });
-    return this.reservations
-      .settleExact(reservation, cost, 'success')
-      .then((charged) => (call.chargedMicros = charged));
+    return this.reservations.settleExact(reservation, cost, 'success').then((charged) => call.charged(charged));
   }
 
   /** Settles the reservation exactly once and queues the usage record, on every ending. Never throws. */
@@ -144,8 +149,7 @@ export class CallBilling {
   ): void {
     const cost = call.chargedMicros ?? this.costOf(call);
     const metered = pricedUsage(call) ?? call.metered;
-    const reservation = call.reservation;
-    call.reservation = null;
+    const reservation = call.release();
     const reason = settlementReason(call, status);
     const record = (charged: number) =>
       this.usage.record({
@@ -189,6 +193,26 @@ export class CallBilling {
     void this.reservations.settle(reservation, cost, reason).catch(() => undefined);
   }
 
+  /**
+   * Whether a credential could make a call at all (a free token count asks): the same reservation a call makes, of
+   * the smallest amount (one micro-unit), released at once, as a refused call's is (no usage record follows, and
+   * reconciliation expects none). Refused (403, as a call would be) when the balance, the key's spend limit or the
+   * app's cap has nothing left.
+   */
+  async couldCall(caller: Caller, requestId: string): Promise<void> {
+    const reservation = await this.reservations.reserve({
+      id: randomUUID(),
+      requestId,
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId,
+      oauthClientId: caller.oauthClientId,
+      worstMicros: 1,
+      minimumMicros: 1,
+      inputEstimateMicros: 0,
+    });
+    void this.reservations.settle(reservation, 0, 'refused').catch(() => undefined);
+  }
+
   /** The usage record of a call refused before it had a model (an unknown model, a method the model lacks). */
   recordRefused(
     caller: Caller,
@@ -206,7 +230,7 @@ export class CallBilling {
       apiKeyId: caller.apiKeyId,
       oauthClientId: caller.oauthClientId,
       credentialName: caller.credentialName,
-      method: route.action,
+      method: route.name ?? route.action,
       model: model.slice(0, 200),
       provider: null,
       stream,

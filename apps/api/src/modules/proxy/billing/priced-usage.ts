@@ -25,7 +25,7 @@ export function pricedUsage(call: Call): Metered | null {
   const accepted = call.accepted && call.estimate;
   if (call.usageKnown && (call.usageFinal || !accepted)) return billedUsage(call);
   if (!accepted) return null;
-  const input = call.estimate!.inputEstimate;
+  const input = call.estimate.inputEstimate;
   if (!call.usageKnown)
     return { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
   const known = billedUsage(call);

@@ -1,27 +1,7 @@
 import type { ModelPricing } from '@switchyard/shared-dto';
 
-/**
- * What a call is priced on (docs/pricing.md). Token counts are the normalised usage's components
- * (metering/token-usage.ts): none counts a token another one counts.
- */
-export interface Metered {
-  /** Input tokens neither read from nor written to a prompt cache. */
-  inputTokens?: number;
-  cacheReadTokens?: number;
-  /** Input written to the cache for five minutes. */
-  cacheWriteTokens?: number;
-  /** Input written to the cache for one hour. */
-  cacheWrite1hTokens?: number;
-  /** Output tokens, reasoning included. */
-  outputTokens?: number;
-  /** The reasoning part of outputTokens (priced as output; kept for the record). */
-  reasoningTokens?: number;
-  images?: number;
-  seconds?: number;
-  characters?: number;
-  /** Calls served (1 for a served call): perRequest each. */
-  requests?: number;
-}
+export type { Metered } from '../call/usage';
+import type { Metered } from '../call/usage';
 
 /** The largest cost, in micro-units (about 9 billion currency units). */
 export const MAX_COST_MICROS = Number.MAX_SAFE_INTEGER;

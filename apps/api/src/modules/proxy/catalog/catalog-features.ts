@@ -1,4 +1,5 @@
 import type { ImagePrices, ModelFeatures, ProviderType } from './catalog.types';
+import { PROVIDER_KINDS } from './provider-kinds';
 
 /**
  * The catalog's paid provider-side features (`features`) and per-variant image prices (`pricing.perImage` as a
@@ -29,7 +30,7 @@ export function readFeatures(
   const features: ModelFeatures = { ...NO_FEATURES };
   for (const [name, value] of Object.entries(raw)) {
     const field = `${at}.features.${name}`;
-    if (provider !== 'anthropic')
+    if (!PROVIDER_KINDS[provider].features)
       return void problem(
         field,
         "is a feature of Anthropic's Messages API: only models on an anthropic provider take it",

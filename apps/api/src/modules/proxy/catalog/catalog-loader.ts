@@ -9,9 +9,10 @@ import {
   type ModelPricing,
   type ModelType,
 } from '@switchyard/shared-dto';
-import { isPriced } from '../billing/budget-estimate';
+import { isPriced } from './priced';
 import { Catalog, CatalogModel, PROVIDER_TYPES, ProviderConfig, ProviderType } from './catalog.types';
 import { dearestImagePrice, readFeatures, readImagePrices } from './catalog-features';
+import { PROVIDER_KINDS } from './provider-kinds';
 import { priceDeployments, readDeployments } from './deployments';
 import { type CatalogPrice, catalogPrice } from './price-catalog';
 
@@ -135,22 +136,20 @@ export function buildCatalog(
         `${at}.type`,
         `"${String(entry.type)}" is not a provider type; use one of ${PROVIDER_TYPES.join(', ')}`,
       );
+    const kind = PROVIDER_KINDS[type];
     let baseUrl: string | null = null;
-    if (type !== 'demo') {
+    if (kind.exampleUrl) {
       try {
         const url = new URL(String(entry.baseUrl ?? ''));
         if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
         baseUrl = url.toString().replace(/\/+$/, '');
       } catch {
-        return problem(
-          `${at}.baseUrl`,
-          `must be an http(s) URL such as ${type === 'openai' ? 'https://api.openai.com/v1' : type === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://generativelanguage.googleapis.com/v1beta'}`,
-        );
+        return problem(`${at}.baseUrl`, `must be an http(s) URL such as ${kind.exampleUrl}`);
       }
     }
     const apiKey =
       entry.apiKey === undefined || entry.apiKey === null || entry.apiKey === '' ? null : String(entry.apiKey);
-    if (!apiKey && (type === 'anthropic' || type === 'gemini'))
+    if (!apiKey && kind.needsKey)
       return problem(
         `${at}.apiKey`,
         `is required for a ${type} provider; set apiKey: \${${id.toUpperCase().replace(/-/g, '_')}_API_KEY}`,
@@ -187,7 +186,7 @@ export function buildCatalog(
     const methods = entry.methods as ModelMethod[];
     if (!Array.isArray(methods) || !methods.length || methods.some((m) => !MODEL_METHODS.includes(m)))
       return problem(`${at}.methods`, `must be a non-empty list of ${MODEL_METHODS.join(', ')}`);
-    if ((provider.type === 'anthropic' || provider.type === 'gemini') && methods.some((m) => m !== 'chat_completions'))
+    if (PROVIDER_KINDS[provider.type].chatOnly && methods.some((m) => m !== 'chat_completions'))
       return problem(`${at}.methods`, `a ${provider.type} model serves chat_completions only`);
     const capabilities = (entry.capabilities ?? []) as string[];
     if (!Array.isArray(capabilities) || capabilities.some((c) => typeof c !== 'string'))
@@ -256,7 +255,7 @@ export function buildCatalog(
       pricing: primary.pricing,
       pricingOrigin: primary.pricingOrigin,
       free,
-      ownedBy: String(entry.ownedBy ?? (provider.type === 'demo' ? 'switchyard-demo' : provider.id)),
+      ownedBy: String(entry.ownedBy ?? PROVIDER_KINDS[provider.type].ownedBy ?? provider.id),
       fallbacks: [...new Set(fallbacks as string[])],
       features,
       imagePrices,

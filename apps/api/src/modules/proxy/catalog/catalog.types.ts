@@ -1,7 +1,10 @@
 import type { ModelMethod, ModelPricing, ModelType } from '@switchyard/shared-dto';
 
-export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'demo'] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
+import { PROVIDER_KINDS } from './provider-kinds';
+
+/** The kinds of provider a models file may name (provider-kinds.ts). */
+export type ProviderType = keyof typeof PROVIDER_KINDS;
+export const PROVIDER_TYPES = Object.keys(PROVIDER_KINDS) as ProviderType[];
 
 export interface ProviderConfig {
   id: string;

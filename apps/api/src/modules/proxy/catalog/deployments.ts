@@ -7,6 +7,7 @@ import {
   type RoutingStrategy,
 } from './catalog.types';
 import type { CatalogPrice } from './price-catalog';
+import { PROVIDER_KINDS } from './provider-kinds';
 
 /**
  * A catalog model's deployments (docs/routing.md): `deployments: [{ provider, upstreamModel, weight, pricing, rpm,
@@ -178,10 +179,7 @@ export function priceDeployments(
   let changesAt: number | null = null;
   for (const entry of routes.entries) {
     const { provider, upstreamModel } = entry;
-    if (
-      (provider.type === 'anthropic' || provider.type === 'gemini') &&
-      model.methods.some((m) => m !== 'chat_completions')
-    )
+    if (PROVIDER_KINDS[provider.type].chatOnly && model.methods.some((m) => m !== 'chat_completions'))
       return void problem(`${entry.at}.provider`, `${provider.id} (${provider.type}) serves chat_completions only`);
     if (model.free && entry.pricing && Object.keys(entry.pricing).length)
       return void problem(`${entry.at}.pricing`, 'cannot go with free: a free model costs nothing; remove one of them');

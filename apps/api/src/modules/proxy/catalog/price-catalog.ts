@@ -1,6 +1,7 @@
 import { calcPrice, findProvider, type ModelInfo, type ModelPrice } from '@pydantic/genai-prices';
 import type { ModelPricing } from '@switchyard/shared-dto';
 import type { ProviderType } from './catalog.types';
+import { PROVIDER_KINDS } from './provider-kinds';
 
 /**
  * The bundled price catalog (docs/pricing.md, "The price catalog"): @pydantic/genai-prices, its data inside the
@@ -17,14 +18,6 @@ export interface CatalogPrice {
   changesAt: Date | null;
 }
 
-/** The catalog's provider for each provider kind; an `openai` server is first looked up by its URL (Groq, Together…). */
-const CATALOG_PROVIDER: Record<ProviderType, string | null> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  gemini: 'google',
-  demo: null,
-};
-
 /**
  * The catalog's prices for a model, by provider kind (and, for an OpenAI-compatible server, its base URL) and
  * upstream model id, in force at `at`; null when the catalog has none. Only the prices the gateway meters are taken:
@@ -38,7 +31,8 @@ export function catalogPrice(
   at: Date = new Date(),
 ): CatalogPrice | null {
   const providerId =
-    (kind === 'openai' && baseUrl && findProvider({ providerApiUrl: baseUrl })?.id) || CATALOG_PROVIDER[kind];
+    (PROVIDER_KINDS[kind].priceByUrl && baseUrl && findProvider({ providerApiUrl: baseUrl })?.id) ||
+    PROVIDER_KINDS[kind].priceCatalog;
   if (!providerId) return null;
   let found: ReturnType<typeof calcPrice>;
   try {

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { KeysService } from '../../keys';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import type { Caller, CredentialStrategy } from './caller';
 import { CredentialRegistry } from './credential-registry';
 

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { PrefixKind } from '../allowlist';
 
 /** Who is calling the gateway, as a credential strategy resolved it. */
+/** Which credentials a gateway prefix takes (docs/decisions.md#credentials-per-prefix). */
+export type PrefixKind = 'shared' | 'apikey' | 'oauth' | 'dashboard';
+
 export interface Caller {
   /** `internal`: Switchyard calling for a user, server-side and in-process (spaces generation: GatewayService.callInProcess). */
   kind: 'api_key' | 'oauth' | 'internal';

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { notePrincipal } from '../../../common/http/request-context';
-import type { PrefixKind } from '../allowlist';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
-import type { Caller, CredentialStrategy } from './caller';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
+import type { Caller, CredentialStrategy, PrefixKind } from './caller';
 
 /** The credential strategies the gateway knows, in registration order. Modules register theirs at start. */
 @Injectable()
@@ -15,10 +14,14 @@ export class CredentialRegistry {
   }
 
   /**
-   * `xApiKey`: the route also takes the credential in `x-api-key` (Anthropic's Messages routes: what Anthropic's SDKs
-   * send), when no Authorization header is given.
+   * `alternative`: the credential a face's clients send besides `Authorization: Bearer` (Anthropic's `x-api-key`,
+   * Google's `x-goog-api-key`), read when no Authorization header is given, and how to ask for it when none is.
    */
-  async authenticate(req: IncomingMessage, prefix: PrefixKind, xApiKey = false): Promise<Caller> {
+  async authenticate(
+    req: IncomingMessage,
+    prefix: PrefixKind,
+    alternative?: { token: string | undefined; hint: string },
+  ): Promise<Caller> {
     // RFC 6750 section 2.3 / OAuth 2.1: a credential in the URL ends up in logs and histories; refuse it.
     if (/[?&](access_token|api_key)=/i.test(req.url ?? ''))
       throw new GatewayException(
@@ -41,20 +44,13 @@ export class CredentialRegistry {
         prefix,
       );
     }
-    const apiKeyHeader = xApiKey && !header ? req.headers['x-api-key'] : undefined;
-    const token = header
-      ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
-      : typeof apiKeyHeader === 'string'
-        ? /^\s*(\S+)\s*$/.exec(apiKeyHeader)?.[1]
-        : undefined;
+    const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : alternative?.token;
     if (!token) {
       throw new GatewayException(
         GatewayErrorCode.MISSING_CREDENTIALS,
         header
           ? 'The Authorization header must be "Bearer <key or token>"'
-          : xApiKey
-            ? 'Missing credentials: send "x-api-key: <API key>" or "Authorization: Bearer <API key or access token>"'
-            : 'Missing credentials: send "Authorization: Bearer <API key or access token>"',
+          : (alternative?.hint ?? 'Missing credentials: send "Authorization: Bearer <API key or access token>"'),
       );
     }
     const accepted = this.strategies.filter((strategy) => strategy.prefixes.includes(prefix));

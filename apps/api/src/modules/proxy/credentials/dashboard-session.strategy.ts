@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { AccountsService, csrfMatches } from '../../accounts';
 import { KeysService } from '../../keys';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { keyCaller } from './api-key.strategy';
 import type { Caller, CredentialStrategy } from './caller';
 import { CredentialRegistry } from './credential-registry';

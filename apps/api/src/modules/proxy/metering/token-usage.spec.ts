@@ -1,21 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runStream } from '../../../../test/support/translator-stream';
-import type { Call } from '../call/call';
+import type { AnswerWriter } from '../call/answer-writer';
+import { Call, OPENAI_FORMAT } from '../call/call';
+import type { GatewayRoute } from '../call/route';
+import type { CatalogModel } from '../catalog/catalog.types';
+import type { Caller } from '../credentials/caller';
+import { emptyVerdict } from '../policy/verdict';
+import { Cancel } from '../upstream/cancel';
 import { anthropicTranslator } from '../providers/anthropic/anthropic.translator';
 import { geminiTranslator } from '../providers/gemini/gemini.translator';
-import { SseParser } from '../providers/sse';
-import { Delivered } from './delivered';
+import { SseParser } from '../wire/sse';
 import { meterFrame, meterJson } from './metering';
-import {
-  fromAnthropic,
-  fromGemini,
-  fromOpenAiChat,
-  fromOpenAiResponses,
-  mergeUsage,
-  type NormalisedUsage,
-  toOpenAiUsage,
-} from './token-usage';
+import { fromAnthropic } from '../providers/anthropic/anthropic-usage';
+import { fromGemini } from '../providers/gemini/gemini-usage';
+import { fromOpenAiChat, fromOpenAiResponses, mergeUsage, type NormalisedUsage, toOpenAiUsage } from './token-usage';
 
 /** The providers' wire shapes (providers/<kind>/fixtures): what each reports for cache reads, writes and reasoning. */
 const fixture = (kind: string, name: string) =>
@@ -24,15 +23,28 @@ const CONTEXT = { publicModel: 'm', id: 'chatcmpl-usage', created: 1_700_000_000
 
 /** A call as the metering sees it: the frames it relays and the usage it gathers. */
 function meteringCall(action: 'chat_completions' | 'responses' = 'chat_completions'): Call {
-  return {
-    route: { action },
-    model: { id: 'm' },
-    requestId: 'req-usage',
-    metered: {},
-    reportedUsage: {},
-    usageKnown: false,
-    delivered: new Delivered(action === 'responses'),
-  } as unknown as Call;
+  return new Call(
+    {
+      requestId: 'req-usage',
+      route: { action } as GatewayRoute,
+      params: {},
+      caller: {} as Caller,
+      requestHeaders: {},
+      signal: new Cancel(),
+    },
+    new Date(),
+    { id: 'm' } as CatalogModel,
+    {
+      format: OPENAI_FORMAT,
+      json: null,
+      raw: null,
+      form: null,
+      stream: true,
+      writer: {} as AnswerWriter,
+      policy: emptyVerdict(),
+      policyFor: () => emptyVerdict(),
+    },
+  );
 }
 
 /** What the gateway meters from a translated answer: the translator's OpenAI usage, read back. */

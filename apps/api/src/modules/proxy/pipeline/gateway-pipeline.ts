@@ -1,99 +1,77 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import type { ModelMethod } from '@switchyard/shared-dto';
 import { toAppException } from '../../../common/errors/all-exceptions.filter';
 import type { AppException } from '../../../common/errors/app.exception';
 import { refusedLimitOfError, type UsageStatus } from '../../usage';
-import { anthropicError } from '../../../common/errors/error-render';
-import { GATEWAY_ROUTES, type GatewayRoute, type RouteMethod } from '../allowlist';
+import { boundEstimate, pricedModel } from '../billing/bounded-estimate';
 import { type Estimate, estimateCall, isBillable, isPriced } from '../billing/budget-estimate';
 import { CallBilling } from '../billing/call-billing';
 import type { AnswerSink } from '../call/answer-sink';
-import type { Call } from '../call/call';
+import { Call, OPENAI_FORMAT } from '../call/call';
+import { catalogMethodOf } from '../catalog/actions';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
-import type { Caller } from '../credentials/caller';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
-import { MessagesAnswer } from '../messages/messages-answer';
-import { checkMessagesRequest, toChatRequest } from '../messages/messages-request';
-import { Delivered } from '../metering/delivered';
-import { noFeatureUse } from '../policy/feature-use';
-import { boundEstimate, type PolicyVerdict, pricedModel, requestPolicy, withWrites } from '../policy/request-policy';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
+import { worthFallingBack } from '../errors/upstream-errors';
+import type { Face, FaceContext, FaceInput } from '../faces/face';
+import type { PolicyVerdict } from '../policy/verdict';
 import { ProviderAdapters } from '../providers/provider-adapters';
-import { worthFallingBack } from '../providers/upstream-errors';
-import type { ParsedMultipart } from '../request-body';
 import type { Cancel } from '../upstream/cancel';
 import { ClientGoneError } from '../upstream/upstream-client';
-import { VideoJobsRepository } from '../video-jobs.repository';
+import type { Json } from '../wire/frame';
 
 /** On an answer served by a fallback model: that model's id. */
 export const MODEL_HEADER = 'x-switchyard-model';
 /** The call's own id: what its ledger entry and its record in the activity name. */
 export const CALL_ID_HEADER = 'x-switchyard-call-id';
 
-const CHAT_ROUTE = GATEWAY_ROUTES.find((route) => route.action === 'chat_completions')!;
-
-/** The catalog method a route's model must list: Anthropic's Messages are served by chat models. */
-export function modelMethodOf(action: RouteMethod): ModelMethod {
-  return action === 'messages' || action === 'count_tokens' ? 'chat_completions' : (action as ModelMethod);
-}
-
-/** A call as it enters the pipeline: authenticated, its body read. */
-export interface CallInput {
-  route: GatewayRoute;
-  params: Record<string, string>;
-  caller: Caller;
-  requestId: string;
-  requestHeaders: IncomingHttpHeaders;
-  json: Record<string, unknown> | null;
-  raw: Buffer | null;
-  form: ParsedMultipart | null;
-  signal: Cancel;
-  /** For error lines: the path the call came on ('/v1/…' for calls made in-process). */
-  path: string;
+/** A call as it enters the pipeline: authenticated, its body read, and the face it came through. */
+export interface CallInput extends FaceInput {
+  face: Face;
 }
 
 /**
- * The gateway's steps for one call (docs/architecture.md, "The call pipeline"): model → reservation and output bound
- * (billing) → provider, through its adapter, with the model's fallbacks → relay and metering → charge, settlement
- * and usage record, exactly once on every ending. Over HTTP the answer goes to node's response (GatewayService);
- * in-process (Spaces) to a CollectedAnswer.
+ * The gateway's steps for one call (docs/architecture.md, "The call pipeline"): model → the face's request (its
+ * checks and request policy, its translation) → reservation and output bound (billing) → provider, through its
+ * adapter, with the model's fallbacks → relay, metering and the face's writer → charge, settlement and usage record,
+ * exactly once on every ending. Over HTTP the answer goes to node's response (GatewayService); in-process (Spaces)
+ * to a CollectedAnswer.
  */
 @Injectable()
 export class GatewayPipeline {
   private readonly logger = new Logger('Gateway');
+  /** What faces may ask of the providers. */
+  readonly context: FaceContext;
 
   constructor(
     private readonly catalog: CatalogService,
     private readonly billing: CallBilling,
     private readonly adapters: ProviderAdapters,
-    private readonly videos: VideoJobsRepository,
-  ) {}
+  ) {
+    this.context = {
+      takes: (model, format) => adapters.takes(model, format),
+      countTokens: (model, format, json: Json, headers: IncomingHttpHeaders, signal: Cancel) =>
+        adapters.countTokens(model, format, json, headers, signal),
+    };
+  }
 
   /**
    * Runs the call, writing its answer to `sink`. Throws what the caller must hear before any answer began (the
-   * error is rendered by the caller of run), or ClientGoneError; a failure once a stream began ends the stream
-   * with an error event. `req`: the HTTP request, for adapters that pipe it on (binary downloads).
+   * error is rendered by the caller of run, in the face's shape), or ClientGoneError; a failure once a stream began
+   * ends the stream with the face's error event. `req`: the HTTP request, for adapters that pipe it on (binary
+   * downloads).
    */
   async run(input: CallInput, sink: AnswerSink, req: IncomingMessage | null): Promise<void> {
     const startedAt = new Date();
-    const calledAs = input.route.action;
     const errored = { path: input.path, requestId: input.requestId };
     let call: Call | null = null;
     let requestedModel = '';
     try {
-      const model = await this.resolveModel(input, (id) => (requestedModel = id));
-      const { json } = input;
-      if (json && 'stream' in json && typeof json.stream !== 'boolean')
-        throw new GatewayException(GatewayErrorCode.INVALID_REQUEST, 'stream must be true or false', {
-          param: 'stream',
-        });
-      // Nothing is reserved or forwarded that the request policy refuses (policy/request-policy.ts).
-      const policy = requestPolicy(input.route.action, model, input.json, input.form);
-      if (calledAs === 'messages') ({ input, sink } = messagesCall(input, model, sink));
-      input = { ...input, ...withWrites(input, policy) };
-      call = newCall(input, pricedModel(model, policy), startedAt, calledAs, policy);
+      const asked = input.face.modelId(input);
+      requestedModel = typeof asked === 'string' ? asked : await asked;
+      const model = this.resolveModel(requestedModel, input);
+      const request = input.face.prepare(input, model, this.context);
+      call = new Call(input, startedAt, pricedModel(model, request.policy), request);
       sink.setHeader(CALL_ID_HEADER, call.callId);
       await this.billing.reserve(call, sink);
       await this.dispatch(call, sink, req);
@@ -122,48 +100,24 @@ export class GatewayPipeline {
       }
       if (gone) throw new ClientGoneError('client closed the request');
       if (sink.headersSent) {
-        // Mid-stream failure: tell the client in the stream (as OpenAI and Anthropic do) and end it, unless the
-        // provider's own error event, in the caller's format, already ended it (a native Messages stream).
+        // Mid-stream failure: tell the client in the stream, in its face's format (as OpenAI and Anthropic do), and
+        // end it, unless the provider's own error event, in the caller's format, already ended it (a native stream).
         if (sink.writableEnded) return;
-        const failure = toAppException(error, errored);
-        sink.end(
-          calledAs === 'messages'
-            ? `event: error\ndata: ${JSON.stringify(anthropicError(failure.status, failure.message))}\n\n`
-            : `data: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', code: failure.code.toLowerCase() } })}\n\n`,
-        );
+        sink.end(call ? call.writer.streamError(call, toAppException(error, errored)) : '');
         return;
       }
       throw error;
     }
   }
 
-  private async resolveModel(input: CallInput, note: (id: string) => void): Promise<CatalogModel> {
-    const { route, params, caller, json, form } = input;
-    const video =
-      route.action === 'video_retrieve' || route.action === 'video_content' || route.action === 'video_remix';
-    let modelId: unknown;
-    if (video) {
-      modelId = await this.videos.modelOf(params.id, caller.userId);
-      if (!modelId)
-        throw new GatewayException(GatewayErrorCode.VIDEO_NOT_FOUND, `No video ${params.id}`, { param: 'video_id' });
-    } else {
-      modelId = json ? json.model : form?.field('model');
-      if (typeof modelId !== 'string' || !modelId)
-        throw new GatewayException(
-          GatewayErrorCode.INVALID_REQUEST,
-          'model is required: list them with GET /v1/models',
-          { param: 'model' },
-        );
-    }
-    note(modelId as string);
-    const model = this.catalog.find(modelId as string);
+  /** The model the call names: it must exist and list the route's catalog method. */
+  private resolveModel(id: string, input: FaceInput): CatalogModel {
+    const model = this.catalog.find(id);
     if (!model)
-      throw new GatewayException(
-        GatewayErrorCode.MODEL_NOT_FOUND,
-        `The model ${String(modelId).slice(0, 200)} does not exist`,
-        { param: 'model' },
-      );
-    const needed: ModelMethod = video ? 'video_generation' : modelMethodOf(route.action);
+      throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id.slice(0, 200)} does not exist`, {
+        param: 'model',
+      });
+    const needed = catalogMethodOf(input.route.action);
     if (!model.methods.includes(needed))
       throw new GatewayException(
         GatewayErrorCode.UNSUPPORTED_METHOD,
@@ -198,10 +152,8 @@ export class GatewayPipeline {
           msg: `${call.model.id} failed (${(error as AppException).code}); falling back to ${next.model.id}`,
           requestId: call.requestId,
         });
-        call.model = next.model;
-        call.policy = next.policy;
         // The fallback's own output bound: its estimate read the bound already written, so it is never above it.
-        call.estimate = next.estimate;
+        call.switchTo(next.model, next.policy, next.estimate);
         const output = next.estimate.output;
         if (output) this.billing.applyOutputBound(call, output.fields, output.callerLimit, output.tokens);
         // Streamed chunks pass through untouched (their `model` is the provider's): the header names who served.
@@ -215,20 +167,24 @@ export class GatewayPipeline {
     call: Call,
     remaining: string[],
   ): { model: CatalogModel; estimate: Estimate; policy: PolicyVerdict } | null {
-    const needed = modelMethodOf(call.route.action);
+    const needed = catalogMethodOf(call.route.action);
     while (remaining.length) {
       const listed = this.catalog.find(remaining.shift()!);
       if (!listed || !listed.methods.includes(needed)) continue;
-      // A Messages call sent natively stays with Anthropic's format: its fallbacks are Anthropic models.
-      if (call.route.action === 'messages' && listed.provider.type !== 'anthropic') continue;
+      // A call sent in a provider's own format stays in it: its fallbacks are models whose provider takes it too.
+      if (call.format !== OPENAI_FORMAT && !this.adapters.takes(listed, call.format)) continue;
       let estimate: Estimate;
       let policy: PolicyVerdict;
       let model: CatalogModel;
       try {
         // The fallback's own policy: a feature its catalog entry does not enable (or price) skips it.
-        policy = requestPolicy(call.route.action, listed, call.json, call.form);
+        policy = call.policyFor(listed);
         model = pricedModel(listed, policy);
-        estimate = boundEstimate(estimateCall(call.route.action, model, call.json, call.form), model, policy);
+        estimate = boundEstimate(
+          estimateCall(call.route.action, model, call.json, call.form, call.outputFields),
+          model,
+          policy,
+        );
       } catch {
         continue; // this model cannot bound the request (an unknown context length) or refuses it: skip it
       }
@@ -242,68 +198,6 @@ export class GatewayPipeline {
     }
     return null;
   }
-}
-
-/**
- * A Messages call (Anthropic's format; docs/anthropic.md), checked; for a model not on an Anthropic provider,
- * translated into a chat completion, its answer translated back on the way out (messages/messages-answer.ts).
- */
-function messagesCall(input: CallInput, model: CatalogModel, sink: AnswerSink): { input: CallInput; sink: AnswerSink } {
-  const json = input.json ?? {};
-  checkMessagesRequest(json);
-  if (model.provider.type === 'anthropic') return { input, sink };
-  const chat = toChatRequest(json, model, (fields) =>
-    translationLog.debug({ msg: `not translated for ${model.id}: ${fields.join(', ')}`, requestId: input.requestId }),
-  );
-  return {
-    input: { ...input, route: CHAT_ROUTE, json: chat, raw: Buffer.from(JSON.stringify(chat)) },
-    sink: new MessagesAnswer(sink, model.id, json.stream === true),
-  };
-}
-
-/** The fields a Messages request loses in translation, named at debug level. */
-const translationLog = new Logger('Gateway');
-
-function newCall(
-  input: CallInput,
-  model: CatalogModel,
-  startedAt: Date,
-  calledAs: RouteMethod,
-  policy: PolicyVerdict,
-): Call {
-  const streamOptions = input.json?.stream_options as { include_usage?: unknown } | undefined;
-  return {
-    calledAs,
-    callId: randomUUID(),
-    requestId: input.requestId,
-    route: input.route,
-    params: input.params,
-    caller: input.caller,
-    model,
-    requestHeaders: input.requestHeaders,
-    json: input.json,
-    raw: input.raw,
-    form: input.form,
-    stream: input.json?.stream === true,
-    // A translated Messages call's usage chunk becomes its message_delta's usage.
-    callerWantsUsage: streamOptions?.include_usage === true || calledAs === 'messages',
-    signal: input.signal,
-    startedAt,
-    metered: {},
-    reportedUsage: {},
-    usageKnown: false,
-    usageFinal: false,
-    accepted: false,
-    delivered: new Delivered(input.route.action === 'responses'),
-    estimate: null,
-    reservation: null,
-    outputBound: null,
-    outputBoundReplaces: false,
-    chargedMicros: null,
-    firstByteAt: null,
-    policy,
-    featureUse: noFeatureUse(),
-  };
 }
 
 /** How a failed call ended, for its usage record and money trace. */

@@ -1,11 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CatalogModel, ModelFeatures } from '../catalog/catalog.types';
+import { boundEstimate, pricedModel } from '../billing/bounded-estimate';
 import type { Estimate } from '../billing/budget-estimate';
-import { GatewayException } from '../gateway.exception';
-import { filterBetas } from './anthropic-beta';
-import { featureCostMicros, noFeatureUse, noteFeatureUse } from './feature-use';
-import { boundEstimate, pricedModel, requestPolicy, withWrites } from './request-policy';
+import { featureCostMicros } from '../billing/feature-cost';
+import { noFeatureUse } from '../call/feature-use';
+import type { RouteMethod } from '../catalog/actions';
+import { GatewayException } from '../errors/gateway.exception';
+import { messagesPolicy } from '../faces/anthropic/messages-policy';
+import { filterBetas } from '../providers/anthropic/anthropic-beta';
+import { noteFeatureUse } from '../providers/anthropic/anthropic-features';
+import { requestPolicy as openAiFormatPolicy, withWrites } from './request-policy';
+
+/**
+ * The policy a request meets on its route: `messages` is the Anthropic face's (faces/anthropic/messages-policy.ts),
+ * sent natively to an Anthropic model and translated for the others; the rest OpenAI's format's.
+ */
+const requestPolicy = (
+  action: RouteMethod | 'messages',
+  on: CatalogModel,
+  json: Record<string, unknown> | null,
+  form: { field(name: string): string | undefined } | null,
+) =>
+  action === 'messages'
+    ? messagesPolicy(on, json!, on.provider.type === 'anthropic')
+    : openAiFormatPolicy(action, on, json, form);
 
 const features = (extra: Partial<ModelFeatures> = {}): ModelFeatures => ({
   webSearch: null,

@@ -1,4 +1,4 @@
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 
 /**
  * What the request policy (request-policy.ts) decided of a request it let through: what the reservation must add

@@ -14,7 +14,8 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { SseEvent } from './sse';
+import { Frame } from '../wire/frame';
+import type { SseEvent } from '../wire/sse';
 
 export interface UpstreamRequestSpec {
   /** Appended to the provider baseUrl, e.g. '/messages' or '/models/gemini-2.0-flash:streamGenerateContent?alt=sse'. */
@@ -106,6 +107,11 @@ export type JsonObject = Record<string, unknown>;
 
 export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An event's data as JSON: parsed once for every part that reads the frame (wire/frame.ts), else here. */
+export function eventJson(event: SseEvent): unknown {
+  return event instanceof Frame ? event.json() : tryParseJson(event.data);
 }
 
 /** JSON.parse that answers undefined instead of throwing (upstream payloads are untrusted). */
@@ -225,18 +231,8 @@ export function toolCallName(
   return undefined;
 }
 
-/**
- * Upstream error messages go to our clients: drop anything URL-like (a Google 404 page names the request path, and
- * a key could ride in a `key=` query parameter) and cap the length.
- */
-export function sanitizeUpstreamMessage(message: string): string {
-  const cleaned = message
-    .replace(/\b(?:https?|wss?):\/\/[^\s"'<>]+/gi, '[url]')
-    .replace(/([?&](?:key|api_key|apikey|access_token)=)[^&\s"'<>]+/gi, '$1[redacted]')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return cleaned.length > 1000 ? `${cleaned.slice(0, 1000)}…` : cleaned;
-}
+/** Upstream error messages go to our clients: cleaned in one place (errors/upstream-errors.ts). */
+export { sanitizeUpstreamMessage } from '../errors/upstream-errors';
 
 /** OpenAI-style error type for an HTTP status: the gateway's own mapping, so both answer alike. */
 export { openAiErrorType as errorTypeForStatus } from '../../../common/errors/error-render';

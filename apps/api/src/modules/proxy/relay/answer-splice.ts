@@ -1,3 +1,6 @@
+import type { CostNote } from '../call/answer-writer';
+import type { Json } from '../wire/frame';
+
 /**
  * An upstream JSON answer with the public model name and `usage.cost` (and `usage.cost_details`, when given) written
  * into its own text, instead of a
@@ -36,4 +39,21 @@ export function spliceAnswer(
 function only(text: string, pattern: string): number {
   const at = text.indexOf(pattern);
   return at >= 0 && text.indexOf(pattern, at + pattern.length) < 0 ? at : -1;
+}
+
+/**
+ * A JSON answer in the provider's own format as the caller gets it: the public model's name and the cost written in
+ * (`usage.cost`, `usage.cost_details`), spliced into the provider's own text when there is one and it allows,
+ * else written into the parsed answer and serialised.
+ */
+export function answerWithCost(body: Json, original: string | undefined, publicModel: string, cost: CostNote): string {
+  const text = original === undefined ? null : spliceAnswer(original, body, publicModel, cost.units, cost.details);
+  if (text !== null) return text;
+  if (typeof body.model === 'string') body.model = publicModel;
+  const usage = body.usage as Json | undefined;
+  if (usage && typeof usage === 'object') {
+    usage.cost = cost.units;
+    usage.cost_details = cost.details;
+  }
+  return JSON.stringify(body);
 }

@@ -1,5 +1,5 @@
 import { AppException } from '../../../common/errors/app.exception';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { ClientGoneError } from '../upstream/upstream-client';
 import {
   afterOutcome,

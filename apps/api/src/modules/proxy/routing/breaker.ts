@@ -1,5 +1,5 @@
 import { AppException } from '../../../common/errors/app.exception';
-import { GatewayErrorCode } from '../gateway.exception';
+import { GatewayErrorCode } from '../errors/gateway.exception';
 
 /**
  * A deployment's circuit breaker (docs/routing.md, "Health"), as pure functions of its state, an outcome and the

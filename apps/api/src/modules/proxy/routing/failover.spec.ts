@@ -1,6 +1,6 @@
 import { modelWith } from '../../../../test/support/deployments';
 import type { CatalogModel } from '../catalog/catalog.types';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { tryCandidates } from './attempt-loop';
 import { seededRandom } from './balancer';
 import { DeploymentStats } from './deployment-stats';

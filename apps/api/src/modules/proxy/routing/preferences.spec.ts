@@ -1,7 +1,7 @@
 import { modelWith, PROVIDER_IDS } from '../../../../test/support/deployments';
 import { estimateCall } from '../billing/budget-estimate';
 import { servedBy } from '../catalog/deployments';
-import { GatewayException } from '../gateway.exception';
+import { GatewayException } from '../errors/gateway.exception';
 import { balance, type Candidate } from './balancer';
 import { CLOSED } from './breaker';
 import { IDLE } from './deployment-stats';

@@ -1,5 +1,5 @@
 import type { CatalogModel, Deployment } from '../catalog/catalog.types';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { type Candidate, referenceCost } from './balancer';
 import type { DeploymentLoad } from './deployment-stats';
 

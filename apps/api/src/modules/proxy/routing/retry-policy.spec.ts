@@ -1,6 +1,6 @@
 import { modelWith } from '../../../../test/support/deployments';
 import { AppException } from '../../../common/errors/app.exception';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { tryCandidates } from './attempt-loop';
 import type { Candidate } from './balancer';
 import { CallAttempts } from './retry-policy';

@@ -1,4 +1,4 @@
-import { worthFallingBack } from '../providers/upstream-errors';
+import { worthFallingBack } from '../errors/upstream-errors';
 import type { Candidate } from './balancer';
 
 /** Attempts a call may make after its first (docs/routing.md, "Retries"): at most 3 upstream attempts per call. */

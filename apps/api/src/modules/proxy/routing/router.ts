@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { CatalogModel, Deployment } from '../catalog/catalog.types';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import { type Balanced, balance, type Candidate } from './balancer';
 import { outcomeOf } from './breaker';
 import { type Attempt, DeploymentStats } from './deployment-stats';

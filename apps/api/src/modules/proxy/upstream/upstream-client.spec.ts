@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { GatewayException } from '../gateway.exception';
+import { GatewayException } from '../errors/gateway.exception';
 import { ClientGoneError, readText, UpstreamClient, UpstreamTimeoutError, upstreamFailure } from './upstream-client';
 
 /** A provider whose first `failures` connections are reset before any answer. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import { GatewayErrorCode, GatewayException } from '../gateway.exception';
+import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception';
 import type { CancelSignal } from './cancel';
 import { type Body, collect } from './each-chunk';
 

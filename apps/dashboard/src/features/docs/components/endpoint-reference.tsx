@@ -26,6 +26,7 @@ const TAG_TITLES: Record<string, string> = {
 const SCHEME_LABELS: Record<string, string> = {
   gateway: 'API key or OAuth access token',
   anthropicApiKey: 'API key in x-api-key',
+  googleApiKey: 'API key in x-goog-api-key',
   session: 'session token',
   'session-cookie': 'dashboard session cookie',
   oauth: 'OAuth access token',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { FetchedImage, TranslationError, TranslatorContext } from '../translator.types';
 import { geminiTranslator } from './gemini.translator';
-import { GEMINI_SKIP_THOUGHT_SIGNATURE } from './gemini.types';
+import { GEMINI_SKIP_THOUGHT_SIGNATURE } from '../../wire/gemini.types';
 import { runStream as runSharedStream, translationErrorOf } from '../../../../../test/support/translator-stream';
 
 const fixture = (name: string): string => readFileSync(join(__dirname, 'fixtures', name), 'utf8');

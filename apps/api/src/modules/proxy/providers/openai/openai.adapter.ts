@@ -1,16 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createProxyMiddleware, type RequestHandler as ProxyHandler } from 'http-proxy-middleware';
 import type { AnswerSink } from '../../call/answer-sink';
 import type { Call } from '../../call/call';
-import { GatewayErrorCode, GatewayException } from '../../gateway.exception';
-import { discardBody } from '../../request-body';
+import type { RouteMethod } from '../../catalog/actions';
+import { GatewayErrorCode, GatewayException } from '../../errors/gateway.exception';
+import { discardBody } from '../../call/request-body';
 import { AnswerRelay, COST_HEADER } from '../../relay/relay';
 import { forwardedRequestHeaders, PASSED_RESPONSE_HEADERS } from '../../upstream/forwarded-headers';
 import { UpstreamClient, upstreamFailure } from '../../upstream/upstream-client';
 import type { ProviderAdapter } from '../provider-adapter';
-import { openAiJsonBody, upstreamPath } from './openai-body';
+import { ProviderAdapters } from '../provider-adapters';
+import { openAiJsonBody } from '../openai-body';
 
 /**
  * Any server that speaks OpenAI's API (OpenAI itself, vLLM, Ollama, Together, …): the caller's request goes on
@@ -18,13 +20,19 @@ import { openAiJsonBody, upstreamPath } from './openai-body';
  * through the relay; binary downloads pass through untouched.
  */
 @Injectable()
-export class OpenAiAdapter implements ProviderAdapter {
+export class OpenAiAdapter implements ProviderAdapter, OnModuleInit {
+  readonly kind = 'openai' as const;
   private readonly binaryProxies = new Map<string, ProxyHandler>();
 
   constructor(
     private readonly upstream: UpstreamClient,
     private readonly relay: AnswerRelay,
+    private readonly adapters: ProviderAdapters,
   ) {}
+
+  onModuleInit(): void {
+    this.adapters.register(this);
+  }
 
   async dispatch(call: Call, sink: AnswerSink, req: IncomingMessage | null): Promise<void> {
     if (call.route.action === 'video_content') {
@@ -108,4 +116,27 @@ export class OpenAiAdapter implements ProviderAdapter {
       );
     });
   }
+}
+
+/** The provider's path of each call (OpenAI's API, which every OpenAI-compatible server follows), with its id. */
+const UPSTREAM_PATHS: Partial<Record<RouteMethod, string>> = {
+  chat_completions: '/chat/completions',
+  completions: '/completions',
+  responses: '/responses',
+  embeddings: '/embeddings',
+  image_generation: '/images/generations',
+  image_edit: '/images/edits',
+  image_variation: '/images/variations',
+  audio_speech: '/audio/speech',
+  audio_transcription: '/audio/transcriptions',
+  video_generation: '/videos',
+  video_retrieve: '/videos/{id}',
+  video_content: '/videos/{id}/content',
+  video_remix: '/videos/{id}/remix',
+};
+
+function upstreamPath(call: Call): string {
+  const path = UPSTREAM_PATHS[call.route.action];
+  if (!path) throw new GatewayException(GatewayErrorCode.UNSUPPORTED_METHOD, `${call.route.action} is not forwarded`);
+  return path.replace('{id}', encodeURIComponent(call.params.id ?? ''));
 }
