@@ -64,12 +64,14 @@ export const SY_CAPS = `
  * and one output token), and records the reservation under the server's own call id (`p_id`); `p_request` is the
  * caller's correlation id, never a key. Also returns `balance` (credits − debits: what the usage summary shows as
  * remaining) and `headroom`: what the account and the caps' windows still leave once this call holds its amount
- * (a call whose headroom is below its hold settles before its answer ends: ReservationService).
+ * (a call whose headroom is below its hold settles before its answer ends: ReservationService). `p_markup`: the
+ * app's markup the call is priced at (the grant's rate, docs/earnings.md), kept on the reservation for settlement;
+ * the amounts are already marked up. Only a call through an app (`p_client`) carries one.
  */
 export const SY_RESERVE = `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
                                  p_client text, p_input bigint, p_ttl double precision, p_lease boolean,
-                                 OUT remaining bigint, OUT amount bigint, OUT tripped text, OUT balance bigint,
+                                 p_markup integer DEFAULT 0, OUT remaining bigint, OUT amount bigint, OUT tripped text, OUT balance bigint,
                                  OUT headroom bigint)
       LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -115,8 +117,10 @@ export const SY_RESERVE = `
         amount := allowed;
         headroom := headroom - amount;
         UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
-        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease)
-        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease);
+        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease,
+                                  markup_percent)
+        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease,
+                CASE WHEN p_client IS NULL THEN 0 ELSE COALESCE(p_markup, 0) END);
       END
       $fn$`;
 
