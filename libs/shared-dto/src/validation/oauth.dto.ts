@@ -113,8 +113,8 @@ class OAuthClientFieldsDto implements OAuthClientFields {
   @Max(1_000_000)
   requestsPerMinute?: number | null;
 
-  /** The app's markup in whole percent, 0 to 300 (docs/earnings.md). */
-  @IsOptional()
+  /** The app's markup in whole percent, 0 to 300 (docs/earnings.md); null is refused, not taken as 0. */
+  @ValidateIf((_, value) => value !== undefined)
   @IsInt()
   @Min(0)
   @Max(MAX_MARKUP_PERCENT)

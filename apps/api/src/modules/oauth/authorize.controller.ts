@@ -47,7 +47,9 @@ export class AuthorizeController {
     const { approve, limits, markupPercent, ...params } = body;
     try {
       const checked = await this.authorization.check(params);
-      return envelope({ redirectTo: await this.authorization.decide(user.userId, checked, approve, limits, markupPercent) });
+      return envelope({
+        redirectTo: await this.authorization.decide(user.userId, checked, approve, limits, markupPercent),
+      });
     } catch (error) {
       // A request that went bad (e.g. a scope the app may no longer ask for) is answered to the app, as RFC 6749 says.
       if (error instanceof AuthorizationRedirectError) return envelope({ redirectTo: error.redirectTo });
