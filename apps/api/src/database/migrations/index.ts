@@ -24,6 +24,7 @@ import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
 import { Notifications1763800033300 } from './1763800033300-notifications';
 import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
 import { AppMarkup1763800040000 } from './1763800040000-app-markup';
+import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   Notifications1763800033300,
   SpaceAppTitles1763800033400,
   AppMarkup1763800040000,
+  MakerEarnings1763800040100,
 ];

@@ -14,3 +14,4 @@ export { UsageService } from './usage.service';
 export type { UsageStatus } from './entities/usage-record.entity';
 export { usageEntities } from './entities';
 export { markedUp, markupSplit, providerPart, MAX_MARKUP_PERCENT } from './ledger/markup';
+export { EarningsService, EARNINGS_DAYS } from './ledger/earnings.service';

@@ -1,3 +1,5 @@
+import { EarningsRepository } from './ledger/earnings.repository';
+import { EarningsService } from './ledger/earnings.service';
 import { Module } from '@nestjs/common';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -38,7 +40,17 @@ import { UsageService } from './usage.service';
     SpendReadService,
     UsageService,
     ReconciliationService,
+    EarningsRepository,
+    EarningsService,
   ],
-  exports: [UsageRecorder, LedgerService, ReservationService, SpendReadService, UsageService, ReconciliationService],
+  exports: [
+    UsageRecorder,
+    LedgerService,
+    ReservationService,
+    SpendReadService,
+    UsageService,
+    ReconciliationService,
+    EarningsService,
+  ],
 })
 export class UsageModule {}
