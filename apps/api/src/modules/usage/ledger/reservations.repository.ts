@@ -303,10 +303,15 @@ export class ReservationsRepository {
   async trace(
     userId: string,
     callIds: string[],
-  ): Promise<Map<string, { reserved: number; settled: number | null; status: string; reason: string | null }>> {
+  ): Promise<
+    Map<
+      string,
+      { reserved: number; settled: number | null; status: string; reason: string | null; markupPercent: number }
+    >
+  > {
     const rows: Record<string, unknown>[] = callIds.length
       ? await this.dataSource.query(
-          'SELECT id, amount_micros, settled_micros, status, reason FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
+          'SELECT id, amount_micros, settled_micros, status, reason, markup_percent FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
           [userId, callIds],
         )
       : [];
@@ -318,6 +323,7 @@ export class ReservationsRepository {
           settled: row.settled_micros === null ? null : num(row.settled_micros),
           status: String(row.status),
           reason: (row.reason as string) ?? null,
+          markupPercent: num(row.markup_percent),
         },
       ]),
     );
