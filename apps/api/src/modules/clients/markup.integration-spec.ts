@@ -91,6 +91,18 @@ describe('a markup per app', () => {
       [through.headers.get('x-request-id')],
     );
     expect(Number(ledger[0].debit)).toBe(markedUp(cost, 25));
+    // The Requests page's money trace carries the markup line: the rate and the split of what was charged.
+    const items = (await app.http('/api/v1/usage/me/activity?limit=20', { token: user.session })).body.data.items as {
+      requestId: string;
+      money: { charged: number; markup: { percent: number; providerCost: number; markup: number } | null };
+    }[];
+    const marked = items.find((item) => item.requestId === through.headers.get('x-request-id'))!;
+    expect(marked.money.markup).toEqual({
+      percent: 25,
+      providerCost: cost / 1e6,
+      markup: (markedUp(cost, 25) - cost) / 1e6,
+    });
+    expect(items.filter((item) => item.money.markup === null).length).toBeGreaterThan(0);
   });
 
   it('applies a raise only after the user approves it again, and a cut at once; the page counts the old rate', async () => {
