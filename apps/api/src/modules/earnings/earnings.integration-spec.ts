@@ -141,6 +141,34 @@ describe('earnings', () => {
     expect(report.days.reduce((sum, day) => sum + day.earnings, 0)).toBeGreaterThanOrEqual(earned);
   });
 
+  it('writes each call drawn on a lease at its rate: a busy app’s calls all earn, and reconcile balances', async () => {
+    const maker = await kit.newUser(0);
+    const client = await kit.createClient({ clientName: 'Busy earner', markupPercent: 30 }, maker);
+    const user = await kit.newUser(50_000_000);
+    const tokens = await kit.tokensFor(client, { user });
+    const fire = () =>
+      app.http('/v1/chat/completions', {
+        token: tokens.access_token,
+        body: CHAT,
+        headers: { [CLIENT_HEADER]: client.clientId },
+      });
+    // Enough calls within a second for the credential to take a lease (docs/budgets.md, "Leases").
+    const answers = [];
+    for (let round = 0; round < 3; round += 1) answers.push(...(await Promise.all(Array.from({ length: 30 }, fire))));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    await flushed();
+    const [counts] = await db<{ calls: number; leased: number; earned: number; rates: number }>(
+      `SELECT count(*)::int AS calls, count(*) FILTER (WHERE r.lease_id IS NOT NULL)::int AS leased,
+              count(e.call_id)::int AS earned, count(DISTINCT r.markup_percent)::int AS rates
+         FROM reservations r LEFT JOIN maker_earnings e ON e.call_id = r.id
+        WHERE r.user_id = $1 AND NOT r.lease AND r.status = 'settled'`,
+      [user.id],
+    );
+    expect(counts).toMatchObject({ calls: 90, earned: 90, rates: 1 });
+    expect(counts.leased).toBeGreaterThan(0);
+    expect((await reconcile()).drifts).toEqual([]);
+  });
+
   it('writes no earnings for a refused call nor for an app without markup', async () => {
     const maker = await kit.newUser(0);
     const free = await kit.createClient({ clientName: 'No markup' }, maker);
