@@ -279,3 +279,49 @@ export const SY_SETTLE_EXACT = `
         END IF;
       END
       $fn$`;
+
+/**
+ * sy_lease_rate (a BEFORE INSERT trigger on reservations, for rows naming a lease): a call written against a lease
+ * (settleLeased, sy_settle_exact) is priced at its lease's markup rate (docs/earnings.md; leases are per rate).
+ */
+export const SY_LEASE_RATE = `
+      CREATE FUNCTION sy_lease_rate() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        NEW.markup_percent := COALESCE((SELECT markup_percent FROM reservations WHERE id = NEW.lease_id), NEW.markup_percent);
+        RETURN NEW;
+      END
+      $fn$`;
+
+/**
+ * sy_earn (AFTER INSERT and AFTER UPDATE OF status triggers on reservations, when a call through a marked-up app
+ * becomes settled; never a lease): the maker's earnings row, in the statement that settles the call
+ * (docs/earnings.md). The charge splits as markupSplit does (provider part ⌊paid × 100 / (100 + markup)⌋), the
+ * maker's earnings are ⌊markup × (100 − fee) / 100⌋ and the operator's fee the rest; an app without an owner earns
+ * nothing (its whole markup is the fee). Pending until now + the hold (earnings_settings). Once per call.
+ */
+export const SY_EARN = `
+      CREATE FUNCTION sy_earn() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        fee_percent integer;
+        hold integer;
+        maker uuid;
+        provider bigint;
+        markup bigint;
+        earned bigint;
+      BEGIN
+        IF NEW.settled_micros IS NULL OR NEW.settled_micros <= 0 THEN RETURN NULL; END IF;
+        SELECT s.platform_fee_percent, s.hold_days INTO fee_percent, hold FROM earnings_settings s WHERE s.id;
+        fee_percent := COALESCE(fee_percent, 20);
+        hold := COALESCE(hold, 7);
+        SELECT owner_id INTO maker FROM oauth_clients WHERE client_id = NEW.oauth_client_id;
+        provider := (NEW.settled_micros * 100) / (100 + NEW.markup_percent);
+        markup := NEW.settled_micros - provider;
+        earned := CASE WHEN maker IS NULL THEN 0 ELSE (markup * (100 - fee_percent)) / 100 END;
+        INSERT INTO maker_earnings (call_id, maker_id, oauth_client_id, user_id, markup_percent, fee_percent, paid_micros,
+                                    provider_micros, markup_micros, fee_micros, earnings_micros, call_at, available_at)
+        VALUES (NEW.id, maker, NEW.oauth_client_id, NEW.user_id, NEW.markup_percent, fee_percent, NEW.settled_micros,
+                provider, markup, markup - earned, earned, NEW.created_at, now() + make_interval(days => hold))
+        ON CONFLICT (call_id) DO NOTHING;
+        RETURN NULL;
+      END
+      $fn$`;
