@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { MAX_MARKUP_PERCENT } from '@switchyard/shared-dto';
 import type { OAuthClientResponse } from '@switchyard/shared-dto';
 
 import { FormAlert } from '../../../components/ui/alert';
@@ -8,14 +7,7 @@ import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/text-field';
 import { toFormErrors } from '../../../lib/form-errors';
 import { useUpdateOAuthApp } from '../api/update-oauth-app';
-
-/** A whole percent from 0 to 300, or the message that says why not (the API checks the same). */
-export function parseMarkup(text: string): number | string {
-  const trimmed = text.trim();
-  if (!/^\d+$/.test(trimmed)) return `Enter a whole percent from 0 to ${MAX_MARKUP_PERCENT}.`;
-  const value = Number(trimmed);
-  return value > MAX_MARKUP_PERCENT ? `At most ${MAX_MARKUP_PERCENT}%.` : value;
-}
+import { parseMarkup } from './app-form-values';
 
 /**
  * The app's markup (docs/earnings.md): what its users pay on top of the provider's price, which the maker earns
