@@ -47,3 +47,32 @@ export interface EarningsResponse {
 export interface EarningsMoveResponse {
   moved: number;
 }
+
+/** One payout of available earnings: whole cents, sent as one Stripe transfer (or the sandbox's). */
+export interface EarningsPayout {
+  id: string;
+  amount: number;
+  status: 'pending' | 'paid';
+  transferId: string | null;
+  sandbox: boolean;
+  createdAt: string;
+  paidAt: string | null;
+}
+
+/** POST /api/v1/earnings/payouts: the payout made now (null: nothing available), and what below a cent went to the budget. */
+export interface EarningsPayoutResponse {
+  payout: EarningsPayout | null;
+  credited: number;
+}
+
+/** GET /api/v1/earnings/payouts: whether a payout account is linked, and the last 50 payouts, newest first. */
+export interface EarningsPayoutsResponse {
+  connected: boolean;
+  sandbox: boolean;
+  payouts: EarningsPayout[];
+}
+
+/** POST /api/v1/earnings/connect: where the maker goes to link their account (Stripe's hosted onboarding). */
+export interface EarningsConnectResponse {
+  url: string;
+}

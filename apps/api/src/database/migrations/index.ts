@@ -25,6 +25,7 @@ import { Notifications1763800033300 } from './1763800033300-notifications';
 import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
 import { AppMarkup1763800040000 } from './1763800040000-app-markup';
 import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
+import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   SpaceAppTitles1763800033400,
   AppMarkup1763800040000,
   MakerEarnings1763800040100,
+  MakerPayouts1763800040200,
 ];

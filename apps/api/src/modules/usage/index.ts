@@ -14,4 +14,5 @@ export { UsageService } from './usage.service';
 export type { UsageStatus } from './entities/usage-record.entity';
 export { usageEntities } from './entities';
 export { markedUp, markupSplit, providerPart, MAX_MARKUP_PERCENT } from './ledger/markup';
-export { EarningsService, EARNINGS_DAYS } from './ledger/earnings.service';
+export { EarningsService, EARNINGS_DAYS, type PayoutRow } from './ledger/earnings.service';
+export { CENT_MICROS } from './ledger/payouts.repository';

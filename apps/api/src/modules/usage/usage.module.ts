@@ -1,5 +1,6 @@
 import { EarningsRepository } from './ledger/earnings.repository';
 import { EarningsService } from './ledger/earnings.service';
+import { PayoutsRepository } from './ledger/payouts.repository';
 import { Module } from '@nestjs/common';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -41,6 +42,7 @@ import { UsageService } from './usage.service';
     UsageService,
     ReconciliationService,
     EarningsRepository,
+    PayoutsRepository,
     EarningsService,
   ],
   exports: [

@@ -18,7 +18,8 @@ const n = (value: unknown) => Number(value ?? 0);
  * - `earnings_unsettled`: an earnings row whose call was not settled (no earnings without a charge);
  * - `earnings_paid`: the row's "user paid" differs from what the call was charged;
  * - `earnings_split`: the row's provider cost is not ⌊paid × 100 / (100 + markup)⌋ (markupSplit);
- * - `earnings_moved`: what a maker's rows say was moved differs from the ledger's `earnings` credits;
+ * - `earnings_moved`: what a maker's rows say was moved differs from the ledger's `earnings` credits plus the
+ *   payouts made of them;
  * - `day_split`: on a day, what users paid ≠ provider cost + earnings + fees.
  */
 export async function earningsDrifts(

@@ -4,10 +4,14 @@ import type { EarningsDay, EarningsResponse } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { EarningsRepository } from './earnings.repository';
+import { PayoutsRepository } from './payouts.repository';
+import type { PayoutRow } from './payouts.repository';
 import { toUnits } from './ledger.service';
 
 /** How many UTC days the earnings page and its CSV cover. */
 export const EARNINGS_DAYS = 90;
+
+export type { PayoutRow };
 
 /**
  * An app maker's earnings (docs/earnings.md): written by the database as each call through a marked-up app settles
@@ -18,6 +22,8 @@ export const EARNINGS_DAYS = 90;
 export class EarningsService implements OnModuleInit {
   constructor(
     private readonly repository: EarningsRepository,
+    /** The payouts' books (docs/earnings.md, "Payouts"); Stripe is the earnings module's PayoutsService's. */
+    readonly payouts: PayoutsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

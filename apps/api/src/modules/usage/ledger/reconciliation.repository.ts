@@ -72,15 +72,18 @@ export class ReconciliationRepository {
     );
   }
 
-  /** Per maker: earnings marked moved beside the ledger's `earnings` credits. */
+  /** Per maker: earnings marked moved beside the ledger's `earnings` credits plus the payouts made of them. */
   earningsMoved(userId: string | null): Promise<Record<string, unknown>[]> {
     return this.dataSource.query(
       `WITH m AS (SELECT maker_id AS user_id, sum(earnings_micros) AS moved FROM maker_earnings
                    WHERE moved_at IS NOT NULL AND maker_id IS NOT NULL GROUP BY maker_id),
-            l AS (SELECT user_id, sum(amount_micros) AS credited FROM ledger_entries WHERE kind = 'earnings' GROUP BY user_id)
-       SELECT coalesce(m.user_id, l.user_id) AS user_id, COALESCE(m.moved, 0) AS moved, COALESCE(l.credited, 0) AS credited
-         FROM m FULL JOIN l ON l.user_id = m.user_id
-        WHERE $1::uuid IS NULL OR coalesce(m.user_id, l.user_id) = $1`,
+            l AS (SELECT user_id, sum(amount_micros) AS credited FROM ledger_entries WHERE kind = 'earnings' GROUP BY user_id
+                  UNION ALL
+                  SELECT maker_id, sum(amount_micros) FROM maker_payouts GROUP BY maker_id),
+            c AS (SELECT user_id, sum(credited) AS credited FROM l GROUP BY user_id)
+       SELECT coalesce(m.user_id, c.user_id) AS user_id, COALESCE(m.moved, 0) AS moved, COALESCE(c.credited, 0) AS credited
+         FROM m FULL JOIN c ON c.user_id = m.user_id
+        WHERE $1::uuid IS NULL OR coalesce(m.user_id, c.user_id) = $1`,
       [userId],
     );
   }
