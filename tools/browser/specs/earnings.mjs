@@ -88,21 +88,28 @@ export async function run({ newPage, baseUrl }) {
   cb.close();
 
   // The app calls the gateway for the user: each answer states the markup in its cost.
-  for (let i = 0; i < 3; i += 1) {
-    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${tokens.access_token}`,
-        'x-service-oauth-client-id': app.clientId,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ model: 'demo-chat', messages: [{ role: 'user', content: `Earn ${i}` }], max_tokens: 20 }),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const body = await response.json();
-    expectEqual(response.status, 200, 'a call through the app');
-    if (!(body.usage.cost_details.markup > 0)) throw new Error(`expected a markup in ${JSON.stringify(body.usage)}`);
-  }
+  const calls = async (count, tag) => {
+    for (let i = 0; i < count; i += 1) {
+      const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          'x-service-oauth-client-id': app.clientId,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          model: 'demo-chat',
+          messages: [{ role: 'user', content: `Earn ${tag} ${i}` }],
+          max_tokens: 20,
+        }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const body = await response.json();
+      expectEqual(response.status, 200, 'a call through the app');
+      if (!(body.usage.cost_details.markup > 0)) throw new Error(`expected a markup in ${JSON.stringify(body.usage)}`);
+    }
+  };
+  await calls(3, 'first');
 
   // The maker's Earnings page: available at once (no hold here), moved into the budget with one click.
   const before = await api(baseUrl, '/api/v1/usage/me/summary', { token: maker.token });
@@ -118,4 +125,15 @@ export async function run({ newPage, baseUrl }) {
   const after = await api(baseUrl, '/api/v1/usage/me/summary', { token: maker.token });
   if (!(after.remainingBudget > before.remainingBudget))
     throw new Error(`expected the maker's budget to grow: ${before.remainingBudget} → ${after.remainingBudget}`);
+
+  // Payouts: the sandbox stands in for Stripe here; what a few calls earn is under a cent, so it goes to the budget.
+  await calls(2, 'second');
+  await makerPage.reload();
+  await loaded(makerPage, 'your earnings');
+  await makerPage.getByRole('button', { name: 'Set up payouts' }).click();
+  await expectPath(makerPage, (url) => url.pathname === '/earnings' && url.searchParams.get('connected') === 'sandbox');
+  await loaded(makerPage, 'your earnings');
+  await expectText(makerPage.getByRole('region', { name: 'Payouts' }), 'linked sandbox account');
+  await makerPage.getByRole('button', { name: 'Pay out available' }).click();
+  await expectVisible(makerPage.getByText(/under a cent\) moved into your budget/));
 }

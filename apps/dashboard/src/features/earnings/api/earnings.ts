@@ -1,5 +1,11 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { EarningsMoveResponse, EarningsResponse } from '@switchyard/shared-dto';
+import type {
+  EarningsConnectResponse,
+  EarningsMoveResponse,
+  EarningsPayoutResponse,
+  EarningsPayoutsResponse,
+  EarningsResponse,
+} from '@switchyard/shared-dto';
 
 import { http } from '../../../lib/http';
 
@@ -24,6 +30,32 @@ export function useMoveEarnings() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => http.post<EarningsMoveResponse>('/api/v1/earnings/move', {}),
+    onSettled: () => queryClient.invalidateQueries(),
+  });
+}
+
+export const payoutsKeys = { all: ['earnings', 'payouts'] as const };
+
+export const payoutsQueryOptions = () =>
+  queryOptions({
+    queryKey: payoutsKeys.all,
+    queryFn: ({ signal }) => http.get<EarningsPayoutsResponse>('/api/v1/earnings/payouts', { signal }),
+  });
+
+export function usePayouts() {
+  return useQuery(payoutsQueryOptions());
+}
+
+/** The hosted onboarding link of the maker's payout account (Stripe's, or the sandbox's way back here). */
+export function useConnectPayouts() {
+  return useMutation({ mutationFn: () => http.post<EarningsConnectResponse>('/api/v1/earnings/connect', {}) });
+}
+
+/** One payout of every available earning; everything shown is read again. */
+export function usePayout() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => http.post<EarningsPayoutResponse>('/api/v1/earnings/payouts', {}),
     onSettled: () => queryClient.invalidateQueries(),
   });
 }

@@ -6,6 +6,7 @@ import { Button } from '../../../components/ui/button';
 import { QueryView } from '../../../components/ui/query-view';
 import { formatMoney } from '../../../lib/money';
 import { EARNINGS_CSV_URL, useEarnings, useMoveEarnings } from '../api/earnings';
+import { PayoutsCard } from './payouts-card';
 
 /** The maker's earnings: totals, move to budget, per app and per day (with a bar per day), and the CSV. */
 export function EarningsView() {
@@ -66,6 +67,7 @@ function Earnings({ data }: { data: EarningsResponse }) {
           </a>
         </div>
       </section>
+      <PayoutsCard available={totals.available} />
       <section className="card" aria-labelledby="earnings-apps">
         <h2 id="earnings-apps" className="card-title">
           Per app
