@@ -157,14 +157,17 @@ export class SpacesRepository {
     return this.versions.findOneBy({ appId, version });
   }
 
-  /** The page a published app serves; null when there is none (unpublished, no page yet, no such app). */
-  async publishedPage(userId: string, slug: string): Promise<string | null> {
-    const rows: Array<{ html: string }> = await this.apps.query(
-      `SELECT v.html FROM space_apps a JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
+  /** The page a published app serves and its client; null when there is none (unpublished, no page, no app). */
+  async publishedPage(userId: string, slug: string): Promise<{ html: string; clientPk: number | null } | null> {
+    const rows: Array<{ html: string; client_pk: number | null }> = await this.apps.query(
+      `SELECT v.html, a.client_pk FROM space_apps a
+         JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
         WHERE a.user_id = $1 AND a.slug = $2 AND a.published`,
       [userId, slug],
     );
-    return rows[0]?.html ?? null;
+    return rows[0]
+      ? { html: rows[0].html, clientPk: rows[0].client_pk === null ? null : Number(rows[0].client_pk) }
+      : null;
   }
 
   /**
@@ -218,6 +221,17 @@ export class SpacesRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Publishes an app that has a page, with its OAuth client; false when nothing matched. */
+  async publishWithClient(userId: string, slug: string, clientPk: number): Promise<boolean> {
+    const result = await this.apps
+      .createQueryBuilder()
+      .update()
+      .set({ published: true, clientPk, updatedAt: () => 'now()' })
+      .where('user_id = :userId AND slug = :slug AND current_version IS NOT NULL', { userId, slug })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Names the app (its owner's title stays over later pages' <title>); false when there is no such app. */
   async rename(userId: string, slug: string, title: string): Promise<boolean> {
     const result = await this.apps
@@ -242,10 +256,17 @@ export class SpacesRepository {
     return rows.length > 0;
   }
 
-  /** Deletes the app with its versions and jobs (a running job notices at its next lease renewal). */
-  async deleteApp(userId: string, slug: string): Promise<boolean> {
-    const result = await this.apps.delete({ userId, slug });
-    return (result.affected ?? 0) > 0;
+  /**
+   * Deletes the app with its versions and jobs (a running job notices at its next lease renewal); what it was
+   * (its client, to delete next) or null when there was no such app.
+   */
+  async deleteApp(userId: string, slug: string): Promise<{ clientPk: number | null } | null> {
+    const [rows]: [Array<{ client_pk: number | null }>, number] = await this.apps.query(
+      `DELETE FROM space_apps WHERE user_id = $1 AND slug = $2 RETURNING client_pk`,
+      [userId, slug],
+    );
+    if (!rows.length) return null;
+    return { clientPk: rows[0].client_pk === null ? null : Number(rows[0].client_pk) };
   }
 
   // ---- jobs ----------------------------------------------------------------------------------------------
