@@ -672,6 +672,7 @@ function spacesCatalog(upstream: string, writerUpstream = 'html-page'): string {
     [
       'html-page',
       'html-slow',
+      'html-remote',
       { id: 'up-chat', upstreamModel: 'gpt-upstream' },
       'fail-500',
       { id: 'writer', upstreamModel: writerUpstream },
@@ -713,6 +714,23 @@ describe('spaces with a fake upstream', () => {
     expect(res.status).toBe(202);
     return res.body.data as { slug: string; url: string };
   };
+
+  it('checks a page before hosting it: one that loads a script from elsewhere fails with the reason', async () => {
+    const { slug } = await generate(['html-remote'], 'A page that loads a tracker');
+    const failed = await settled(app, user, slug);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('html-remote: It loads the script https://cdn.evil.example/tracker.js');
+    expect(failed.html).toBeNull();
+    const published = await app.http(`/api/v1/spaces/${slug}/publish`, {
+      method: 'PUT',
+      token: user.token,
+      body: { published: true },
+    });
+    expect(published.status).toBe(409);
+    // With a good model after it, the next model's page is hosted instead.
+    const { slug: second } = await generate(['html-remote', 'html-page'], 'A page that loads a tracker, or not');
+    expect((await settled(app, user, second)).status).toBe('ready');
+  });
 
   it('defaults to the catalog’s first chat model', async () => {
     const res = await app.http('/api/v1/spaces/generate', {
