@@ -188,7 +188,8 @@ export interface SpaceRemixCredit {
 
 export interface SpaceAppVersionResponse {
   version: number;
-  kind: 'generate' | 'edit';
+  /** `remix`: the first version of a remix, the original's page. */
+  kind: 'generate' | 'edit' | 'remix';
   prompt: string;
   model: string;
   createdAt: string;
@@ -241,4 +242,10 @@ export interface SpaceEditRequest {
 /** PUT /api/v1/spaces/{slug}/publish */
 export interface SpacePublishRequest {
   published: boolean;
+}
+
+/** POST /api/v1/spaces/remix: a published app (by its creator's handle and its slug) copied into the caller's space. */
+export interface SpaceRemixRequest {
+  handle: string;
+  slug: string;
 }

@@ -231,4 +231,81 @@ describe('each published app: an origin and an OAuth client of its own', () => {
       404,
     );
   });
+
+  it("remixes a published app into the visitor's space, crediting the original and its creator", async () => {
+    const original = await readyApp(app, alice, 'a haiku generator');
+    const remix = (by: User, handle: string, slug: string) =>
+      app.http('/api/v1/spaces/remix', { token: by.token, body: { handle, slug } });
+    // Not published yet: nobody can remix it (404, as for a missing one).
+    expect((await remix(bob, aliceHandle, original.slug)).body.error.code).toBe('SPACE_REMIX_NOT_FOUND');
+    await app.http(`/api/v1/spaces/${original.slug}/publish`, {
+      method: 'PUT',
+      token: alice.token,
+      body: { published: true },
+    });
+    const made = await remix(bob, aliceHandle, original.slug);
+    expect(made.status).toBe(201);
+    expect(made.body.data).toMatchObject({
+      slug: original.slug,
+      status: 'ready',
+      published: false,
+      version: 1,
+      canUndo: false,
+      clientId: null,
+      url: `http://${bobHandle}--${original.slug}.${spacesHost}/`,
+      remixOf: {
+        handle: aliceHandle,
+        slug: original.slug,
+        title: expect.any(String),
+        url: `http://${aliceHandle}--${original.slug}.${spacesHost}/`,
+      },
+    });
+    const detail = await app.http(`/api/v1/spaces/me/apps/${original.slug}`, { token: bob.token });
+    expect(detail.body.data.html).toBe(original.html);
+    expect(detail.body.data.versions).toEqual([
+      expect.objectContaining({ version: 1, kind: 'remix', prompt: `Remixed from @${aliceHandle}/${original.slug}` }),
+    ]);
+    // Its own history: bob edits his copy; alice's page stays as it was.
+    const edit = await app.http(`/api/v1/spaces/${original.slug}/edit`, {
+      method: 'PUT',
+      token: bob.token,
+      body: { prompt: 'Make it green' },
+    });
+    expect(edit.status).toBe(202);
+    expect((await settled(app, bob, original.slug)).version).toBe(2);
+    expect((await app.http(`/api/v1/spaces/me/apps/${original.slug}`, { token: alice.token })).body.data.html).toBe(
+      original.html,
+    );
+    // A second remix gets the next slug; bob's copy publishes under his own client, credit shown on his profile.
+    expect((await remix(bob, aliceHandle, original.slug)).body.data.slug).toBe(`${original.slug}-2`);
+    const published = await app.http(`/api/v1/spaces/${original.slug}/publish`, {
+      method: 'PUT',
+      token: bob.token,
+      body: { published: true },
+    });
+    const aliceApp = await app.http(`/api/v1/spaces/me/apps/${original.slug}`, { token: alice.token });
+    expect(published.body.data.clientId).toMatch(/^syc_/);
+    expect(published.body.data.clientId).not.toBe(aliceApp.body.data.clientId);
+    const profile = await app.http(`/api/v1/spaces/${bobHandle}`);
+    expect(profile.body.data.apps[0].remixOf).toMatchObject({ handle: aliceHandle, slug: original.slug });
+    // The attacker's view: unknown handles and slugs, bad forms, and no handle of one's own.
+    expect((await remix(bob, aliceHandle, 'no-such-app')).status).toBe(404);
+    expect((await remix(bob, 'nobody-here-at-all', original.slug)).status).toBe(404);
+    for (const body of [
+      { handle: aliceHandle, slug: '../x' },
+      { handle: aliceHandle, slug: 'A B' },
+      { handle: 'x', slug: original.slug },
+      { handle: aliceHandle },
+    ])
+      expect((await app.http('/api/v1/spaces/remix', { token: bob.token, body })).status).toBe(400);
+    const carol = await register(app, 'carol');
+    expect((await remix(carol, aliceHandle, original.slug)).body.error.code).toBe('SPACE_HANDLE_REQUIRED');
+    expect(
+      (await app.http('/api/v1/spaces/remix', { body: { handle: aliceHandle, slug: original.slug } })).status,
+    ).toBe(401);
+    // Deleting the original keeps the credit.
+    await app.http(`/api/v1/spaces/${original.slug}`, { method: 'DELETE', token: alice.token });
+    const kept = await app.http(`/api/v1/spaces/me/apps/${original.slug}`, { token: bob.token });
+    expect(kept.body.data.remixOf).toMatchObject({ handle: aliceHandle, slug: original.slug });
+  });
 });

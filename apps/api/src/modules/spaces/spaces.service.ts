@@ -150,6 +150,35 @@ export class SpacesService implements OwnedResources {
     return (await this.toResponses([app], handle))[0];
   }
 
+  /**
+   * Copies a published app into the caller's space (docs/spaces.md#remix): a new app, ready, whose history starts
+   * with the original's page; it names the original and its creator. Unpublished and missing apps are alike: 404.
+   */
+  async remix(userId: string, handle: string, slug: string): Promise<SpaceAppResponse> {
+    const mine = await this.handleOf(userId);
+    if (!mine)
+      throw new SpacesException(SpacesErrorCode.SPACE_HANDLE_REQUIRED, 'Claim a handle first: your apps live under it');
+    const missing = () =>
+      new SpacesException(SpacesErrorCode.SPACE_REMIX_NOT_FOUND, `No published app ${slug} under @${handle}`);
+    const limitReached = () =>
+      new SpacesException(
+        SpacesErrorCode.SPACE_APP_LIMIT_REACHED,
+        `At most ${MAX_APPS_PER_USER} apps; delete one first`,
+      );
+    const holder = await this.accounts.handleHolder(handle);
+    if (!holder?.handle) throw missing();
+    if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER) throw limitReached();
+    const app = await this.repository.insertRemix(
+      userId,
+      holder.userId,
+      slug,
+      `Remixed from @${holder.handle}/${slug}`,
+    );
+    if (app === 'missing') throw missing();
+    if (app === 'app_limit') throw limitReached();
+    return (await this.toResponses([app], mine, null))[0];
+  }
+
   /** Names the app; its address stays, and pages the model writes later keep this title. */
   async rename(userId: string, slug: string, title: string): Promise<SpaceAppResponse> {
     if (!(await this.repository.rename(userId, slug, title))) throw this.notFound();
