@@ -199,6 +199,8 @@ export interface SpaceAppVersionResponse {
 /** The owner's view of one app: the page itself (for the sandboxed preview) and its versions, newest first. */
 export interface SpaceAppDetailResponse extends SpaceAppResponse {
   html: string | null;
+  /** The preview page on SPACES_ORIGIN that shows `html` sandboxed (SPACE_PREVIEW_PATH there). */
+  previewUrl: string;
   versions: SpaceAppVersionResponse[];
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   reservedNameProblem,
   SPACE_ORIGIN_LABEL_MAX,
+  SPACE_PREVIEW_PATH,
   SPACE_RESERVED_HANDLES,
   SPACE_VISITOR_MONTHLY_CAP,
   spaceOriginLabel,
@@ -108,6 +109,7 @@ export class SpacesService implements OwnedResources {
     return {
       ...(await this.toResponses([app], (await this.handleOf(userId)) ?? '', current?.parentVersion ?? null))[0],
       html: current?.html ?? null,
+      previewUrl: `${this.config.spacesOrigin ?? this.config.publicUrl}${SPACE_PREVIEW_PATH}`,
       versions: versions.map((version) => ({
         version: version.version,
         kind: version.kind,
@@ -347,7 +349,7 @@ export class SpacesService implements OwnedResources {
   }
 
   private async mine(userId: string, slug: string): Promise<SpaceAppResponse> {
-    const { html: _html, versions: _versions, ...app } = await this.getMine(userId, slug);
+    const { html: _html, versions: _versions, previewUrl: _previewUrl, ...app } = await this.getMine(userId, slug);
     return app;
   }
 
