@@ -106,9 +106,12 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
   let database: Database;
   try {
     // loadConfig refuses a SPACES_ORIGIN equal to PUBLIC_URL's; the default can only meet it through an odd PUBLIC_URL.
-    if (spacesOrigin === new URL(given.publicUrl).origin)
+    const dashboardOrigin = new URL(given.publicUrl).origin;
+    const listenerOrigin = `${new URL(given.publicUrl).protocol}//${new URL(given.publicUrl).hostname}:${new URL(spacesUrl).port}`;
+    // (A loopback PUBLIC_URL's default is named localhost, but it must still not be the dashboard's own listener.)
+    if (spacesOrigin === dashboardOrigin || (given.spacesOrigin === null && listenerOrigin === dashboardOrigin))
       throw new Error(
-        `hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
+        `hosted apps would share the dashboard's origin ${dashboardOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
       );
     database = await Database.open(config, ENTITIES);
   } catch (error) {

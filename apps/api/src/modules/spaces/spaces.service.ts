@@ -60,7 +60,12 @@ export class SpacesService implements OwnedResources {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     deletion: AccountDeletion,
   ) {
-    deletion.register('unpublish every space app', (userId) => this.repository.unpublishAll(userId));
+    deletion.register('unpublish every space app and deactivate its client', async (userId) => {
+      const published = await this.repository.listPublished(userId);
+      await this.repository.unpublishAll(userId);
+      for (const app of published)
+        if (app.clientPk !== null) await this.clients.retireOwned(userId, app.clientPk, { delete: false });
+    });
   }
 
   // ---- handles and the profile ---------------------------------------------------------------------------
