@@ -234,6 +234,10 @@ describe('each published app: an origin and an OAuth client of its own', () => {
 
   it("remixes a published app into the visitor's space, crediting the original and its creator", async () => {
     const original = await readyApp(app, alice, 'a haiku generator');
+    // Offline, the demo model wrote an AI app: the kit from the app's own origin, a sign-in button, a chat call.
+    expect(original.html).toContain('<script src="/sdk/v1/switchyard.js"></script>');
+    expect(original.html).toContain('data-switchyard-button');
+    expect(original.html).toContain("call('/v1/chat/completions'");
     const remix = (by: User, handle: string, slug: string) =>
       app.http('/api/v1/spaces/remix', { token: by.token, body: { handle, slug } });
     // Not published yet: nobody can remix it (404, as for a missing one).
