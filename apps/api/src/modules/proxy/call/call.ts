@@ -98,6 +98,7 @@ export class Call {
   readonly #reported: Json = {};
   #usageKnown = false;
   #usageFinal = false;
+  #usageVersion = 0;
 
   constructor(start: CallStart, startedAt: Date, model: CatalogModel, request: CallRequest) {
     this.requestId = start.requestId;
@@ -169,6 +170,10 @@ export class Call {
   /** The usage is the provider's last word on the call (else it is partial: billed with what was relayed after it). */
   get usageFinal(): boolean {
     return this.#usageFinal;
+  }
+  /** Counts the changes of `metered`: what is computed from it can be kept until this moves (priced-usage.ts). */
+  get usageVersion(): number {
+    return this.#usageVersion;
   }
 
   // ---- the pipeline ------------------------------------------------------------------------------------------
@@ -246,6 +251,7 @@ export class Call {
     Object.assign(this.#metered, usage);
     this.#usageKnown = true;
     this.#usageFinal ||= final;
+    this.#usageVersion += 1;
     return true;
   }
 
@@ -253,5 +259,6 @@ export class Call {
   noteMetered(metered: Metered): void {
     Object.assign(this.#metered, metered);
     this.#usageKnown = true;
+    this.#usageVersion += 1;
   }
 }
