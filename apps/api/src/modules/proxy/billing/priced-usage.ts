@@ -56,7 +56,8 @@ const exactly = (call: Call): boolean => call.usageKnown && (call.usageFinal || 
 
 /**
  * A call's charge, its cost note and its usage record each ask for its price: once its usage is final, that is
- * computed once and kept, for as long as neither the usage (usageVersion) nor the model's pricing (a fallback) change.
+ * computed once and kept with the call (a field, not a WeakMap: a WeakMap entry per call is work for every garbage
+ * collection), for as long as neither the usage (usageVersion) nor the model's pricing (a fallback) change.
  */
 interface Exact {
   version: number;
@@ -65,14 +66,12 @@ interface Exact {
   cost: number;
   details?: Record<string, number>;
 }
-const exacts = new WeakMap<Call, Exact>();
-
 function exact(call: Call): Exact {
-  const kept = exacts.get(call);
+  const kept = call.priced as Exact | null;
   const pricing = call.model.pricing;
   if (kept && kept.version === call.usageVersion && kept.pricing === pricing) return kept;
   const usage = billedUsage(call);
   const priced: Exact = { version: call.usageVersion, pricing, usage, cost: costMicros(pricing, usage) };
-  exacts.set(call, priced);
+  call.keepPriced(priced);
   return priced;
 }

@@ -99,6 +99,7 @@ export class Call {
   #usageKnown = false;
   #usageFinal = false;
   #usageVersion = 0;
+  #priced: object | null = null;
 
   constructor(start: CallStart, startedAt: Date, model: CatalogModel, request: CallRequest) {
     this.requestId = start.requestId;
@@ -175,6 +176,10 @@ export class Call {
   get usageVersion(): number {
     return this.#usageVersion;
   }
+  /** What billing priced the usage at (priced-usage.ts), kept with the call; billing checks it is still current. */
+  get priced(): object | null {
+    return this.#priced;
+  }
 
   // ---- the pipeline ------------------------------------------------------------------------------------------
 
@@ -216,6 +221,11 @@ export class Call {
     const bound: Record<string, number> = {};
     for (const field of fields) bound[field] = json[field] = tokens;
     this.#outputBound = bound;
+  }
+
+  /** Keeps what billing priced the usage at (priced-usage.ts). */
+  keepPriced(priced: object): void {
+    this.#priced = priced;
   }
 
   /** The call was charged (and settled) before its answer ended. */
