@@ -9,6 +9,7 @@
 //   BENCH_ONLY=direct,relay,portkey,switchyard-pg,switchyard-embedded   a subset (the doc is then not written)
 //   BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)   an admin connection; a scratch database
 //                 sy_bench is created beside it and dropped afterwards
+//   BENCH_PG_DB (sy_bench)   that scratch database's name (another bench on the same server must use another)
 //   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written)
 //   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
