@@ -9,9 +9,11 @@
 //   BENCH_ONLY=direct,relay,portkey,switchyard-pg,switchyard-embedded   a subset (the doc is then not written)
 //   BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)   an admin connection; a scratch database
 //                 sy_bench is created beside it and dropped afterwards
+//   BENCH_PG_DB (sy_bench)   that scratch database's name (another bench on the same server must use another)
 //   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written)
 //   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
+//   BENCH_PROFILE_STREAM=1   profile stream-10 instead of json-10 (for work on the streaming path)
 //   BENCH_ROUNDS (5)   interleaved json-10 rounds of relay, Portkey and Switchyard (PostgreSQL), all running at
 //                 once and measured in turn, for ratios that a drifting machine does not skew (0: none)
 //   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md); set, it is written even for a subset

@@ -10,8 +10,8 @@ import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception'
 import { boundEstimate } from './bounded-estimate';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
 import { featureCostMicros } from './feature-cost';
-import { costDetails, promptTokensOf, toUnits } from './pricing';
-import { billedUsage, pricedCost, pricedUsage } from './priced-usage';
+import { promptTokensOf, toUnits } from './pricing';
+import { pricedCost, pricedDetails, pricedUsage } from './priced-usage';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
 export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
@@ -95,7 +95,7 @@ export class CallBilling {
     return {
       micros,
       units: toUnits(micros),
-      details: costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call)),
+      details: pricedDetails(call),
     };
   }
 

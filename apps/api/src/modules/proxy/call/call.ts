@@ -98,6 +98,8 @@ export class Call {
   readonly #reported: Json = {};
   #usageKnown = false;
   #usageFinal = false;
+  #usageVersion = 0;
+  #priced: object | null = null;
 
   constructor(start: CallStart, startedAt: Date, model: CatalogModel, request: CallRequest) {
     this.requestId = start.requestId;
@@ -170,6 +172,14 @@ export class Call {
   get usageFinal(): boolean {
     return this.#usageFinal;
   }
+  /** Counts the changes of `metered`: what is computed from it can be kept until this moves (priced-usage.ts). */
+  get usageVersion(): number {
+    return this.#usageVersion;
+  }
+  /** What billing priced the usage at (priced-usage.ts), kept with the call; billing checks it is still current. */
+  get priced(): object | null {
+    return this.#priced;
+  }
 
   // ---- the pipeline ------------------------------------------------------------------------------------------
 
@@ -213,6 +223,11 @@ export class Call {
     this.#outputBound = bound;
   }
 
+  /** Keeps what billing priced the usage at (priced-usage.ts). */
+  keepPriced(priced: object): void {
+    this.#priced = priced;
+  }
+
   /** The call was charged (and settled) before its answer ended. */
   charged(micros: number): number {
     return (this.#chargedMicros = micros);
@@ -246,6 +261,7 @@ export class Call {
     Object.assign(this.#metered, usage);
     this.#usageKnown = true;
     this.#usageFinal ||= final;
+    this.#usageVersion += 1;
     return true;
   }
 
@@ -253,5 +269,6 @@ export class Call {
   noteMetered(metered: Metered): void {
     Object.assign(this.#metered, metered);
     this.#usageKnown = true;
+    this.#usageVersion += 1;
   }
 }
