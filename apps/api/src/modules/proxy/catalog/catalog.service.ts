@@ -1,6 +1,6 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ModelEntry, ModelEntryPricing, ModelMethod } from '@switchyard/shared-dto';
+import type { DeploymentStatus, ModelEntry, ModelEntryPricing, ModelMethod } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog-loader';
@@ -75,7 +75,8 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  toEntry(model: CatalogModel): ModelEntry {
+  /** The model's entry in GET /v1/models; `health` says each deployment's breaker (by its key), when known. */
+  toEntry(model: CatalogModel, health?: (key: string) => DeploymentStatus): ModelEntry {
     return {
       id: model.id,
       object: 'model',
@@ -87,6 +88,12 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
       ...(model.contextLength ? { context_length: model.contextLength } : {}),
       ...(model.maxOutputTokens ? { max_output_tokens: model.maxOutputTokens } : {}),
       pricing: entryPricing(model),
+      routing: model.routing,
+      deployments: model.deployments.map((d) => ({
+        provider: d.provider.id,
+        status: health?.(d.key) ?? 'closed',
+        weight: d.weight,
+      })),
     };
   }
 

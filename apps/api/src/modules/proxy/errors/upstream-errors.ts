@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppException } from '../../../common/errors/app.exception';
 import type { CatalogModel } from '../catalog/catalog.types';
-import { retryAfterMs } from '../routing/breaker';
+import { retryAfterMs } from './retry-after';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
 /**

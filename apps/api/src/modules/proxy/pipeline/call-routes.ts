@@ -98,7 +98,7 @@ export class CallRoutes {
     const action = call.route.action;
     const takes = balanced.candidates.filter((c) => routeOf(c.deployment));
     const priced = takes.filter(
-      (c) => model.free || !isBillable(action) || isPriced(action, routeOf(c.deployment)!.model),
+      (c) => model.free || !isBillable(action) || isPriced(action, routeOf(c.deployment).model),
     );
     return { model, balanced, candidates: priced.length || !strict ? priced : takes };
   }
