@@ -128,9 +128,7 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
       `SELECT provider, cost_micros::bigint AS cost FROM usage_records WHERE call_id = $1`,
       [callId],
     );
-    const [held] = await db.query(`SELECT amount_micros::bigint AS micros FROM reservations WHERE id = $1`, [
-      callId,
-    ]);
+    const [held] = await db.query(`SELECT amount_micros::bigint AS micros FROM reservations WHERE id = $1`, [callId]);
     return {
       debit: Number(debit?.micros),
       provider: record?.provider as string,
@@ -274,12 +272,13 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
 
   it('leaves a hanging deployment after its timeouts open its breaker', async () => {
     fake.behaviour.set('cheap/hangs', 'hang');
+    // Each call asks for it first: each waits for its timeout (1 s) until three timeouts open its breaker.
     for (let i = 0; i < 8; i += 1) {
-      const served = await chat('hangs');
+      const served = await chat('hangs', { provider: { order: ['cheap'] } });
       expect(served.status).toBe(200);
       expect(served.headers.get('x-switchyard-provider')).toBe('dear');
     }
-    expect(fake.count('cheap/hangs')).toBeLessThanOrEqual(3);
+    expect(fake.count('cheap/hangs')).toBe(3);
     expect((await app.http('/v1/models/hangs', { token: key })).body.deployments[0].status).toBe('open');
   }, 20_000);
 
@@ -293,33 +292,37 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
 
   /** A second instance on the same database and Redis (PostgreSQL only: the embedded database has one owner). */
   const twoInstances = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
-  (twoInstances ? it : it.skip)('two instances agree on an open breaker within a second', async () => {
-    const two = await startTestApp(
-      { modelsConfig: providers.catalogPath, redisPrefix: app.config.redisPrefix },
-      (app as TestApp & { testDatabase: Parameters<typeof startTestApp>[1] }).testDatabase,
-    );
-    try {
-      fake.behaviour.set('cheap/shared', 'fail');
-      // Instance one sees the faults and opens the breaker…
-      while (fake.count('cheap/shared') < 3) expect((await chat('shared')).status).toBe(200);
-      const opened = Date.now();
-      // …and instance two stops sending it calls within a second, without a fault of its own.
-      const onTwo = () =>
-        two.http('/v1/chat/completions', {
-          token: key,
-          body: { model: 'shared', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 },
-        });
-      let status = '';
-      while (Date.now() - opened < 1_000) {
-        status = (await two.http('/v1/models/shared', { token: key })).body.deployments[0].status;
-        if (status === 'open') break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  (twoInstances ? it : it.skip)(
+    'two instances agree on an open breaker within a second',
+    async () => {
+      const two = await startTestApp(
+        { modelsConfig: providers.catalogPath, redisPrefix: app.config.redisPrefix },
+        (app as TestApp & { testDatabase: Parameters<typeof startTestApp>[1] }).testDatabase,
+      );
+      try {
+        fake.behaviour.set('cheap/shared', 'fail');
+        // Instance one sees the faults and opens the breaker…
+        while (fake.count('cheap/shared') < 3) expect((await chat('shared')).status).toBe(200);
+        const opened = Date.now();
+        // …and instance two stops sending it calls within a second, without a fault of its own.
+        const onTwo = () =>
+          two.http('/v1/chat/completions', {
+            token: key,
+            body: { model: 'shared', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 },
+          });
+        let status = '';
+        while (Date.now() - opened < 1_000) {
+          status = (await two.http('/v1/models/shared', { token: key })).body.deployments[0].status;
+          if (status === 'open') break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(status).toBe('open');
+        for (let i = 0; i < 10; i += 1) expect((await onTwo()).headers.get('x-switchyard-provider')).toBe('dear');
+        expect(fake.count('cheap/shared')).toBe(3);
+      } finally {
+        await two.close();
       }
-      expect(status).toBe('open');
-      for (let i = 0; i < 10; i += 1) expect((await onTwo()).headers.get('x-switchyard-provider')).toBe('dear');
-      expect(fake.count('cheap/shared')).toBe(3);
-    } finally {
-      await two.close();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });
