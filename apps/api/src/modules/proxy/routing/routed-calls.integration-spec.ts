@@ -16,7 +16,7 @@ function fakeUpstream() {
   /** Attempts per `provider/model`, and the bodies received. */
   const attempts = new Map<string, number>();
   const bodies: { key: string; body: string }[] = [];
-  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const provider = req.url!.split('/')[1];
@@ -28,11 +28,13 @@ function fakeUpstream() {
     if (mode === 'hang') return;
     if (mode === 'fail') {
       res.writeHead(503, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }));
+      res.end(JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }));
+      return;
     }
     if (mode === 'rate') {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      return res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error' } }));
+      res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit_error' } }));
+      return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
