@@ -1,20 +1,23 @@
 // The failover scenario of `npm run bench` (docs/routing.md): one model on two deployments (two fake upstreams,
 // weighted 1:1), Switchyard on PostgreSQL with its breakers in Redis (the embedded database when PostgreSQL is
-// unreachable). A baseline window with both answering, then a window of twice its length where the second upstream
-// answers 503 from half-way (a control request to it). Reported: the calls that failed (all, and once the breaker
+// unreachable). After a warm-up, one window where both answer for the first half (the baseline) and the second
+// upstream answers 503 from half-way (a control request to it). Reported: the calls that failed (all, and once the breaker
 // was open), the upstream attempts per call once it was open (both upstreams' counts ÷ calls; 1 is none extra: the
 // target is at most one extra, and only the breaker's probes should make any), when it opened, and the p99 added
-// against the baseline. The load is a closed loop of FAILOVER_CONNECTIONS connections in this process.
+// against the baseline. The load is a closed loop of CONNECTIONS connections in this process.
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { pgClient, stopChild } from './common.mjs';
-import { DURATION_MS, HERE, PG_ADMIN_URL, REDIS_URL_BENCH } from './settings.mjs';
+import { DURATION_MS, HERE, PG_ADMIN_URL, REDIS_URL_BENCH, WARMUP_MS } from './settings.mjs';
 import { chatBody, dropScratchDb, forkReady, startSwitchyard } from './targets.mjs';
 import { join } from 'node:path';
 
 const CONNECTIONS = 10;
 const MODEL = 'bench-failover';
 const BODY = chatBody(MODEL, false);
+/** The first answer of each failing status, for the console. */
+const firstFailure = new Map();
 
 function p99(values) {
   if (!values.length) return null;
@@ -33,8 +36,9 @@ async function closedLoop(base, apiKey, until) {
       let status;
       try {
         const answer = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers, body: BODY });
-        await answer.body.text();
+        const text = await answer.body.text();
         status = answer.statusCode;
+        if (status !== 200 && !firstFailure.has(status)) firstFailure.set(status, text.slice(0, 300));
       } catch {
         status = -1;
       }
@@ -62,15 +66,14 @@ export async function failoverBench(upstream) {
   const sy = await startSwitchyard(kind, upstream.port, { redisPrefix: prefix, failoverPort: second.port });
   try {
     const counts = async () => (await control(upstream, 'count')).chat + (await control(second, 'count')).chat;
-    // Warm-up, then the baseline: both deployments answer.
-    await closedLoop(sy.base, sy.apiKey, performance.now() + 1_000);
-    const baseline = await closedLoop(sy.base, sy.apiKey, performance.now() + DURATION_MS);
-    // The failover window: the second deployment fails from half-way.
+    // Warm-up, then one window: both deployments answer for its first half (the baseline), the second fails from
+    // half-way.
+    await closedLoop(sy.base, sy.apiKey, performance.now() + WARMUP_MS);
     const start = performance.now();
     const end = start + 2 * DURATION_MS;
     const loop = closedLoop(sy.base, sy.apiKey, end);
     await new Promise((resolve) => setTimeout(resolve, DURATION_MS));
-    await control(second, 'fail');
+    if (!process.env.BENCH_FAILOVER_NOFAIL) await control(second, 'fail');
     const failedAt = performance.now();
     let openedAt = null;
     let attemptsAtOpen = null;
@@ -85,8 +88,10 @@ export async function failoverBench(upstream) {
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const calls = await loop;
+    const all = await loop;
     const attemptsAtEnd = await counts();
+    const baseline = all.filter((c) => c.end < failedAt);
+    const calls = all.filter((c) => c.end >= failedAt);
     const afterFail = calls.filter((c) => c.start >= failedAt);
     const afterOpen = openedAt === null ? [] : calls.filter((c) => c.start >= openedAt);
     // Calls that began after the breaker opened and ended by the last count (all of them: the loop has ended).
@@ -95,12 +100,21 @@ export async function failoverBench(upstream) {
       database:
         kind === 'postgres' ? `PostgreSQL + Redis (${REDIS_URL_BENCH.replace(/\/\/.*@/, '//')})` : 'embedded + Redis',
       connections: CONNECTIONS,
+      // The machine's one-minute load average at the end: other work on these cores skews the latencies (not the counts).
+      loadAverage: os.loadavg()[0],
       windowMs: DURATION_MS,
       baselineCalls: baseline.length,
       baselineFailed: failed(baseline),
       baselineP99: p99(baseline.map((c) => c.end - c.start)),
       calls: calls.length,
       failed: failed(calls),
+      // Each failure's status and first answer, so a failed call can be told from the gateway's own refusals.
+      failures: Object.fromEntries(
+        [...new Set(calls.filter((c) => c.status !== 200).map((c) => c.status))].map((status) => [
+          status,
+          calls.filter((c) => c.status === status).length,
+        ]),
+      ),
       afterFailCalls: afterFail.length,
       afterFailFailed: failed(afterFail),
       openAfterMs: openedAt === null ? null : openedAt - failedAt,
@@ -124,11 +138,12 @@ export async function failoverBench(upstream) {
 export function failoverLines(r) {
   const f = (v, d = 2) => (v === null || v === undefined ? 'n/a' : v.toFixed(d));
   return [
-    `failover (${r.database}, ${r.connections} connections, ${r.windowMs / 1000} s baseline + ${(2 * r.windowMs) / 1000} s, the second deployment failing from half-way):`,
+    `failover (${r.database}, ${r.connections} connections, ${(2 * r.windowMs) / 1000} s, the second deployment failing from half-way):`,
     `  baseline: ${r.baselineCalls} calls, ${r.baselineFailed} failed, p99 ${f(r.baselineP99)} ms`,
     `  after the failure began: ${r.afterFailCalls} calls, ${r.afterFailFailed} failed; breaker open after ${f(r.openAfterMs, 0)} ms`,
     `  once open: ${r.afterOpenCalls} calls, ${r.afterOpenFailed ?? 'n/a'} failed, ${f(r.attemptsPerCallAfterOpen, 4)} upstream attempts per call (extra: ${f(r.attemptsPerCallAfterOpen === null ? null : r.attemptsPerCallAfterOpen - 1, 4)}; target ≤ 1)`,
-    `  p99 from the failure on ${f(r.failoverP99)} ms: added ${f(r.addedP99)} ms against the baseline`,
+    `  p99 from the failure on ${f(r.failoverP99)} ms: added ${f(r.addedP99)} ms against the baseline (load average ${f(r.loadAverage, 1)})`,
+    ...[...firstFailure].map(([status, text]) => `  failed with ${status} (${r.failures[status] ?? 0}×): ${text}`),
   ];
 }
 
@@ -140,8 +155,8 @@ export function failoverSection(r, when) {
     '### Failover: a deployment that starts failing half-way',
     '',
     `Run on ${when} UTC. One model on two deployments (two fake upstreams, weighted 1:1), Switchyard on ${r.database}, ` +
-      `${r.connections} connections: ${r.windowMs / 1000} s with both answering (the baseline), then ${(2 * r.windowMs) / 1000} s ` +
-      `in which the second answers 503 from half-way. "Attempts per call" is both upstreams' calls from the moment the ` +
+      `${r.connections} connections, one window of ${(2 * r.windowMs) / 1000} s after a warm-up: both answer for its first ` +
+      `half (the baseline), the second answers 503 from half-way. "Attempts per call" is both upstreams' calls from the moment the ` +
       'breaker was seen open (GET /v1/models) to the end, divided by the calls started in that time: 1 is no extra attempt ' +
       '(the target: at most one extra; only the breaker\u2019s probes should make any). A call that failed is any answer but 200.',
     '',
@@ -153,7 +168,7 @@ export function failoverSection(r, when) {
     '',
     `- Breaker open ${f(r.openAfterMs, 0)} ms after the failure began (three consecutive faults, each retried on the other deployment before anything reached the caller).`,
     `- Upstream attempts per call once open: ${f(r.attemptsPerCallAfterOpen, 4)} (extra: ${f(extra, 4)}; target \u2264 1).`,
-    `- Added p99 from the failure on: ${f(r.addedP99)} ms against the baseline.`,
+    `- Added p99 from the failure on: ${f(r.addedP99)} ms against the baseline (the machine's load average was ${f(r.loadAverage, 1)} on ${os.availableParallelism?.() ?? os.cpus().length} cores: latencies move with other work on them, the counts above do not).`,
     '',
   ].join('\n');
 }
