@@ -73,7 +73,7 @@ export async function failoverBench(upstream) {
     const end = start + 2 * DURATION_MS;
     const loop = closedLoop(sy.base, sy.apiKey, end);
     await new Promise((resolve) => setTimeout(resolve, DURATION_MS));
-    if (!process.env.BENCH_FAILOVER_NOFAIL) await control(second, 'fail');
+    await control(second, 'fail');
     const failedAt = performance.now();
     let openedAt = null;
     let attemptsAtOpen = null;
