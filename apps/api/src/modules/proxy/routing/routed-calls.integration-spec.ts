@@ -76,6 +76,7 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
   let providers: Awaited<ReturnType<typeof fakeProviders>>;
   let app: TestApp;
   let key: string;
+  let session: string;
 
   beforeAll(async () => {
     providers = await fakeProviders(fake.answer, (origin) => ({
@@ -100,7 +101,7 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
       ],
     }));
     app = await startTestApp({ modelsConfig: providers.catalogPath, signupCredit: 50 });
-    const session = (
+    session = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('route'), password: 'routed calls' } })
     ).body.data.token;
     key = (await app.http('/api/v1/keys', { token: session, body: { name: 'k' } })).body.data.key;
@@ -127,13 +128,14 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
       [`usage:${callId}`],
     );
     const [record] = await db.query(
-      `SELECT provider, cost_micros::bigint AS cost FROM usage_records WHERE call_id = $1`,
+      `SELECT provider, upstream_model, cost_micros::bigint AS cost FROM usage_records WHERE call_id = $1`,
       [callId],
     );
     const [held] = await db.query(`SELECT amount_micros::bigint AS micros FROM reservations WHERE id = $1`, [callId]);
     return {
       debit: Number(debit?.micros),
       provider: record?.provider as string,
+      upstreamModel: record?.upstream_model as string,
       cost: Number(record?.cost),
       held: held ? Number(held.micros) : null,
     };
@@ -147,8 +149,19 @@ describe('calls routed over deployments (breakers, preferences, billing at the d
     expect(served.body.choices[0].message.content).toBe('from cheap');
     expect(fake.count('dear/duo')).toBe(1);
     const callId = served.headers.get('x-switchyard-call-id')!;
-    const { debit, provider, cost, held } = await books(callId);
-    expect({ debit, provider, cost }).toEqual({ debit: CHEAP_COST, provider: 'cheap', cost: CHEAP_COST });
+    const { debit, provider, upstreamModel, cost, held } = await books(callId);
+    expect({ debit, provider, upstreamModel, cost }).toEqual({
+      debit: CHEAP_COST,
+      provider: 'cheap',
+      upstreamModel: 'duo',
+      cost: CHEAP_COST,
+    });
+    // The request log (the activity) names the deployment that answered.
+    const activity = await app.http('/api/v1/usage/me/activity?limit=5', { token: session });
+    expect(activity.body.data.items.find((item: { id: string }) => item.id === callId)).toMatchObject({
+      provider: 'cheap',
+      upstreamModel: 'duo',
+    });
     expect(Number(served.headers.get('x-switchyard-cost'))).toBeCloseTo(CHEAP_COST / 1e6, 9);
     // The hold covered the dearer deployment's worst case: at least its 100 output tokens at 20 per million
     // (at the cheap one's prices the whole call's worst is about a tenth of that).
