@@ -84,13 +84,14 @@ export class CallRoutes {
    * The model's candidates for the call, under the caller's preferences: the balancer's order, without the
    * deployments the call cannot be sent to (routeOf) nor those without a price for the method (while one has a
    * price: else the reservation refuses the call as an unpriced model). Null when the model does not serve the
-   * call's method at all.
+   * call's method at all. `strict`: the call's own model, whose primary's refusals are the caller's answer.
    */
   plan(call: Call, model: CatalogModel, preferences: ProviderPreferences, strict = false): Planned | null {
     if (!model.methods.includes(catalogMethodOf(call.route.action))) return null;
     const routes = new Map<string, Route | null>();
     const routeOf = (d: Deployment) => {
-      if (!routes.has(d.key)) routes.set(d.key, this.routeOf(call, model, d, strict));
+      // Strict for the primary only: another deployment the policy refuses is left out, not the call refused.
+      if (!routes.has(d.key)) routes.set(d.key, this.routeOf(call, model, d, strict && d === model.deployments[0]));
       return routes.get(d.key)!;
     };
     const cost = (d: Deployment) => routeOf(d)?.estimate.worstMicros ?? Number.MAX_SAFE_INTEGER;
