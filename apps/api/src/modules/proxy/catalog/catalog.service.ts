@@ -6,6 +6,7 @@ import type { AppConfig } from '../../../config/config.schema';
 import { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog-loader';
 import type { Catalog, CatalogModel } from './catalog.types';
 import { DEMO_CATALOG } from './demo-catalog';
+import { servedBy } from './deployments';
 
 export interface ModelFilter {
   type?: string;
@@ -106,6 +107,15 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
           `${model.id} has no price for ${unpriced.join(', ')} in MODELS_CONFIG or the price catalog: those calls are refused; ` +
             'give it a pricing (or free: true) in MODELS_CONFIG (docs/pricing.md)',
         );
+      // Another deployment without a price takes none of those calls (docs/routing.md): said once per deployment.
+      for (const deployment of model.deployments.slice(1)) {
+        const missing = unpricedMethods(servedBy(model, deployment)).filter((method) => !unpriced.includes(method));
+        if (missing.length)
+          this.logger.warn(
+            `${model.id}'s deployment ${deployment.key} has no price for ${missing.join(', ')}: it takes none of those calls; ` +
+              'give it a pricing in MODELS_CONFIG (docs/routing.md)',
+          );
+      }
     }
     clearTimeout(this.priceChange);
     this.priceChange = undefined;
