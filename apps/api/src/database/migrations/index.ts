@@ -23,6 +23,7 @@ import { AccountMail1763800033100 } from './1763800033100-account-mail';
 import { AdminAuditLog1763800033200 } from './1763800033200-admin-audit-log';
 import { Notifications1763800033300 } from './1763800033300-notifications';
 import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
+import { UsageUpstreamModel1763800033500 } from './1763800033500-usage-upstream-model';
 import { SpaceAppClients1763800034500 } from './1763800034500-space-app-clients';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
@@ -52,5 +53,6 @@ export const MIGRATIONS = [
   AdminAuditLog1763800033200,
   Notifications1763800033300,
   SpaceAppTitles1763800033400,
+  UsageUpstreamModel1763800033500,
   SpaceAppClients1763800034500,
 ];

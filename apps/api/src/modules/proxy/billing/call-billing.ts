@@ -162,6 +162,7 @@ export class CallBilling {
         method: call.calledAs,
         model: call.model.id,
         provider: call.model.provider.id,
+        upstreamModel: call.model.upstreamModel,
         stream: call.stream,
         status,
         httpStatus,

@@ -52,7 +52,7 @@ export interface CallStart {
  * One gateway call (docs/architecture.md, "The call pipeline"): what was asked (route, caller, request), what it may
  * cost (estimate, reservation, output bound), what the provider did (accepted, usage, what was relayed) and what it
  * was charged. Its state changes only through the named operations below, each called by the one part that owns
- * it: the pipeline (switchTo), billing (hold, release, boundOutput, charged), the relay and the providers
+ * it: the pipeline (switchTo, attempting), billing (hold, release, boundOutput, charged), the relay and the providers
  * (accept, firstByte), metering and the providers' meters (noteUsage, noteMetered; `delivered` and `featureUse`
  * are append-only records of their own).
  */
@@ -94,6 +94,7 @@ export class Call {
   #chargedMicros: number | null = null;
   #firstByteAt: number | null = null;
   #accepted = false;
+  #onAccept: (() => void) | null = null;
   readonly #metered: Metered = {};
   readonly #reported: Json = {};
   #usageKnown = false;
@@ -195,6 +196,11 @@ export class Call {
     this.#estimate = estimate;
   }
 
+  /** An upstream attempt begins: `onAccept` is told when its provider accepts the call (routing's first byte). */
+  attempting(onAccept: (() => void) | null): void {
+    this.#onAccept = onAccept;
+  }
+
   // ---- billing -----------------------------------------------------------------------------------------------
 
   /** The call's estimate, before anything is held for it. */
@@ -238,6 +244,9 @@ export class Call {
   /** The provider accepted the call (its status line was 2xx). */
   accept(): void {
     this.#accepted = true;
+    const onAccept = this.#onAccept;
+    this.#onAccept = null;
+    onAccept?.();
   }
 
   /** The answer's first byte went out (the first time only). */
