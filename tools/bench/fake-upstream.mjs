@@ -3,6 +3,8 @@
 // chunk, 8 content chunks, a finish chunk, the usage chunk when stream_options.include_usage, then [DONE].
 // The model `bench-slow` spaces the stream's chunks SLOW_GAP_MS apart, to check that a proxy relays chunks as
 // they arrive instead of buffering the whole answer. Listens on 127.0.0.1 only; tells the parent its port.
+// Control, for the failover scenario (tools/bench/failover.mjs): POST /control/fail makes every chat call answer
+// 503 from then on, POST /control/ok ends that, GET /control/count says how many chat calls arrived.
 import http from 'node:http';
 
 const SLOW_GAP_MS = 25;
@@ -61,10 +63,27 @@ function sse(res, model, includeUsage, gapMs) {
   next();
 }
 
+let failing = false;
+let chatCalls = 0;
+
+function control(req, res) {
+  if (req.url === '/control/fail') failing = true;
+  else if (req.url === '/control/ok') failing = false;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ failing, chat: chatCalls }));
+}
+
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
+    if (req.url.startsWith('/control/')) return control(req, res);
+    if (req.url.startsWith('/v1/chat/completions')) chatCalls += 1;
+    if (failing) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"overloaded","type":"server_error"}}');
+      return;
+    }
     if (req.method !== 'POST' || !req.url.startsWith('/v1/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":{"message":"not found","type":"invalid_request_error"}}');

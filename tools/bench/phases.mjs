@@ -279,6 +279,8 @@ export async function interleavedRounds(upstream) {
 
 export async function profilePass(upstreamPort) {
   const profileDir = join(work, 'profile');
+  // BENCH_PROFILE_STREAM=1 profiles the streaming path instead (stream-10), for work on it; the doc's text names json.
+  const stream = process.env.BENCH_PROFILE_STREAM === '1';
   const sy = await startSwitchyard('postgres', upstreamPort, { profileDir });
   // (profilePass's target has no upstreamPid/pgPids: only its own CPU matters here)
   let calls, window, userUsPerCall, cpuUsPerCall;
@@ -291,11 +293,11 @@ export async function profilePass(upstreamPort) {
         kind: 'load',
         url: `${sy.base}/v1/chat/completions`,
         headers: target.headers,
-        body: chatBody('bench-model', false),
+        body: chatBody('bench-model', stream),
         connections: 10,
         warmupMs: 1000,
         durationMs: 5000,
-        stream: false,
+        stream,
         maxRequests: 2_000_000,
       },
       target,

@@ -9,9 +9,13 @@
 //   BENCH_ONLY=direct,relay,portkey,switchyard-pg,switchyard-embedded   a subset (the doc is then not written)
 //   BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)   an admin connection; a scratch database
 //                 sy_bench is created beside it and dropped afterwards
-//   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written)
+//   BENCH_PG_DB (sy_bench)   that scratch database's name (another bench on the same server must use another)
+//   BENCH_SCENARIOS=json-10,stream-10   a subset of the scenarios (the doc is then not written); `failover` is
+//                 the failover scenario (tools/bench/failover.mjs), whose section of the doc is written whenever it
+//                 runs. Quick: BENCH_ONLY=failover BENCH_DURATION_MS=4000 BENCH_ROUNDS=0 BENCH_PROFILE=0
 //   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
+//   BENCH_PROFILE_STREAM=1   profile stream-10 instead of json-10 (for work on the streaming path)
 //   BENCH_ROUNDS (5)   interleaved json-10 rounds of relay, Portkey and Switchyard (PostgreSQL), all running at
 //                 once and measured in turn, for ratios that a drifting machine does not skew (0: none)
 //   BENCH_DOC=path    where to write the markdown (docs/benchmarks.md); set, it is written even for a subset
@@ -27,10 +31,11 @@
 // under test, how each starts, the smoke and usage checks), phases.mjs (a scenario through the load generator,
 // each target's run, the interleaved rounds, the profile pass), profile.mjs (CPU-profile summaries), report.mjs
 // (the console summary, the targets judged, docs/benchmarks.md), common.mjs (helpers shared with analytics.mjs).
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { gitInfo, log, pgClient, ROOT, stopChild } from './common.mjs';
+import { failoverBench, failoverLines, failoverSection, spliceFailover } from './failover.mjs';
 import { benchTarget, interleavedRounds, profilePass } from './phases.mjs';
 import { analyse, renderDoc } from './report.mjs';
 import {
@@ -82,6 +87,10 @@ async function main() {
   const outcomes = {};
   let profile = null;
   let rounds = null;
+  let failover = null;
+  const failoverWanted =
+    (!ONLY || ONLY.includes('failover')) &&
+    (!process.env.BENCH_SCENARIOS || process.env.BENCH_SCENARIOS.split(',').includes('failover'));
   try {
     for (const target of TARGETS) {
       if (ONLY && !ONLY.includes(target.id)) continue;
@@ -107,6 +116,15 @@ async function main() {
         log(`  profile failed: ${error.message}`);
       }
     }
+    if (failoverWanted) {
+      log('\nFailover: two deployments, the second failing from half-way');
+      try {
+        failover = await failoverBench(upstream);
+        for (const line of failoverLines(failover)) log(line);
+      } catch (error) {
+        log(`  failover failed: ${error.message}`);
+      }
+    }
   } finally {
     await stopChild(upstream.child);
   }
@@ -119,6 +137,11 @@ async function main() {
     writeFileSync(DOC, renderDoc({ machine, started, finished, outcomes, report, profile, rounds }));
     log(`\nwrote ${relative(ROOT, DOC)}`);
   } else log('\n(BENCH_ONLY set: docs/benchmarks.md not written)');
+  if (failover) {
+    const when = started.toISOString().slice(0, 16).replace('T', ' ');
+    writeFileSync(DOC, spliceFailover(readFileSync(DOC, 'utf8'), failoverSection(failover, when)));
+    log(`wrote the failover section of ${relative(ROOT, DOC)}`);
+  }
 }
 
 // ---- go ------------------------------------------------------------------------------------------------

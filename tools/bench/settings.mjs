@@ -19,7 +19,9 @@ export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 export const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8000);
 export const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const PG_DB = 'sy_bench';
+// Several benches may share one PostgreSQL server (helpers on one machine): each needs its own scratch database, as
+// a run drops and re-creates it.
+export const PG_DB = process.env.BENCH_PG_DB ?? 'sy_bench';
 export const PROFILE = process.env.BENCH_PROFILE !== '0';
 export const DOC = resolve(ROOT, process.env.BENCH_DOC ?? 'docs/benchmarks.md');
 export const UPSTREAM_KEY = 'sk-upstream-secret';

@@ -120,7 +120,7 @@ export async function countUsageEmbedded(dataDir) {
 }
 // ---- the servers ---------------------------------------------------------------------------------------
 
-function modelsConfig(upstreamPort) {
+function modelsConfig(upstreamPort, failoverPort = null) {
   const model = (id, priced = true) => [
     `  - id: ${id}`,
     '    provider: fake',
@@ -137,11 +137,31 @@ function modelsConfig(upstreamPort) {
     '    type: openai',
     `    baseUrl: http://127.0.0.1:${upstreamPort}/v1`,
     `    apiKey: ${UPSTREAM_KEY}`,
+    // The failover scenario's second upstream (tools/bench/failover.mjs): one model on both, weighted 1:1.
+    ...(failoverPort
+      ? [
+          '  - id: fake-b',
+          '    type: openai',
+          `    baseUrl: http://127.0.0.1:${failoverPort}/v1`,
+          `    apiKey: ${UPSTREAM_KEY}`,
+        ]
+      : []),
     'models:',
     ...model('bench-model'),
     ...model('bench-slow'),
     // No price: no budget reservation (the feature-cost run).
     ...model('bench-free', false),
+    ...(failoverPort
+      ? [
+          '  - id: bench-failover',
+          '    type: text',
+          '    methods: [chat_completions]',
+          '    pricing: { inputPerMTok: 0.5, outputPerMTok: 1.5 }',
+          '    deployments:',
+          '      - { provider: fake, upstreamModel: bench-model, weight: 1 }',
+          '      - { provider: fake-b, upstreamModel: bench-model, weight: 1 }',
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -150,12 +170,12 @@ function modelsConfig(upstreamPort) {
 export async function startSwitchyard(
   kind,
   upstreamPort,
-  { profileDir, redisPrefix = null, gatewayRpm = null, shared = null } = {},
+  { profileDir, redisPrefix = null, gatewayRpm = null, shared = null, failoverPort = null } = {},
 ) {
   if (!existsSync(MAIN)) throw new Error(`${relative(ROOT, MAIN)} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const modelsFile = join(work, 'models.yaml');
-  writeFileSync(modelsFile, modelsConfig(upstreamPort));
+  writeFileSync(modelsFile, modelsConfig(upstreamPort, failoverPort));
   const env = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'REDIS_PREFIX', 'NODE_OPTIONS']) delete env[name];
   Object.assign(env, {

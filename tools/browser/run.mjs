@@ -9,8 +9,8 @@
 //   { browser, baseUrl, spacesUrl, exampleUrl, newPage(options?), admin: { email, password }, serverLog(), dataDir }
 // `admin` is the account the API creates at start (ADMIN_EMAIL / ADMIN_PASSWORD), for specs that need the role.
 // `dataDir` is the API's DATA_DIR: without SMTP_URL its mail lands in dataDir/mail as .eml files (docs/mail.md).
-// `spacesUrl` is SPACES_ORIGIN, where the API's second listener serves hosted space apps (another port of the
-// same host). `exampleUrl` is the example chat app the API serves on EXAMPLE_PORT (docs/sdk.md), addressed as
+// `spacesUrl` is SPACES_ORIGIN (localhost, as the API derives it from a loopback PUBLIC_URL), the spaces host
+// whose subdomains `{handle}--{slug}.localhost` are the published apps' own origins (Chromium resolves them). `exampleUrl` is the example chat app the API serves on EXAMPLE_PORT (docs/sdk.md), addressed as
 // localhost so that its origin differs from the dashboard's in host as well as port. `serverLog()` is the API's output so far (one access line per request: what the API received).
 // Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
 // screenshots it on failure and closes it afterwards. Every wait here is bounded.
@@ -294,7 +294,7 @@ async function main() {
   let examplePort = await freePort();
   while (examplePort === port || examplePort === spacesPort) examplePort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const spacesUrl = `http://127.0.0.1:${spacesPort}`;
+  const spacesUrl = `http://localhost:${spacesPort}`;
   const exampleUrl = `http://localhost:${examplePort}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-browser-'));
   const log = createLog();

@@ -12,7 +12,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { bodyParsers } from './common/http/body-parsers';
 import { refuseCrossSiteWrites } from './common/http/same-origin';
 import { dashboardStatic } from './common/http/dashboard-static';
-import { sdkScript } from './common/http/sdk-script';
+import { readSdkScript, sdkScript } from './common/http/sdk-script';
 import { buildOpenApiDocument } from './common/http/openapi';
 import { oauthCors } from './common/http/open-cors';
 import { answerMalformedRequests, refuseBadUrls } from './common/http/input-hygiene';
@@ -76,10 +76,14 @@ function listen(server: Server, port: number, host: string): Promise<string> {
   });
 }
 
-/** The default SPACES_ORIGIN: PUBLIC_URL's scheme and host on the hosted-apps listener's port. */
+/**
+ * The default SPACES_ORIGIN: PUBLIC_URL's scheme and host on the hosted-apps listener's port. A loopback address
+ * becomes `localhost`, whose subdomains (`{handle}--{slug}.localhost`, each app's origin) browsers resolve to it.
+ */
 export function defaultSpacesOrigin(publicUrl: string, spacesPort: number): string {
   const url = new URL(publicUrl);
-  return `${url.protocol}//${url.hostname}:${spacesPort}`;
+  const host = ['127.0.0.1', '[::1]'].includes(url.hostname) ? 'localhost' : url.hostname;
+  return `${url.protocol}//${host}:${spacesPort}`;
 }
 
 /**
@@ -102,9 +106,12 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
   let database: Database;
   try {
     // loadConfig refuses a SPACES_ORIGIN equal to PUBLIC_URL's; the default can only meet it through an odd PUBLIC_URL.
-    if (spacesOrigin === new URL(given.publicUrl).origin)
+    const dashboardOrigin = new URL(given.publicUrl).origin;
+    const listenerOrigin = `${new URL(given.publicUrl).protocol}//${new URL(given.publicUrl).hostname}:${new URL(spacesUrl).port}`;
+    // (A loopback PUBLIC_URL's default is named localhost, but it must still not be the dashboard's own listener.)
+    if (spacesOrigin === dashboardOrigin || (given.spacesOrigin === null && listenerOrigin === dashboardOrigin))
       throw new Error(
-        `hosted apps would share the dashboard's origin ${spacesOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
+        `hosted apps would share the dashboard's origin ${dashboardOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
       );
     database = await Database.open(config, ENTITIES);
   } catch (error) {
@@ -162,7 +169,13 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
       if (spacesServer.listening) spacesServer.close();
     });
     await app.listen(config.port, config.host);
-    hostApps = spacesHost(app.get(SpacesService), { dashboardOrigin: new URL(config.publicUrl).origin, logRequests });
+    hostApps = spacesHost(app.get(SpacesService), {
+      dashboardOrigin: new URL(config.publicUrl).origin,
+      gatewayUrl: config.publicUrl,
+      spacesOrigin,
+      sdkScript: readSdkScript(options.sdkScript),
+      logRequests,
+    });
     const address = app.getHttpServer().address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const running = app;

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   // PUBLIC_URL first: the address to open (links, redirects and cookies are made for it), then the socket.
   logger.log(`PUBLIC_URL ${config.publicUrl} (listening on ${running.url}, ${running.database.kind} database)`);
   logger.log(
-    `hosted space apps listening on ${running.spacesUrl} (their origin ${running.spacesOrigin}; nothing else is served there)`,
+    `hosted space apps listening on ${running.spacesUrl}: each on its own origin {handle}--{slug}.${new URL(running.spacesOrigin).host} (nothing else is served there)`,
   );
   if (!config.spacesOrigin && config.publicUrl.startsWith('https:'))
     logger.warn(

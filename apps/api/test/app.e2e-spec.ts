@@ -222,6 +222,7 @@ describe('the app', () => {
        "POST /api/v1/payment/webhook public",
        "POST /api/v1/spaces/:slug/undo user",
        "POST /api/v1/spaces/generate user",
+       "POST /api/v1/spaces/remix user",
        "POST /oauth2/introspect public",
        "POST /oauth2/register public",
        "POST /oauth2/revoke public",

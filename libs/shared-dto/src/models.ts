@@ -83,6 +83,21 @@ export interface ModelEntry {
   context_length?: number;
   max_output_tokens?: number;
   pricing?: ModelEntryPricing;
+  /** How calls are spread over the deployments (docs/routing.md): weighted, least-busy, latency or cheapest. */
+  routing?: 'weighted' | 'least-busy' | 'latency' | 'cheapest';
+  /** The deployments that serve the model, the primary first, with their health (never a URL or key). */
+  deployments?: ModelDeploymentEntry[];
+}
+
+/** A deployment's circuit breaker: closed (takes calls), open (cooling down), half_open (one probe), forced_open. */
+export type DeploymentStatus = 'closed' | 'open' | 'half_open' | 'forced_open';
+
+export interface ModelDeploymentEntry {
+  /** The catalog's provider id (what a request's `provider.order` / `only` / `ignore` names). */
+  provider: string;
+  status: DeploymentStatus;
+  /** Its share under `weighted`; 0: a standby. */
+  weight: number;
 }
 
 export interface ModelListResponse {

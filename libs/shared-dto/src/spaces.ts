@@ -87,6 +87,42 @@ export const SPACE_PREVIEW_PAGE = 'switchyard-preview-page';
  * origin: no cookies, no storage), no allow-popups, no allow-top-navigation, no allow-forms, no allow-modals.
  */
 export const SPACE_SANDBOX = 'allow-scripts';
+/**
+ * What a published app may do on its own origin: its scripts, on its real origin (its own storage, where the kit
+ * keeps the visitor's tokens), and popups (the sign-in and budget windows, which are the dashboard's pages and so
+ * leave the sandbox). No forms, no dialogs, no top navigation when framed, no downloads.
+ */
+export const SPACE_APP_SANDBOX = 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+
+/**
+ * Each published app has an origin of its own: `{handle}--{slug}.` in front of SPACES_ORIGIN's host
+ * (docs/spaces.md#an-origin-per-app). Slugs never hold `--`, so the last `--` of the label splits it.
+ */
+export const SPACE_ORIGIN_SEPARATOR = '--';
+/** A DNS label's limit: an app whose `{handle}--{slug}` is longer cannot be published under that handle. */
+export const SPACE_ORIGIN_LABEL_MAX = 63;
+/** What a slug looks like (slugFromPrompt): lowercase words joined by single hyphens. */
+export const SPACE_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** The monthly cap (currency units) a visitor's consent to a space app starts with; the visitor may change it. */
+export const SPACE_VISITOR_MONTHLY_CAP = 1;
+/** Where an app's page loads the kit from, on its own origin (the only script it may load). */
+export const SPACE_SDK_PATH = '/sdk/v1/switchyard.js';
+
+/** The first label of an app's host name: `{handle}--{slug}`. */
+export function spaceOriginLabel(handle: string, slug: string): string {
+  return `${handle}${SPACE_ORIGIN_SEPARATOR}${slug}`;
+}
+
+/** The handle and slug a host label names, or null when it names none (checked, lowercase only). */
+export function parseSpaceOriginLabel(label: string): { handle: string; slug: string } | null {
+  if (label.length > SPACE_ORIGIN_LABEL_MAX) return null;
+  const at = label.lastIndexOf(SPACE_ORIGIN_SEPARATOR);
+  if (at < 0) return null;
+  const handle = label.slice(0, at);
+  const slug = label.slice(at + SPACE_ORIGIN_SEPARATOR.length);
+  if (!SPACE_HANDLE_PATTERN.test(handle) || !SPACE_SLUG_PATTERN.test(slug)) return null;
+  return { handle, slug };
+}
 
 /** Why a handle cannot be claimed as typed, or null when its form is fine (availability is the server's call). */
 export function spaceHandleProblem(handle: string): string | null {
@@ -135,11 +171,25 @@ export interface SpaceAppResponse {
   version: number | null;
   /** Whether the current version came from an edit that can be undone. */
   canUndo: boolean;
+  /** The app's OAuth client (its visitors sign in to it), registered when it was first published; null before. */
+  clientId: string | null;
+  /** The app this one was remixed from and its creator (current handle; null when the account is gone). */
+  remixOf: SpaceRemixCredit | null;
+}
+
+/** Credit for a remix: the original app as it was when it was remixed. */
+export interface SpaceRemixCredit {
+  handle: string | null;
+  slug: string;
+  title: string;
+  /** The original's address while it is still published, else null. */
+  url: string | null;
 }
 
 export interface SpaceAppVersionResponse {
   version: number;
-  kind: 'generate' | 'edit';
+  /** `remix`: the first version of a remix, the original's page. */
+  kind: 'generate' | 'edit' | 'remix';
   prompt: string;
   model: string;
   createdAt: string;
@@ -149,6 +199,8 @@ export interface SpaceAppVersionResponse {
 /** The owner's view of one app: the page itself (for the sandboxed preview) and its versions, newest first. */
 export interface SpaceAppDetailResponse extends SpaceAppResponse {
   html: string | null;
+  /** The preview page on SPACES_ORIGIN that shows `html` sandboxed (SPACE_PREVIEW_PATH there). */
+  previewUrl: string;
   versions: SpaceAppVersionResponse[];
 }
 
@@ -192,4 +244,10 @@ export interface SpaceEditRequest {
 /** PUT /api/v1/spaces/{slug}/publish */
 export interface SpacePublishRequest {
   published: boolean;
+}
+
+/** POST /api/v1/spaces/remix: a published app (by its creator's handle and its slug) copied into the caller's space. */
+export interface SpaceRemixRequest {
+  handle: string;
+  slug: string;
 }

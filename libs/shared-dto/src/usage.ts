@@ -22,6 +22,10 @@ export interface ActivityRecord {
   /** The OAuth app (its client id) the call came through, if any. */
   appId: string | null;
   model: string;
+  /** The catalog's provider id of the deployment that served the call (docs/routing.md); null when none was reached. */
+  provider: string | null;
+  /** That deployment's model id at the provider; null when none was reached (or for calls recorded before it was kept). */
+  upstreamModel: string | null;
   method: string;
   stream: boolean;
   /** Every input token, cached or not (docs/pricing.md). */

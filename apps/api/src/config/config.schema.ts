@@ -182,13 +182,17 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     env: 'SPACES_ORIGIN',
     key: 'spacesOrigin',
     description:
-      "Origin (scheme, host, port) that serves hosted space apps, on another host than PUBLIC_URL (ideally another registrable domain); the dashboard host redirects /s/* there. Unset: PUBLIC_URL's host on SPACES_PORT",
+      "Origin (scheme, host, port) of the hosted space apps' host, on another host than PUBLIC_URL (ideally another registrable domain): each published app lives on its own origin {handle}--{slug}.<its host> (a wildcard DNS name and certificate); the dashboard host redirects /s/* there. Unset: PUBLIC_URL's host (localhost for a loopback address) on SPACES_PORT",
     parse: (raw) => {
       const value = httpUrl('set SPACES_ORIGIN to an origin such as https://switchyard-apps.example or unset it')(raw);
       const url = new URL(value);
       if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
         bad(
           'must be an origin only (scheme, host and port, no path); set it to such as https://switchyard-apps.example',
+        );
+      if (/^[\d.]+$|^\[/.test(url.hostname))
+        bad(
+          'must name a host, not an IP address: each app lives on a subdomain of it ({handle}--{slug}.switchyard-apps.example)',
         );
       return url.origin;
     },

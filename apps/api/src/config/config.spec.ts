@@ -66,6 +66,9 @@ describe('loadConfig', () => {
       'https://apps.example?x=1',
       'https://user:pw@apps.example',
       'ftp://apps.example',
+      // Apps live on subdomains of its host ({handle}--{slug}.…): an address has none.
+      'http://127.0.0.1:3001',
+      'http://[::1]:3001',
     ])
       expect([origin, problemsOf({ SPACES_ORIGIN: origin })[0]]).toEqual([
         origin,

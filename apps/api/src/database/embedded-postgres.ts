@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PgliteBridge } from './pglite-bridge';
@@ -29,7 +31,10 @@ export class EmbeddedPostgres {
       mkdirSync(root, { recursive: true });
       lockFile = acquireLock(join(root, 'switchyard.lock'));
       try {
-        db = await PGlite.create({ dataDir: join(root, 'pglite') });
+        const folder = join(root, 'pglite');
+        if (!existsSync(join(folder, 'PG_VERSION')) && !(await initialiseApart(folder)))
+          rmSync(folder, { recursive: true, force: true }); // a half-made folder: initialised here instead
+        db = await PGlite.create({ dataDir: folder });
       } catch (error) {
         releaseLock(lockFile);
         throw error;
@@ -45,6 +50,31 @@ export class EmbeddedPostgres {
     await this.db.close();
     if (this.lockFile) releaseLock(this.lockFile);
   }
+}
+
+/**
+ * Initialises a fresh data folder (initdb) in a child process. PGlite runs initdb in the WebAssembly memory of the
+ * instance that creates the folder; that memory grows to about 600 MB and a WebAssembly memory never shrinks, so the
+ * serving process kept it for its whole life (the embedded database's peak of about 940 MB in docs/benchmarks.md).
+ * Opened once initialised, the database starts at about a third of that. False when the child could not do it (the
+ * caller then initialises in this process, as before).
+ */
+function initialiseApart(folder: string): Promise<boolean> {
+  let entry: string;
+  try {
+    entry = createRequire(resolve(process.argv[1] ?? 'index.js')).resolve('@electric-sql/pglite');
+  } catch {
+    return Promise.resolve(false);
+  }
+  const script =
+    'const [entry, dataDir] = process.argv.slice(1);' +
+    'require(entry).PGlite.create({ dataDir }).then((db) => db.close())' +
+    '.then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });';
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['-e', script, entry, folder], { stdio: 'ignore' });
+    child.on('error', () => done(false));
+    child.on('exit', (code) => done(code === 0));
+  });
 }
 
 export class DataDirInUseError extends Error {}

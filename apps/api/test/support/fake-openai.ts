@@ -6,7 +6,8 @@ import { closeLocally, listenLocally } from './local-server';
  * endpoint of the allowlist and records what it received (so tests can check what the gateway forwards).
  * Special model names: `fail-500`, `fail-401` (an upstream that leaks its key in the message), `slow-stream`
  * (a chunk every 150 ms for a long time), `hang` (never answers), `paced` (two chunks 300 ms apart),
- * `html-page` (a web page inside a markdown fence, with prose around it), `html-slow` (the same after
+ * `html-page` (a web page inside a markdown fence, with prose around it), `html-remote` (a page loading a
+ * script from another site), `html-slow` (the same after
  * FakeOpenAI.slowPageMs), `stream-2s` (20 chunks 100 ms apart, then the end).
  */
 export interface Received {
@@ -162,6 +163,7 @@ export class FakeOpenAI {
     const model = body.model;
     if (!body.stream && (model === 'html-page' || model === 'html-slow'))
       return this.page(res, model === 'html-slow' ? this.slowPageMs : 0);
+    if (!body.stream && model === 'html-remote') return this.page(res, 0, REMOTE_SCRIPT_PAGE);
     const usage = { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 };
     const pieces = ['Hello', ' from', ' the', ' fake'];
     if (!body.stream) {
@@ -252,8 +254,7 @@ export class FakeOpenAI {
   }
 
   /** A model that wraps its page in a markdown fence and talks around it, as chat models do. */
-  private page(res: ServerResponse, delayMs: number): void {
-    const html = FAKE_PAGE;
+  private page(res: ServerResponse, delayMs: number, html = FAKE_PAGE): void {
     const timer = setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -336,6 +337,11 @@ export class FakeOpenAI {
     res.end();
   }
 }
+
+/** The page `html-remote` writes: it loads a script from another site (the page check refuses it). */
+export const REMOTE_SCRIPT_PAGE = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Remote</title>
+<script src="https://cdn.evil.example/tracker.js"></script></head><body><p>x</p></body></html>`;
 
 /** The page `html-page` writes: its script shows that it runs. */
 export const FAKE_PAGE = `<!DOCTYPE html>

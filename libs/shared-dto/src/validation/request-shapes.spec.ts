@@ -43,6 +43,7 @@ import type {
   SpaceHandleCheckQuery,
   SpaceHandleSetRequest,
   SpacePublishRequest,
+  SpaceRemixRequest,
   SpaceRenameRequest,
 } from '../spaces';
 import type { UsageActivityQuery, UsageAnalyticsQuery, UsageDailySpendQuery, UsageLedgerQuery } from '../usage';
@@ -76,6 +77,7 @@ import type {
   SpaceHandleCheckQueryDto,
   SpaceHandleSetDto,
   SpacePublishDto,
+  SpaceRemixDto,
   SpaceRenameDto,
 } from './spaces.dto';
 import type {
@@ -128,6 +130,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),
       same<SpaceEditDto, SpaceEditRequest>(true),
       same<SpacePublishDto, SpacePublishRequest>(true),
+      same<SpaceRemixDto, SpaceRemixRequest>(true),
       same<SpaceRenameDto, SpaceRenameRequest>(true),
       same<AdminUserQueryDto, AdminUserQuery>(true),
       same<BalanceAdjustmentDto, BalanceAdjustmentRequest>(true),

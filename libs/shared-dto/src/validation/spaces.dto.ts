@@ -22,6 +22,7 @@ import {
   SPACE_HANDLE_RANGE,
   SPACE_MAX_MODELS,
   SPACE_RESERVED_HANDLES,
+  SPACE_SLUG_PATTERN,
   SPACE_TITLE_MAX_LENGTH,
   type SpaceEditRequest,
   type SpaceRenameRequest,
@@ -29,6 +30,7 @@ import {
   type SpaceHandleCheckQuery,
   type SpaceHandleSetRequest,
   type SpacePublishRequest,
+  type SpaceRemixRequest,
 } from '../spaces';
 
 const trim = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
@@ -123,4 +125,15 @@ export class SpacePublishDto implements SpacePublishRequest {
   @IsDefined()
   @IsBoolean()
   published: boolean;
+}
+
+/** POST /api/v1/spaces/remix */
+export class SpaceRemixDto implements SpaceRemixRequest {
+  @handleForm()
+  handle: string;
+
+  @IsString()
+  @Length(1, 100)
+  @Matches(SPACE_SLUG_PATTERN, { message: 'slug must be an app slug such as haiku-generator' })
+  slug: string;
 }

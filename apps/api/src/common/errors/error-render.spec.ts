@@ -1,5 +1,5 @@
 import { AppException } from './app.exception';
-import { errorSurface, renderError } from './error-render';
+import { errorSurface, registerErrorShape, renderError } from './error-render';
 
 describe('errorSurface', () => {
   it.each([
@@ -35,16 +35,14 @@ describe('renderError', () => {
     });
   });
 
-  it('renders Anthropic’s shape, with the code and the figures of an error that has them', () => {
-    expect(renderError('anthropic', error, 'req_1')).toEqual({
-      type: 'error',
-      error: { type: 'permission_error', message: 'Budget exhausted', code: 'budget_exhausted', remainingBudget: 0 },
-      request_id: 'req_1',
+  it('renders a registered face’s shape on the paths it owns', () => {
+    registerErrorShape('test-face', {
+      owns: (path) => path.startsWith('/test-face/'),
+      status: () => 418,
+      body: (failure, requestId) => ({ face: failure.code, requestId }),
     });
-    expect(renderError('anthropic', new AppException('MODEL_NOT_FOUND', 404, 'No such model'), undefined)).toEqual({
-      type: 'error',
-      error: { type: 'not_found_error', message: 'No such model' },
-    });
+    expect(errorSurface('/TEST-FACE/x')).toBe('test-face');
+    expect(renderError('test-face', error, 'req_1')).toEqual({ face: 'BUDGET_EXHAUSTED', requestId: 'req_1' });
   });
 
   it('renders RFC 6749’s shape', () => {

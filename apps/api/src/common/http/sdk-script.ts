@@ -17,8 +17,13 @@ export function defaultSdkScript(): string {
  * and cross-origin embeddable, so that `<script integrity=… crossorigin>` works from an app's own origin. The
  * file is read once at start; without a build the path answers 404 and start-up says why.
  */
+/** The script-tag build's bytes, or null when it is not built. */
+export function readSdkScript(file = defaultSdkScript()): Buffer | null {
+  return existsSync(file) ? readFileSync(file) : null;
+}
+
 export function sdkScript(file = defaultSdkScript()) {
-  const script = existsSync(file) ? readFileSync(file) : null;
+  const script = readSdkScript(file);
   if (!script) new Logger('Sdk').warn(`no SDK build at ${file}; run "npm run build" to serve ${SDK_SCRIPT_PATH}`);
   const etag = script ? `"${createHash('sha256').update(script).digest('base64url').slice(0, 27)}"` : '';
   return (req: Request, res: Response, next: NextFunction): void => {

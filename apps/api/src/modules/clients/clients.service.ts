@@ -47,6 +47,18 @@ export interface DynamicClientMetadata {
   scopes: OAuthScope[];
 }
 
+/** A space app's client as its app sees it (docs/spaces.md#each-app-an-oauth-client). */
+export interface SpaceClientRequest {
+  ownerId: string;
+  /** The client registered at an earlier publish (reused when it is still the owner's), or null. */
+  existing: number | null;
+  clientName: string;
+  /** The app's origin with a trailing slash: the only redirect URI. */
+  redirectUri: string;
+  /** What a visitor's consent caps monthly unless the visitor sets another (currency units). */
+  visitorMonthlyCap: number;
+}
+
 /** Who registers or renames an app: admins may name first-party apps after the service. */
 export interface ClientActor {
   userId: string;
@@ -128,6 +140,60 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
       accessTokenTtlSeconds: ACCESS_TOKEN_TTL_DEFAULT,
       refreshTokenTtlSeconds: REFRESH_TOKEN_TTL_DEFAULT,
     });
+  }
+
+  /**
+   * Registers a space app's client, or reuses and reactivates the one of an earlier publish (renamed and pointed at
+   * the app's current origin): a public PKCE client owned by the app's creator. Returns its keys.
+   */
+  async registerForSpaceApp(request: SpaceClientRequest): Promise<{ id: number; clientId: string }> {
+    const redirectUris = [request.redirectUri];
+    const existing = request.existing === null ? null : await this.repository.findByRef(String(request.existing));
+    if (existing && existing.ownerId === request.ownerId) {
+      await this.repository.update(existing.id, {
+        clientName: request.clientName,
+        redirectUris,
+        isActive: true,
+        // The origin moved (a new handle): an admin's trust was for the old one.
+        ...(sameSet(redirectUris, existing.redirectUris) ? {} : { trusted: false }),
+      });
+      await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${existing.id}`);
+      return { id: existing.id, clientId: existing.clientId };
+    }
+    const client = await this.repository.insertSpace({
+      clientId: newClientId(),
+      ownerId: request.ownerId,
+      clientName: request.clientName,
+      clientType: 'PUBLIC',
+      secretHash: null,
+      redirectUris,
+      scopes: uniqueScopes(['api:access', 'openid', 'profile']),
+      accessTokenTtlSeconds: ACCESS_TOKEN_TTL_DEFAULT,
+      refreshTokenTtlSeconds: REFRESH_TOKEN_TTL_DEFAULT,
+      visitorMonthlyCapMicros: String(Math.round(request.visitorMonthlyCap * 1e6)),
+    });
+    return { id: client.id, clientId: client.clientId };
+  }
+
+  /** The public client id of an owner's active client, by its row id (a space app's page needs it); else null. */
+  async activeClientIdOf(ownerId: string, id: number): Promise<string | null> {
+    const client = await this.repository.findByRef(String(id));
+    return client && client.ownerId === ownerId && client.isActive ? client.clientId : null;
+  }
+
+  /** The public ids of clients by their row ids (a space app lists its own). */
+  async publicIdsOf(ids: number[]): Promise<Map<number, string>> {
+    const clients = await this.repository.findByIds(ids);
+    return new Map(clients.map((client) => [client.id, client.clientId]));
+  }
+
+  /** Deactivates (`delete: false`) or deletes an owner's client by its row id; nothing when it is not theirs. */
+  async retireOwned(ownerId: string, id: number, how: { delete: boolean }): Promise<void> {
+    const client = await this.repository.findByRef(String(id));
+    if (!client || client.ownerId !== ownerId) return;
+    if (how.delete) await this.repository.delete(client.id);
+    else await this.repository.update(client.id, { isActive: false });
+    await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
   }
 
   /** Admin only (the route says so): whether a first-party app skips the consent page. */

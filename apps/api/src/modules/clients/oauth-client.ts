@@ -25,5 +25,7 @@ export interface OAuthClient {
   readonly markupPercent: number;
   /** When a token was first issued to the app (null: never). */
   readonly usedAt: Date | null;
+  /** The monthly cap (micro-units, as a string) a new user's consent starts with; null: none. */
+  readonly visitorMonthlyCapMicros: string | null;
   readonly createdAt: Date;
 }

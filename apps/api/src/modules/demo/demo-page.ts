@@ -1,4 +1,5 @@
 import type { Turn } from './demo-text';
+import { aiWidgetFor, type AppModels } from './demo-ai-app';
 import { truncateChars } from './fields';
 
 /**
@@ -35,7 +36,18 @@ export function demoHtmlPage(turns: Turn[]): string {
   const request = [...turns].reverse().find((turn) => turn.role === 'user')?.text ?? '';
   const quoted = /```html[^\n]*\n([\s\S]*?)```([\s\S]*)$/i.exec(request);
   if (quoted) return revisePage(quoted[1].trim(), quoted[2].replace(/^\s*(the change:)?\s*/i, '').trim());
-  return newPage(request.trim());
+  return newPage(request.trim(), modelsNamed(turns));
+}
+
+/** The models the builder's system prompt lets the page call ("Chat model: demo-chat."), if any. */
+function modelsNamed(turns: Turn[]): AppModels {
+  const system = turns
+    .filter((turn) => turn.role === 'system' || turn.role === 'developer')
+    .map((turn) => turn.text)
+    .join('\n');
+  const named = (kind: string) =>
+    new RegExp(`^${kind} model: ([A-Za-z0-9._:/-]+?)\\.?\\s`, 'm').exec(`${system}\n`)?.[1];
+  return { chat: named('Chat'), image: named('Image') };
 }
 
 function escapeHtml(text: string): string {
@@ -84,19 +96,23 @@ function colorIn(text: string): string | undefined {
 interface Widget {
   html: string;
   script: string;
+  /** Elements before the page's script (the kit's script tag). */
+  head?: string;
 }
 
 /** What the page does, by what the prompt mentions (the first rule that matches). */
-function widgetFor(prompt: string): Widget {
+function widgetFor(prompt: string, models: AppModels): Widget {
   if (/\b(cookies?|storage|sandbox|inspect\w*|probe)\b/i.test(prompt)) return INSPECTOR;
+  const ai = aiWidgetFor(prompt, models);
+  if (ai) return ai;
   if (/\b(todo|to-do|tasks?|checklist)\b/i.test(prompt)) return TODO;
   if (/\b(clock|time|stopwatch)\b/i.test(prompt)) return CLOCK;
   return COUNTER;
 }
 
-function newPage(prompt: string): string {
+function newPage(prompt: string, models: AppModels): string {
   const title = escapeHtml(titleFor(prompt));
-  const widget = widgetFor(prompt);
+  const widget = widgetFor(prompt, models);
   const accent = colorIn(prompt) ?? COLORS.blue;
   return `<!DOCTYPE html>
 <html lang="en">
@@ -129,7 +145,7 @@ ${widget.html}
 </section>
 <footer><small>Written offline by Switchyard's demo model: the same request always gets the same page.</small></footer>
 </main>
-<script>
+${widget.head ?? ''}<script>
 ${widget.script}
 document.getElementById('status').textContent = 'JavaScript is running.';
 document.body.dataset.ready = 'true';

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ALL_SCOPES,
   type AuthorizationRequestInfo,
+  type ConsentLimits,
   IDENTITY_SCOPES,
   NONCE_MAX_LENGTH,
   type OAuthScope,
@@ -149,7 +150,7 @@ export class AuthorizeService {
       },
       scopes: request.scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] })),
       alreadyGranted: consent?.scopes ?? [],
-      limits: consent ? limitsOf(consent) : null,
+      limits: consent ? limitsOf(consent) : visitorDefaults(request.client),
       markupPercent: request.client.markupPercent,
       agreedMarkupPercent: consent ? Math.min(consent.markupPercent, request.client.markupPercent) : null,
     };
@@ -178,7 +179,16 @@ export class AuthorizeService {
     markupPercent: number,
     limits?: ConsentLimitsDto,
   ): Promise<string> {
-    await this.consents.grant(userId, request.client.id, request.scopes, markupPercent, limits);
+    // A first consent without caps of the user's own starts with the app's visitor cap (space apps: a small one).
+    const defaults = limits ? null : visitorDefaults(request.client);
+    const first = defaults !== null && (await this.consents.find(userId, request.client.id)) === null;
+    await this.consents.grant(
+      userId,
+      request.client.id,
+      request.scopes,
+      markupPercent,
+      limits ?? (first ? defaults : undefined),
+    );
     const code = await this.tokens.issueCode({
       clientPk: request.client.id,
       userId,
@@ -193,6 +203,18 @@ export class AuthorizeService {
   private errorRedirect(redirectUri: string, error: string, description: string, state: string | undefined): string {
     return withParams(redirectUri, { error, error_description: description, state, iss: this.issuer });
   }
+}
+
+/** The caps a new user's consent with this app starts with (a space app's small visitor cap), or null. */
+function visitorDefaults(client: OAuthClient): ConsentLimits | null {
+  if (client.visitorMonthlyCapMicros === null) return null;
+  return {
+    total: null,
+    daily: null,
+    weekly: null,
+    monthly: Number(client.visitorMonthlyCapMicros) / 1e6,
+    perRequest: null,
+  };
 }
 
 /**

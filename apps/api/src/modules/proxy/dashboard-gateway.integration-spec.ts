@@ -108,7 +108,7 @@ describe('the dashboard gateway on the session', () => {
     // The key's limits hold on the session's calls too.
     await app.http(`/api/v1/keys/${key.id}/limits`, { method: 'PUT', token: session.token, body: { total: 0 } });
     const capped = await post(session, chat('more'));
-    expect([capped.status, capped.body.error.code]).toEqual([403, 'budget_exhausted']);
+    expect([capped.status, capped.body.error.code]).toEqual([403, 'spend_limit_exceeded']);
     await app.http(`/api/v1/keys/${key.id}/limits`, { method: 'PUT', token: session.token, body: { total: null } });
     expect((await post(session, chat('again'))).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { refuseBadUrls } from '../../common/http/input-hygiene';
 import { requestContext } from '../../common/http/request-context';
-import { securityHeaders } from '../../common/http/security-headers';
+import { setSecurityHeaders } from '../../common/http/security-headers';
 import { gatewayPrefixOf } from './allowlist';
 import type { GatewayRequest, GatewayService } from './gateway.service';
 
@@ -23,8 +23,10 @@ export function installFrontDoor(server: Server, gateway: GatewayService, logReq
     if (!gatewayPrefixOf(path)) return express(req, res);
     const call = req as GatewayRequest;
     call.path = path;
-    context(call, res, () =>
-      securityHeaders(call, res, () => refuseBadUrls(call, res, () => gateway.serve(call, res))),
-    );
+    // The security headers without Express's X-Powered-By removal: Express never ran for this request.
+    context(call, res, () => {
+      setSecurityHeaders(res);
+      refuseBadUrls(call, res, () => gateway.serve(call, res));
+    });
   });
 }

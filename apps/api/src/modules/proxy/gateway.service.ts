@@ -20,17 +20,17 @@ import { GatewayErrorCode, GatewayException } from './errors/gateway.exception';
 import { FACES } from './gateway-faces';
 import type { Face } from './faces/face';
 import { OPENAI } from './faces/openai/openai.routes';
-import { CALL_ID_HEADER, GatewayPipeline, MODEL_HEADER } from './pipeline/gateway-pipeline';
+import { CALL_ID_HEADER, GatewayPipeline, MODEL_HEADER, PROVIDER_HEADER } from './pipeline/gateway-pipeline';
 import { COST_HEADER } from './relay/relay';
 import { Cancel } from './upstream/cancel';
 import { ClientGoneError, UpstreamClient } from './upstream/upstream-client';
 
-export { CALL_ID_HEADER, COST_HEADER, MODEL_HEADER };
+export { CALL_ID_HEADER, COST_HEADER, MODEL_HEADER, PROVIDER_HEADER };
 
 /** The request as the front door hands it over: node's own, with the id and path it gave it. */
 export type GatewayRequest = ContextRequest;
 
-const EXPOSED_HEADERS = `x-request-id, ${CALL_ID_HEADER}, ${COST_HEADER}, ${MODEL_HEADER}, ${CAPPED_HEADER}, retry-after`;
+const EXPOSED_HEADERS = `x-request-id, ${CALL_ID_HEADER}, ${COST_HEADER}, ${MODEL_HEADER}, ${PROVIDER_HEADER}, ${CAPPED_HEADER}, retry-after`;
 
 /** 503 while this instance drains: a load balancer retries the call on another one. */
 const shuttingDown = () =>

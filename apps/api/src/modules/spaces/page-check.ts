@@ -1,4 +1,5 @@
 import { SPACE_PAGE_MAX_BYTES, SPACE_RESERVED_HANDLES } from '@switchyard/shared-dto';
+import { pageProblem } from './page-safety';
 
 export type PageCheck = { ok: true; html: string; title: string | null } | { ok: false; reason: string };
 
@@ -7,7 +8,8 @@ const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n([\s\S]*?)(?:```|$)/g;
 /**
  * A model's answer as a page Switchyard will host, or why not (docs/spaces.md): the HTML inside a markdown
  * code fence when the model wrapped it, trimmed to `<!doctype html>` (added when missing) … `</html>`, and it
- * must be a whole document (an <html> element with a <body>, closed) of at most SPACE_PAGE_MAX_BYTES.
+ * must be a whole document (an <html> element with a <body>, closed) of at most SPACE_PAGE_MAX_BYTES, whose
+ * scripts parse and which loads nothing but the kit and reaches nothing elsewhere (page-safety.ts).
  */
 export function checkPage(answer: string): PageCheck {
   let text = answer;
@@ -34,6 +36,8 @@ export function checkPage(answer: string): PageCheck {
       ok: false,
       reason: `The page is ${Math.ceil(bytes / 1024)} KB; pages are limited to ${SPACE_PAGE_MAX_BYTES / 1024} KB`,
     };
+  const problem = pageProblem(html);
+  if (problem) return { ok: false, reason: problem };
   return { ok: true, html, title: titleOf(html) };
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { CatalogService } from '../proxy';
 import { checkPage } from './page-check';
-import { editMessages, generateMessages, type ChatMessage } from './prompts';
+import { editMessages, generateMessages, type AppModels, type ChatMessage } from './prompts';
 import { SpacesGatewayClient } from './spaces-gateway.client';
 import { ClaimedJob, FinishedPage, SpacesRepository } from './spaces.repository';
 
@@ -22,16 +23,25 @@ export class SpacePageWriter {
   constructor(
     private readonly gateway: SpacesGatewayClient,
     private readonly repository: SpacesRepository,
+    private readonly catalog: CatalogService,
   ) {}
+
+  /** The models a page may call through the kit: the catalog's first chat and image models. */
+  private appModels(): AppModels {
+    return {
+      chat: this.catalog.list({ type: 'text', method: 'chat_completions' })[0]?.id ?? null,
+      image: this.catalog.list({ type: 'image', method: 'image_generation' })[0]?.id ?? null,
+    };
+  }
 
   async write(job: ClaimedJob, signal: AbortSignal): Promise<WriteOutcome> {
     let messages: ChatMessage[];
     if (job.kind === 'edit') {
       const current = job.baseVersion === null ? null : await this.repository.pageOf(job.appId, job.baseVersion);
       if (current === null) return { kind: 'failed', reason: 'The page to revise is gone' };
-      messages = editMessages(current, job.prompt);
+      messages = editMessages(current, job.prompt, this.appModels());
     } else {
-      messages = generateMessages(job.prompt);
+      messages = generateMessages(job.prompt, this.appModels());
     }
     const failures: string[] = [];
     for (const [index, model] of job.models.entries()) {

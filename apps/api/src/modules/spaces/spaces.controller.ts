@@ -13,6 +13,7 @@ import {
   SpaceHandleCheckQueryDto,
   SpaceHandleSetDto,
   SpacePublishDto,
+  SpaceRemixDto,
   SpaceRenameDto,
 } from '@switchyard/shared-dto/validation';
 import type { Request } from 'express';
@@ -74,6 +75,18 @@ export class SpacesController {
     @Body() body: SpaceGenerateDto,
   ): Promise<Envelope<SpaceAppResponse>> {
     return envelope(await this.spaces.generate(user.userId, body), 'A model is writing your app');
+  }
+
+  @Post('remix')
+  @HttpCode(201)
+  @Access()
+  @ApiOperation({
+    summary:
+      "Remix a published app into the caller's space: a new app whose history starts with the original's page, crediting it",
+  })
+  @ApiNotFoundResponse({ description: 'SPACE_REMIX_NOT_FOUND: no published app by that handle and slug' })
+  async remix(@CurrentUser() user: SessionPrincipal, @Body() body: SpaceRemixDto): Promise<Envelope<SpaceAppResponse>> {
+    return envelope(await this.spaces.remix(user.userId, body.handle, body.slug), 'Remixed into your space');
   }
 
   @Put(':slug/edit')

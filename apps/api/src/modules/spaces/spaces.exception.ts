@@ -12,6 +12,8 @@ export enum SpacesErrorCode {
   SPACE_NO_MODEL = 'SPACE_NO_MODEL',
   SPACE_APP_LIMIT_REACHED = 'SPACE_APP_LIMIT_REACHED',
   SPACE_TOO_MANY_JOBS = 'SPACE_TOO_MANY_JOBS',
+  SPACE_ADDRESS_TOO_LONG = 'SPACE_ADDRESS_TOO_LONG',
+  SPACE_REMIX_NOT_FOUND = 'SPACE_REMIX_NOT_FOUND',
 }
 
 const STATUS: Record<SpacesErrorCode, number> = {
@@ -26,6 +28,8 @@ const STATUS: Record<SpacesErrorCode, number> = {
   [SpacesErrorCode.SPACE_NO_MODEL]: 422,
   [SpacesErrorCode.SPACE_APP_LIMIT_REACHED]: 422,
   [SpacesErrorCode.SPACE_TOO_MANY_JOBS]: 429,
+  [SpacesErrorCode.SPACE_ADDRESS_TOO_LONG]: 422,
+  [SpacesErrorCode.SPACE_REMIX_NOT_FOUND]: 404,
 };
 
 export class SpacesException extends AppException {

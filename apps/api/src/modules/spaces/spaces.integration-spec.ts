@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { ReservationService } from '../usage';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { FAKE_PAGE, fakeChatCatalog, FakeOpenAI } from '../../../test/support/fake-openai';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 import { CatalogService } from '../proxy';
+import { appPageCsp } from './spaces-host';
 import { UsageRecorder } from '../usage';
 
 interface User {
@@ -67,11 +69,40 @@ async function money(app: TestApp, userId: string) {
   };
 }
 
-/** An app's URL (on SPACES_ORIGIN) fetched from the hosted-apps listener itself. */
-const hosted = (app: TestApp, url: string, init: RequestInit = {}) => {
-  expect(url.startsWith(`${app.spacesOrigin}/s/`)).toBe(true);
-  return fetch(url.replace(app.spacesOrigin, app.spacesUrl), { redirect: 'manual', ...init });
+/** An app's URL (its own origin) fetched from the hosted-apps listener itself, with the Host a browser sends. */
+const hosted = (app: TestApp, url: string, init: { headers?: Record<string, string> } = {}) => {
+  const target = new URL(url);
+  expect(target.host.endsWith(`.${new URL(app.spacesOrigin).host}`)).toBe(true);
+  const listener = new URL(app.spacesUrl);
+  return new Promise<Response>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: listener.hostname,
+        port: listener.port,
+        path: target.pathname + target.search,
+        headers: { ...init.headers, host: target.host },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            for (const one of [value ?? []].flat()) headers.append(name, one);
+          resolve(
+            new Response(res.statusCode === 301 ? null : Buffer.concat(chunks), { status: res.statusCode, headers }),
+          );
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 };
+
+/** An app's own origin (with a slash), as the API gives it. */
+const appOrigin = (app: TestApp, handle: string, slug: string) =>
+  `http://${handle}--${slug}.${new URL(app.spacesOrigin).host}/`;
 
 /** What every hosted page is served with (docs/spaces.md), for a dashboard at `dashboard`. */
 const hostedCsp = (dashboard: string) =>
@@ -161,7 +192,14 @@ describe('spaces with the demo provider', () => {
     expect((await app.http(`/api/v1/spaces/${first}`)).body.data.profile.handle).toBe(second);
     const old = await fetch(`${app.spacesUrl}/s/${first}/${generated.body.data.slug}`, { redirect: 'manual' });
     expect(old.status).toBe(301);
-    expect(old.headers.get('location')).toBe(`${app.spacesOrigin}/s/${second}/${generated.body.data.slug}`);
+    expect(old.headers.get('location')).toBe(appOrigin(app, second, generated.body.data.slug));
+    // The app's old origin leads to its new one, and its client's redirect URI followed the handle.
+    const oldOrigin = await hosted(app, appOrigin(app, first, generated.body.data.slug));
+    expect(oldOrigin.status).toBe(301);
+    expect(oldOrigin.headers.get('location')).toBe(appOrigin(app, second, generated.body.data.slug));
+    const moved = await app.http(`/api/v1/spaces/me/apps/${generated.body.data.slug}`, { token: carol.token });
+    const client = await app.http(`/api/v1/oauth2/clients/${moved.body.data.clientId}`, { token: carol.token });
+    expect(client.body.data.redirectUris).toEqual([appOrigin(app, second, generated.body.data.slug)]);
     // Its owner may take it back.
     expect(
       (await app.http('/api/v1/spaces/handle', { method: 'PUT', token: carol.token, body: { handle: first } })).status,
@@ -184,16 +222,20 @@ describe('spaces with the demo provider', () => {
       models: ['demo-chat'],
       status: 'generating',
       published: false,
-      url: `${app.spacesOrigin}/s/${aliceHandle}/counter-big-button-counting-birds`,
+      url: appOrigin(app, aliceHandle, 'counter-big-button-counting-birds'),
+      clientId: null,
+      remixOf: null,
       version: null,
       canUndo: false,
     });
     expect(Object.keys(generated.body.data).sort()).toEqual([
       'canUndo',
+      'clientId',
       'createdAt',
       'models',
       'prompt',
       'published',
+      'remixOf',
       'slug',
       'status',
       'title',
@@ -229,7 +271,7 @@ describe('spaces with the demo provider', () => {
     const page = await hosted(app, ready.url);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toBe(hostedCsp(new URL(app.config.publicUrl).origin));
+    expect(page.headers.get('content-security-policy')).toBe(appPageCsp(new URL(app.config.publicUrl).origin));
     expect(page.headers.get('x-frame-options')).toBeNull();
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('set-cookie')).toBeNull();
@@ -486,7 +528,7 @@ describe('spaces with the demo provider', () => {
     expect(new URL(app.spacesOrigin).origin).not.toBe(new URL(app.config.publicUrl).origin);
     expect(new URL(app.spacesOrigin).port).toBe(new URL(app.spacesUrl).port);
     expect(app.spacesUrl).not.toBe(app.url);
-    expect(url).toBe(`${app.spacesOrigin}/s/${handle}/${slug}`);
+    expect(url).toBe(appOrigin(app, handle, slug));
     for (const path of [
       `/s/${handle}/${slug}`,
       `/s/${handle}/${slug}/?v=1`,
@@ -507,9 +549,14 @@ describe('spaces with the demo provider', () => {
         expect(res.headers.get('set-cookie')).toBeNull();
       }
     }
-    // Followed, the redirect lands on the hosted-apps listener, which serves the page.
+    // Followed, the redirect lands on the hosted-apps listener, which leads to the app's own origin.
     const followed = await fetch(`${app.url}/s/${handle}/${slug}`, { redirect: 'manual' });
-    const landed = await fetch(followed.headers.get('location')!.replace(app.spacesOrigin, app.spacesUrl));
+    const onSpaces = await fetch(followed.headers.get('location')!.replace(app.spacesOrigin, app.spacesUrl), {
+      redirect: 'manual',
+    });
+    expect(onSpaces.status).toBe(301);
+    expect(onSpaces.headers.get('location')).toBe(url);
+    const landed = await hosted(app, url);
     expect(landed.status).toBe(200);
     expect(await landed.text()).toContain('id="add"');
   });
@@ -538,6 +585,7 @@ describe('spaces with the demo provider', () => {
       '/s/',
       `/s/${handle}`,
       `/s/${handle}/${slug}/more`,
+      `/s/${handle}/unknown-app`,
       '/s/%E0%A4%A/x',
       `/s/Not_A_Handle/${slug}`,
     ]) {
@@ -566,15 +614,20 @@ describe('spaces with the demo provider', () => {
     expect(await withCookie.text()).toBe(await without.text());
   });
 
-  it('hosted pages run their own scripts and nothing else: sandbox allow-scripts only, no requests, no forms, framed by the dashboard only', async () => {
+  it('an app on its origin runs its own scripts, keeps its own storage, reaches the gateway only, is framed by nobody; previews stay sandboxed', async () => {
     const { url } = await publishedWithCookies('policy');
     const page = await hosted(app, url);
     const csp = page.headers.get('content-security-policy')!;
-    expect(csp).toBe(hostedCsp(new URL(app.config.publicUrl).origin));
+    const gateway = new URL(app.config.publicUrl).origin;
     const directives = new Map(csp.split('; ').map((part) => [part.split(' ')[0], part.slice(part.indexOf(' ') + 1)]));
-    expect(directives.get('sandbox')).toBe('allow-scripts');
-    expect(directives.get('connect-src')).toBe("'none'");
+    expect(directives.get('sandbox')).toBe(
+      'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox',
+    );
+    expect(directives.get('script-src')).toBe("'self' 'unsafe-inline'");
+    expect(directives.get('connect-src')).toBe(gateway);
     expect(directives.get('form-action')).toBe("'none'");
+    expect(directives.get('frame-ancestors')).toBe("'none'");
+    expect(directives.get('frame-src')).toBe("'none'");
     expect(directives.get('default-src')).toBe("'none'");
     expect(page.headers.get('x-frame-options')).toBeNull();
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
@@ -583,7 +636,7 @@ describe('spaces with the demo provider', () => {
     // The owner's preview page: the same policy, and it shows only what its parent posts to it.
     const preview = await fetch(`${app.spacesUrl}/s/_preview`, { headers: { accept: 'text/html' } });
     expect(preview.status).toBe(200);
-    expect(preview.headers.get('content-security-policy')).toBe(csp);
+    expect(preview.headers.get('content-security-policy')).toBe(hostedCsp(gateway));
     const shell = await preview.text();
     expect(shell).toContain('event.source !== window.parent');
     expect(shell).toContain('window.parent.postMessage({ type: "switchyard-preview-ready" }, \'*\')');
@@ -619,6 +672,7 @@ function spacesCatalog(upstream: string, writerUpstream = 'html-page'): string {
     [
       'html-page',
       'html-slow',
+      'html-remote',
       { id: 'up-chat', upstreamModel: 'gpt-upstream' },
       'fail-500',
       { id: 'writer', upstreamModel: writerUpstream },
@@ -660,6 +714,23 @@ describe('spaces with a fake upstream', () => {
     expect(res.status).toBe(202);
     return res.body.data as { slug: string; url: string };
   };
+
+  it('checks a page before hosting it: one that loads a script from elsewhere fails with the reason', async () => {
+    const { slug } = await generate(['html-remote'], 'A page that loads a tracker');
+    const failed = await settled(app, user, slug);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('html-remote: It loads the script https://cdn.evil.example/tracker.js');
+    expect(failed.html).toBeNull();
+    const published = await app.http(`/api/v1/spaces/${slug}/publish`, {
+      method: 'PUT',
+      token: user.token,
+      body: { published: true },
+    });
+    expect(published.status).toBe(409);
+    // With a good model after it, the next model's page is hosted instead.
+    const { slug: second } = await generate(['html-remote', 'html-page'], 'A page that loads a tracker, or not');
+    expect((await settled(app, user, second)).status).toBe('ready');
+  });
 
   it('defaults to the catalog’s first chat model', async () => {
     const res = await app.http('/api/v1/spaces/generate', {

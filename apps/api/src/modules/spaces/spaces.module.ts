@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts';
+import { ClientsModule } from '../clients';
 import { ProxyModule } from '../proxy';
 import { spacesEntities } from './entities';
 import { SpaceJobsRunner } from './space-jobs.runner';
@@ -16,7 +17,7 @@ import { SpacesService } from './spaces.service';
  * gateway on the owner's budget (SpacesGatewayClient: an in-process call of the gateway's pipeline).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(spacesEntities), AccountsModule, ProxyModule],
+  imports: [TypeOrmModule.forFeature(spacesEntities), AccountsModule, ClientsModule, ProxyModule],
   controllers: [SpacesController],
   providers: [SpacesRepository, SpacesGatewayClient, SpacePageWriter, SpaceJobsRunner, SpacesService],
   exports: [SpacesService],

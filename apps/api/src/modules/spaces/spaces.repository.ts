@@ -110,6 +110,54 @@ export class SpacesRepository {
     throw new Error(`no free slug for ${slugBase}`);
   }
 
+  /**
+   * A remix in one statement: the published app `handle`'s owner (`sourceUserId`) has at `sourceSlug` becomes the
+   * caller's new app, `ready`, whose first version (kind `remix`) is the original's current page, crediting the
+   * original. Under the first free slug of the original's, `-2`, … 'missing' when the original is not published,
+   * 'app_limit' at the caller's 100th app.
+   */
+  async insertRemix(
+    userId: string,
+    sourceUserId: string,
+    sourceSlug: string,
+    note: string,
+  ): Promise<SpaceAppEntity | 'missing' | 'app_limit'> {
+    for (let n = 1; n <= SLUG_TRIES + 1; n++) {
+      const slug =
+        n <= SLUG_TRIES
+          ? slugCandidate(sourceSlug, n)
+          : slugCandidate(sourceSlug, 0).slice(0, 31) + '-' + randomBytes(4).toString('hex');
+      let rows: Array<{ found: string; id: string | null }>;
+      try {
+        rows = await this.apps.query(
+          `WITH src AS (
+             SELECT a.id, a.user_id, a.slug, a.title, a.prompt, a.models, v.html, v.model, v.title AS page_title
+               FROM space_apps a JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
+              WHERE a.user_id = $2 AND a.slug = $3 AND a.published),
+           app AS (
+             INSERT INTO space_apps (user_id, slug, title, prompt, models, status, current_version,
+                                     remix_of_app, remix_of_user, remix_of_slug, remix_of_title)
+             SELECT $1::uuid, $4::text, src.title, src.prompt, src.models, 'ready', 1, src.id, src.user_id, src.slug, src.title
+               FROM src
+             ON CONFLICT ON CONSTRAINT space_apps_user_slug_key DO NOTHING
+             RETURNING id),
+           ver AS (
+             INSERT INTO space_app_versions (app_id, version, parent_version, kind, prompt, model, title, html)
+             SELECT app.id, 1, NULL, 'remix', $5::text, src.model, src.page_title, src.html FROM app, src
+             RETURNING app_id)
+           SELECT (SELECT count(*) FROM src) AS found, (SELECT app_id FROM ver) AS id`,
+          [userId, sourceUserId, sourceSlug, slug, note],
+        );
+      } catch (error) {
+        if ((error as { constraint?: string }).constraint === 'space_app_limit') return 'app_limit';
+        throw error;
+      }
+      if (Number(rows[0]?.found ?? 0) === 0) return 'missing';
+      if (rows[0].id) return (await this.apps.findOneBy({ id: rows[0].id }))!;
+    }
+    throw new Error(`no free slug for ${sourceSlug}`);
+  }
+
   listApps(userId: string): Promise<SpaceAppEntity[]> {
     return this.apps.find({ where: { userId }, order: { createdAt: 'DESC' } });
   }
@@ -157,14 +205,17 @@ export class SpacesRepository {
     return this.versions.findOneBy({ appId, version });
   }
 
-  /** The page a published app serves; null when there is none (unpublished, no page yet, no such app). */
-  async publishedPage(userId: string, slug: string): Promise<string | null> {
-    const rows: Array<{ html: string }> = await this.apps.query(
-      `SELECT v.html FROM space_apps a JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
+  /** The page a published app serves and its client; null when there is none (unpublished, no page, no app). */
+  async publishedPage(userId: string, slug: string): Promise<{ html: string; clientPk: number | null } | null> {
+    const rows: Array<{ html: string; client_pk: number | null }> = await this.apps.query(
+      `SELECT v.html, a.client_pk FROM space_apps a
+         JOIN space_app_versions v ON v.app_id = a.id AND v.version = a.current_version
         WHERE a.user_id = $1 AND a.slug = $2 AND a.published`,
       [userId, slug],
     );
-    return rows[0]?.html ?? null;
+    return rows[0]
+      ? { html: rows[0].html, clientPk: rows[0].client_pk === null ? null : Number(rows[0].client_pk) }
+      : null;
   }
 
   /**
@@ -218,6 +269,17 @@ export class SpacesRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Publishes an app that has a page, with its OAuth client; false when nothing matched. */
+  async publishWithClient(userId: string, slug: string, clientPk: number): Promise<boolean> {
+    const result = await this.apps
+      .createQueryBuilder()
+      .update()
+      .set({ published: true, clientPk, updatedAt: () => 'now()' })
+      .where('user_id = :userId AND slug = :slug AND current_version IS NOT NULL', { userId, slug })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Names the app (its owner's title stays over later pages' <title>); false when there is no such app. */
   async rename(userId: string, slug: string, title: string): Promise<boolean> {
     const result = await this.apps
@@ -242,10 +304,17 @@ export class SpacesRepository {
     return rows.length > 0;
   }
 
-  /** Deletes the app with its versions and jobs (a running job notices at its next lease renewal). */
-  async deleteApp(userId: string, slug: string): Promise<boolean> {
-    const result = await this.apps.delete({ userId, slug });
-    return (result.affected ?? 0) > 0;
+  /**
+   * Deletes the app with its versions and jobs (a running job notices at its next lease renewal); what it was
+   * (its client, to delete next) or null when there was no such app.
+   */
+  async deleteApp(userId: string, slug: string): Promise<{ clientPk: number | null } | null> {
+    const [rows]: [Array<{ client_pk: number | null }>, number] = await this.apps.query(
+      `DELETE FROM space_apps WHERE user_id = $1 AND slug = $2 RETURNING client_pk`,
+      [userId, slug],
+    );
+    if (!rows.length) return null;
+    return { clientPk: rows[0].client_pk === null ? null : Number(rows[0].client_pk) };
   }
 
   // ---- jobs ----------------------------------------------------------------------------------------------

@@ -1,18 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  SPACE_HOSTING_PREFIX,
+  reservedNameProblem,
+  SPACE_ORIGIN_LABEL_MAX,
+  SPACE_PREVIEW_PATH,
   SPACE_RESERVED_HANDLES,
+  SPACE_VISITOR_MONTHLY_CAP,
+  spaceOriginLabel,
   type HandleCheckResponse,
   type SpaceAppDetailResponse,
   type SpaceAppResponse,
   type SpaceHandleResponse,
   type SpaceProfileResponse,
+  type SpaceRemixCredit,
 } from '@switchyard/shared-dto';
 import type { SpaceGenerateDto } from '@switchyard/shared-dto/validation';
 import type { OwnedResources } from '../../common/auth/ownership.guard';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { AccountDeletion, AccountsService } from '../accounts';
+import { ClientsService, type SpaceClientRequest } from '../clients';
 import { CatalogService } from '../proxy';
 import type { SpaceAppEntity } from './entities/space-app.entity';
 import { slugFromPrompt } from './page-check';
@@ -31,8 +37,12 @@ const MAX_APPS_PER_USER = 100;
  */
 const MAX_JOBS_PER_USER = 3;
 
-/** What the hosting route serves for `/s/{handle}/{slug}`. */
-export type HostedPage = { kind: 'page'; html: string } | { kind: 'moved'; location: string } | { kind: 'none' };
+/**
+ * What the hosting listener serves for an app's origin: its page and the public id of its OAuth client (null
+ * while it has no active one), a redirect to the app's current origin (an old handle), or nothing.
+ */
+export type HostedPage =
+  { kind: 'page'; html: string; clientId: string | null } | { kind: 'moved'; location: string } | { kind: 'none' };
 
 /**
  * Spaces (docs/spaces.md): handles, apps written by models through the gateway as jobs, their kept versions,
@@ -46,10 +56,16 @@ export class SpacesService implements OwnedResources {
     private readonly accounts: AccountsService,
     private readonly catalog: CatalogService,
     private readonly runner: SpaceJobsRunner,
+    private readonly clients: ClientsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     deletion: AccountDeletion,
   ) {
-    deletion.register('unpublish every space app', (userId) => this.repository.unpublishAll(userId));
+    deletion.register('unpublish every space app and deactivate its client', async (userId) => {
+      const published = await this.repository.listPublished(userId);
+      await this.repository.unpublishAll(userId);
+      for (const app of published)
+        if (app.clientPk !== null) await this.clients.retireOwned(userId, app.clientPk, { delete: false });
+    });
   }
 
   // ---- handles and the profile ---------------------------------------------------------------------------
@@ -57,6 +73,10 @@ export class SpacesService implements OwnedResources {
   async setHandle(userId: string, handle: string): Promise<SpaceHandleResponse> {
     if (!(await this.accounts.setHandle(userId, handle)))
       throw new SpacesException(SpacesErrorCode.HANDLE_TAKEN, `The handle ${handle} is taken`, 'handle');
+    // The published apps moved to new origins: their clients' redirect URIs follow (the old origins redirect).
+    for (const app of await this.repository.listPublished(userId))
+      if (app.clientPk !== null && spaceOriginLabel(handle, app.slug).length <= SPACE_ORIGIN_LABEL_MAX)
+        await this.clients.registerForSpaceApp(this.clientRequest(app, handle));
     return { handle, profileUrl: this.profileUrl(handle) };
   }
 
@@ -92,8 +112,9 @@ export class SpacesService implements OwnedResources {
     const versions = await this.repository.listVersions(app.id);
     const current = app.currentVersion === null ? null : await this.repository.findVersion(app.id, app.currentVersion);
     return {
-      ...this.toResponse(app, (await this.handleOf(userId)) ?? '', current?.parentVersion ?? null),
+      ...(await this.toResponses([app], (await this.handleOf(userId)) ?? '', current?.parentVersion ?? null))[0],
       html: current?.html ?? null,
+      previewUrl: `${this.config.spacesOrigin ?? this.config.publicUrl}${SPACE_PREVIEW_PATH}`,
       versions: versions.map((version) => ({
         version: version.version,
         kind: version.kind,
@@ -133,7 +154,36 @@ export class SpacesService implements OwnedResources {
     if (app === 'app_limit') throw limitReached();
     if (!app) throw this.tooManyJobs();
     this.runner.kick();
-    return this.toResponse(app, handle, null);
+    return (await this.toResponses([app], handle))[0];
+  }
+
+  /**
+   * Copies a published app into the caller's space (docs/spaces.md#remix): a new app, ready, whose history starts
+   * with the original's page; it names the original and its creator. Unpublished and missing apps are alike: 404.
+   */
+  async remix(userId: string, handle: string, slug: string): Promise<SpaceAppResponse> {
+    const mine = await this.handleOf(userId);
+    if (!mine)
+      throw new SpacesException(SpacesErrorCode.SPACE_HANDLE_REQUIRED, 'Claim a handle first: your apps live under it');
+    const missing = () =>
+      new SpacesException(SpacesErrorCode.SPACE_REMIX_NOT_FOUND, `No published app ${slug} under @${handle}`);
+    const limitReached = () =>
+      new SpacesException(
+        SpacesErrorCode.SPACE_APP_LIMIT_REACHED,
+        `At most ${MAX_APPS_PER_USER} apps; delete one first`,
+      );
+    const holder = await this.accounts.handleHolder(handle);
+    if (!holder?.handle) throw missing();
+    if ((await this.repository.countApps(userId)) >= MAX_APPS_PER_USER) throw limitReached();
+    const app = await this.repository.insertRemix(
+      userId,
+      holder.userId,
+      slug,
+      `Remixed from @${holder.handle}/${slug}`,
+    );
+    if (app === 'missing') throw missing();
+    if (app === 'app_limit') throw limitReached();
+    return (await this.toResponses([app], mine, null))[0];
   }
 
   /** Names the app; its address stays, and pages the model writes later keep this title. */
@@ -158,13 +208,28 @@ export class SpacesService implements OwnedResources {
     return this.mine(userId, slug);
   }
 
+  /**
+   * Publishes or unpublishes. Publishing gives the app its OAuth client (registered, or the earlier one reused and
+   * reactivated: docs/spaces.md#each-app-an-oauth-client); unpublishing deactivates it.
+   */
   async publish(userId: string, slug: string, published: boolean): Promise<SpaceAppResponse> {
-    if (!(await this.repository.setPublished(userId, slug, published))) {
-      await this.owned(userId, slug);
+    const app = await this.owned(userId, slug);
+    if (!published) {
+      await this.repository.setPublished(userId, slug, false);
+      if (app.clientPk !== null) await this.clients.retireOwned(userId, app.clientPk, { delete: false });
+      return this.mine(userId, slug);
+    }
+    if (app.currentVersion === null) throw this.notReady();
+    const handle = (await this.handleOf(userId)) ?? '';
+    if (spaceOriginLabel(handle, slug).length > SPACE_ORIGIN_LABEL_MAX)
       throw new SpacesException(
-        SpacesErrorCode.SPACE_APP_NOT_READY,
-        'This app has no page yet: publish it once it is ready',
+        SpacesErrorCode.SPACE_ADDRESS_TOO_LONG,
+        `@${handle} and ${slug} make a host name label of more than ${SPACE_ORIGIN_LABEL_MAX} characters; remix the app under a shorter name or use a shorter handle`,
       );
+    const client = await this.clients.registerForSpaceApp(this.clientRequest(app, handle));
+    if (!(await this.repository.publishWithClient(userId, slug, client.id))) {
+      await this.owned(userId, slug);
+      throw this.notReady();
     }
     return this.mine(userId, slug);
   }
@@ -179,20 +244,34 @@ export class SpacesService implements OwnedResources {
     return this.mine(userId, slug);
   }
 
+  /** Deletes the app with its versions, jobs and OAuth client (its visitors' tokens stop at once). */
   async delete(userId: string, slug: string): Promise<{ slug: string }> {
-    if (!(await this.repository.deleteApp(userId, slug))) throw this.notFound();
+    const deleted = await this.repository.deleteApp(userId, slug);
+    if (!deleted) throw this.notFound();
+    if (deleted.clientPk !== null) await this.clients.retireOwned(userId, deleted.clientPk, { delete: true });
     return { slug };
   }
 
   // ---- hosting -------------------------------------------------------------------------------------------
 
-  /** The page at `/s/{handle}/{slug}` on SPACES_ORIGIN: published apps only; an old handle of the account redirects. */
+  /**
+   * The app at `{handle}--{slug}.` SPACES_ORIGIN's host: published apps only, with their client's public id; an
+   * old handle of the account redirects to the app's current origin.
+   */
   async hostedPage(handle: string, slug: string): Promise<HostedPage> {
     const holder = await this.accounts.handleHolder(handle);
     if (!holder?.handle) return { kind: 'none' };
-    if (holder.handle !== handle) return { kind: 'moved', location: this.appUrl(holder.handle, slug) };
-    const html = await this.repository.publishedPage(holder.userId, slug);
-    return html === null ? { kind: 'none' } : { kind: 'page', html };
+    if (holder.handle !== handle) return { kind: 'moved', location: `${this.appUrl(holder.handle, slug)}` };
+    const page = await this.repository.publishedPage(holder.userId, slug);
+    if (page === null) return { kind: 'none' };
+    const clientId = page.clientPk === null ? null : await this.clients.activeClientIdOf(holder.userId, page.clientPk);
+    return { kind: 'page', html: page.html, clientId };
+  }
+
+  /** The origin of an app: `{handle}--{slug}.` in front of SPACES_ORIGIN's host, same scheme and port. */
+  appOrigin(handle: string, slug: string): string {
+    const spaces = new URL(this.config.spacesOrigin ?? this.config.publicUrl);
+    return `${spaces.protocol}//${spaceOriginLabel(handle, slug)}.${spaces.host}`;
   }
 
   // ---- ownership (OwnedResources) ------------------------------------------------------------------------
@@ -207,6 +286,25 @@ export class SpacesService implements OwnedResources {
   }
 
   // ---- helpers -------------------------------------------------------------------------------------------
+
+  /** What the app's OAuth client is: named after the app and its creator, redirecting to the app's origin. */
+  private clientRequest(app: SpaceAppEntity, handle: string): SpaceClientRequest {
+    return {
+      ownerId: app.userId,
+      existing: app.clientPk,
+      clientName: clientNameOf(app.title, app.slug, handle),
+      redirectUri: this.appUrl(handle, app.slug),
+      // Seam for issue 30 (markup): the creator's default markup goes on the client here once clients carry one.
+      visitorMonthlyCap: SPACE_VISITOR_MONTHLY_CAP,
+    };
+  }
+
+  private notReady(): SpacesException {
+    return new SpacesException(
+      SpacesErrorCode.SPACE_APP_NOT_READY,
+      'This app has no page yet: publish it once it is ready',
+    );
+  }
 
   private tooManyJobs(): SpacesException {
     return new SpacesException(
@@ -256,17 +354,25 @@ export class SpacesService implements OwnedResources {
   }
 
   private async mine(userId: string, slug: string): Promise<SpaceAppResponse> {
-    const { html: _html, versions: _versions, ...app } = await this.getMine(userId, slug);
+    const { html: _html, versions: _versions, previewUrl: _previewUrl, ...app } = await this.getMine(userId, slug);
     return app;
   }
 
-  private async toResponses(apps: SpaceAppEntity[], handle: string): Promise<SpaceAppResponse[]> {
-    const parents = await this.repository.parentsOfCurrent(apps.map((app) => app.id));
-    return apps.map((app) => this.toResponse(app, handle, parents.get(app.id) ?? null));
-  }
-
-  private toResponse(app: SpaceAppEntity, handle: string, parentVersion: number | null): SpaceAppResponse {
-    return {
+  /** The apps as the API shows them; `parentVersion` given for a single app saves a lookup. */
+  private async toResponses(
+    apps: SpaceAppEntity[],
+    handle: string,
+    parentVersion?: number | null,
+  ): Promise<SpaceAppResponse[]> {
+    const parents =
+      parentVersion === undefined
+        ? await this.repository.parentsOfCurrent(apps.map((app) => app.id))
+        : new Map(apps.map((app) => [app.id, parentVersion ?? undefined]));
+    const clientIds = await this.clients.publicIdsOf(
+      apps.flatMap((app) => (app.clientPk === null ? [] : [app.clientPk])),
+    );
+    const credits = await Promise.all(apps.map((app) => this.remixCredit(app)));
+    return apps.map((app, index) => ({
       slug: app.slug,
       title: app.title,
       prompt: app.prompt,
@@ -278,16 +384,39 @@ export class SpacesService implements OwnedResources {
       updatedAt: app.updatedAt.toISOString(),
       ...(app.error ? { error: app.error } : {}),
       version: app.currentVersion,
-      canUndo: app.status !== 'generating' && parentVersion !== null,
+      canUndo: app.status !== 'generating' && (parents.get(app.id) ?? null) !== null,
+      clientId: app.clientPk === null ? null : (clientIds.get(app.clientPk) ?? null),
+      remixOf: credits[index],
+    }));
+  }
+
+  /** Who made the app this one was remixed from (their current handle; null when the account is gone). */
+  private async remixCredit(app: SpaceAppEntity): Promise<SpaceRemixCredit | null> {
+    if (app.remixOfSlug === null || app.remixOfUser === null) return null;
+    const handle = await this.accounts.me(app.remixOfUser).then(
+      (user) => user.handle,
+      () => null,
+    );
+    return {
+      handle,
+      slug: app.remixOfSlug,
+      title: app.remixOfTitle ?? app.remixOfSlug,
+      url: handle ? this.appUrl(handle, app.remixOfSlug) : null,
     };
   }
 
-  /** On SPACES_ORIGIN (createApp resolves an unset one to the hosted-apps listener), never the dashboard's origin. */
+  /** The app's own origin (createApp resolves an unset SPACES_ORIGIN to the hosted-apps listener), with a slash. */
   private appUrl(handle: string, slug: string): string {
-    return `${this.config.spacesOrigin ?? this.config.publicUrl}${SPACE_HOSTING_PREFIX}/${encodeURIComponent(handle)}/${encodeURIComponent(slug)}`;
+    return `${this.appOrigin(handle, slug)}/`;
   }
 
   private profileUrl(handle: string): string {
     return `${this.config.publicUrl}/u/${encodeURIComponent(handle)}`;
   }
+}
+
+/** The client's name on the consent page: the app's title and its creator's handle, never a reserved name. */
+function clientNameOf(title: string, slug: string, handle: string): string {
+  const name = `${title} · @${handle}`;
+  return reservedNameProblem(name) === null ? name : `App ${slug}`;
 }

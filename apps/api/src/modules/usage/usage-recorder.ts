@@ -16,6 +16,8 @@ export interface UsageRecordInput {
   method: string;
   model: string;
   provider: string | null;
+  /** The deployment's model id at the provider (docs/routing.md); null or absent when none. */
+  upstreamModel?: string | null;
   stream: boolean;
   status: UsageStatus;
   httpStatus: number;

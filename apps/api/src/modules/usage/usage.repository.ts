@@ -38,6 +38,7 @@ const COLUMNS: [name: string, type: string, value: (r: UsageRecordInput) => stri
   ['method', 'text', (r) => r.method],
   ['model', 'text', (r) => r.model],
   ['provider', 'text', (r) => r.provider],
+  ['upstream_model', 'text', (r) => r.upstreamModel ?? null],
   ['stream', 'boolean', (r) => r.stream],
   ['status', 'text', (r) => r.status],
   ['http_status', 'integer', (r) => r.httpStatus],
@@ -155,7 +156,8 @@ export class UsageRepository {
     if (filter.status === 'error') where.push(`status <> 'success'`);
     else if (filter.status) where.push(`status = ${bind(filter.status)}`);
     return this.dataSource.query<Record<string, unknown>[]>(
-      `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, stream, status, http_status,
+      `SELECT id, call_id, request_id, api_key_id, oauth_client_id, credential_name, method, model, provider, upstream_model,
+              stream, status, http_status,
               error_code, refused_limit, prompt_tokens, completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
               reasoning_tokens, cost_micros, latency_ms, first_byte_ms, started_at, ended_at
          FROM usage_records WHERE ${where.join(' AND ')} ORDER BY started_at DESC, id DESC LIMIT $2`,

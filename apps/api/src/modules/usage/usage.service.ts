@@ -75,6 +75,8 @@ export class UsageService {
         apiKeyId: (row.api_key_id as string) ?? null,
         appId: (row.oauth_client_id as string) ?? null,
         model: String(row.model),
+        provider: (row.provider as string) ?? null,
+        upstreamModel: (row.upstream_model as string) ?? null,
         method: String(row.method),
         stream: Boolean(row.stream),
         promptTokens: num(row.prompt_tokens),

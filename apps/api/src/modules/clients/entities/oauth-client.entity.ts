@@ -64,6 +64,13 @@ export class OAuthClientEntity implements OAuthClient {
   @Column({ name: 'used_at', type: 'timestamptz', nullable: true })
   usedAt: Date | null;
 
+  /**
+   * The monthly cap (micro-units) a new user's consent starts with, unless the user sets another: a space app's
+   * visitors get a small one (docs/spaces.md#each-app-an-oauth-client); null for other apps.
+   */
+  @Column({ name: 'visitor_monthly_cap_micros', type: 'bigint', nullable: true })
+  visitorMonthlyCapMicros: string | null;
+
   /** Which of its owner's 50 places the app holds (unique per owner); null for a dynamic registration. */
   @Column({ type: 'smallint', nullable: true })
   slot: number | null;

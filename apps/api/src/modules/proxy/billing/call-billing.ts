@@ -10,8 +10,8 @@ import { GatewayErrorCode, GatewayException } from '../errors/gateway.exception'
 import { boundEstimate } from './bounded-estimate';
 import { affordableOutputTokens, estimateCall, isBillable, isPriced } from './budget-estimate';
 import { featureCostMicros } from './feature-cost';
-import { costDetails, promptTokensOf, toUnits } from './pricing';
-import { billedUsage, pricedCost, pricedUsage } from './priced-usage';
+import { promptTokensOf, toUnits } from './pricing';
+import { pricedCost, pricedDetails, pricedUsage } from './priced-usage';
 
 /** Tells the caller the budget lowered the call's output bound (docs/budgets.md). */
 export const CAPPED_HEADER = 'x-switchyard-max-tokens-capped';
@@ -101,7 +101,8 @@ export class CallBilling {
    * (markupSplit), in currency units, adding up to `usage.cost`.
    */
   costNote(call: Call, micros: number): CostNote {
-    const details = costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call));
+    // A copy: the priced details are the call's own, computed once (priced-usage.ts).
+    const details = { ...pricedDetails(call) };
     const markup = markupOf(call);
     if (markup > 0) {
       const split = markupSplit(micros, markup);
@@ -175,6 +176,7 @@ export class CallBilling {
         method: call.calledAs,
         model: call.model.id,
         provider: call.model.provider.id,
+        upstreamModel: call.model.upstreamModel,
         stream: call.stream,
         status,
         httpStatus,

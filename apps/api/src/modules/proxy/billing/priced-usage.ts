@@ -1,6 +1,7 @@
+import type { ModelPricing } from '@switchyard/shared-dto';
 import type { Call } from '../call/call';
 import { isBillable } from './budget-estimate';
-import { costMicros, type Metered } from './pricing';
+import { costDetails, costMicros, type Metered } from './pricing';
 import { estimateTextTokens } from './prompt-size';
 
 /**
@@ -22,9 +23,8 @@ export function billedUsage(call: Call): Metered {
  * Pure over the call's state, so it gives the same answer each time it is asked.
  */
 export function pricedUsage(call: Call): Metered | null {
-  const accepted = call.accepted && call.estimate;
-  if (call.usageKnown && (call.usageFinal || !accepted)) return billedUsage(call);
-  if (!accepted) return null;
+  if (exactly(call)) return exact(call).usage;
+  if (!(call.accepted && call.estimate)) return null;
   const input = call.estimate.inputEstimate;
   if (!call.usageKnown)
     return { ...input, outputTokens: (input.outputTokens ?? 0) + estimateTextTokens(call.delivered.text()) };
@@ -37,6 +37,41 @@ export function pricedUsage(call: Call): Metered | null {
 
 /** The call's cost in micro-units, from pricedUsage. */
 export function pricedCost(call: Call): number {
+  if (exactly(call)) return exact(call).cost;
   const metered = pricedUsage(call);
   return metered ? costMicros(call.model.pricing, metered) : 0;
+}
+
+/** The answer's `usage.cost_details` for the call's priced usage (its billed usage when it has none). */
+export function pricedDetails(call: Call): Record<string, number> {
+  if (exactly(call)) {
+    const priced = exact(call);
+    return (priced.details ??= costDetails(call.model.pricing, priced.usage));
+  }
+  return costDetails(call.model.pricing, pricedUsage(call) ?? billedUsage(call));
+}
+
+/** The call is priced on exactly the usage it reported (the first case of pricedUsage). */
+const exactly = (call: Call): boolean => call.usageKnown && (call.usageFinal || !(call.accepted && call.estimate));
+
+/**
+ * A call's charge, its cost note and its usage record each ask for its price: once its usage is final, that is
+ * computed once and kept with the call (a field, not a WeakMap: a WeakMap entry per call is work for every garbage
+ * collection), for as long as neither the usage (usageVersion) nor the model's pricing (a fallback) change.
+ */
+interface Exact {
+  version: number;
+  pricing: ModelPricing;
+  usage: Metered;
+  cost: number;
+  details?: Record<string, number>;
+}
+function exact(call: Call): Exact {
+  const kept = call.priced as Exact | null;
+  const pricing = call.model.pricing;
+  if (kept && kept.version === call.usageVersion && kept.pricing === pricing) return kept;
+  const usage = billedUsage(call);
+  const priced: Exact = { version: call.usageVersion, pricing, usage, cost: costMicros(pricing, usage) };
+  call.keepPriced(priced);
+  return priced;
 }

@@ -52,7 +52,7 @@ export interface CallStart {
  * One gateway call (docs/architecture.md, "The call pipeline"): what was asked (route, caller, request), what it may
  * cost (estimate, reservation, output bound), what the provider did (accepted, usage, what was relayed) and what it
  * was charged. Its state changes only through the named operations below, each called by the one part that owns
- * it: the pipeline (switchTo), billing (hold, release, boundOutput, charged), the relay and the providers
+ * it: the pipeline (switchTo, attempting), billing (hold, release, boundOutput, charged), the relay and the providers
  * (accept, firstByte), metering and the providers' meters (noteUsage, noteMetered; `delivered` and `featureUse`
  * are append-only records of their own).
  */
@@ -94,10 +94,13 @@ export class Call {
   #chargedMicros: number | null = null;
   #firstByteAt: number | null = null;
   #accepted = false;
+  #onAccept: (() => void) | null = null;
   readonly #metered: Metered = {};
   readonly #reported: Json = {};
   #usageKnown = false;
   #usageFinal = false;
+  #usageVersion = 0;
+  #priced: object | null = null;
 
   constructor(start: CallStart, startedAt: Date, model: CatalogModel, request: CallRequest) {
     this.requestId = start.requestId;
@@ -170,6 +173,14 @@ export class Call {
   get usageFinal(): boolean {
     return this.#usageFinal;
   }
+  /** Counts the changes of `metered`: what is computed from it can be kept until this moves (priced-usage.ts). */
+  get usageVersion(): number {
+    return this.#usageVersion;
+  }
+  /** What billing priced the usage at (priced-usage.ts), kept with the call; billing checks it is still current. */
+  get priced(): object | null {
+    return this.#priced;
+  }
 
   // ---- the pipeline ------------------------------------------------------------------------------------------
 
@@ -183,6 +194,11 @@ export class Call {
     this.#model = model;
     this.#policy = policy;
     this.#estimate = estimate;
+  }
+
+  /** An upstream attempt begins: `onAccept` is told when its provider accepts the call (routing's first byte). */
+  attempting(onAccept: (() => void) | null): void {
+    this.#onAccept = onAccept;
   }
 
   // ---- billing -----------------------------------------------------------------------------------------------
@@ -213,6 +229,11 @@ export class Call {
     this.#outputBound = bound;
   }
 
+  /** Keeps what billing priced the usage at (priced-usage.ts). */
+  keepPriced(priced: object): void {
+    this.#priced = priced;
+  }
+
   /** The call was charged (and settled) before its answer ended. */
   charged(micros: number): number {
     return (this.#chargedMicros = micros);
@@ -223,6 +244,9 @@ export class Call {
   /** The provider accepted the call (its status line was 2xx). */
   accept(): void {
     this.#accepted = true;
+    const onAccept = this.#onAccept;
+    this.#onAccept = null;
+    onAccept?.();
   }
 
   /** The answer's first byte went out (the first time only). */
@@ -246,6 +270,7 @@ export class Call {
     Object.assign(this.#metered, usage);
     this.#usageKnown = true;
     this.#usageFinal ||= final;
+    this.#usageVersion += 1;
     return true;
   }
 
@@ -253,5 +278,6 @@ export class Call {
   noteMetered(metered: Metered): void {
     Object.assign(this.#metered, metered);
     this.#usageKnown = true;
+    this.#usageVersion += 1;
   }
 }

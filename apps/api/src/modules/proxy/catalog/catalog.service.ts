@@ -1,11 +1,12 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ModelEntry, ModelEntryPricing, ModelMethod } from '@switchyard/shared-dto';
+import type { DeploymentStatus, ModelEntry, ModelEntryPricing, ModelMethod } from '@switchyard/shared-dto';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/config.schema';
 import { buildCatalog, CatalogError, readCatalogFile, unpricedMethods } from './catalog-loader';
 import type { Catalog, CatalogModel } from './catalog.types';
 import { DEMO_CATALOG } from './demo-catalog';
+import { servedBy } from './deployments';
 
 export interface ModelFilter {
   type?: string;
@@ -75,7 +76,8 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  toEntry(model: CatalogModel): ModelEntry {
+  /** The model's entry in GET /v1/models; `health` says each deployment's breaker (by its key), when known. */
+  toEntry(model: CatalogModel, health?: (key: string) => DeploymentStatus): ModelEntry {
     return {
       id: model.id,
       object: 'model',
@@ -87,6 +89,12 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
       ...(model.contextLength ? { context_length: model.contextLength } : {}),
       ...(model.maxOutputTokens ? { max_output_tokens: model.maxOutputTokens } : {}),
       pricing: entryPricing(model),
+      routing: model.routing,
+      deployments: model.deployments.map((d) => ({
+        provider: d.provider.id,
+        status: health?.(d.key) ?? 'closed',
+        weight: d.weight,
+      })),
     };
   }
 
@@ -99,6 +107,15 @@ export class CatalogService implements OnModuleInit, OnApplicationShutdown {
           `${model.id} has no price for ${unpriced.join(', ')} in MODELS_CONFIG or the price catalog: those calls are refused; ` +
             'give it a pricing (or free: true) in MODELS_CONFIG (docs/pricing.md)',
         );
+      // Another deployment without a price takes none of those calls (docs/routing.md): said once per deployment.
+      for (const deployment of model.deployments.slice(1)) {
+        const missing = unpricedMethods(servedBy(model, deployment)).filter((method) => !unpriced.includes(method));
+        if (missing.length)
+          this.logger.warn(
+            `${model.id}'s deployment ${deployment.key} has no price for ${missing.join(', ')}: it takes none of those calls; ` +
+              'give it a pricing in MODELS_CONFIG (docs/routing.md)',
+          );
+      }
     }
     clearTimeout(this.priceChange);
     this.priceChange = undefined;

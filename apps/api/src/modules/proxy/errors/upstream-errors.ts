@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppException } from '../../../common/errors/app.exception';
 import type { CatalogModel } from '../catalog/catalog.types';
+import { retryAfterMs } from './retry-after';
 import { GatewayErrorCode, GatewayException } from './gateway.exception';
 
 /**
@@ -11,6 +13,7 @@ export function mapUpstreamStatus(
   message: string,
   code: string | null,
   model: CatalogModel,
+  headers?: IncomingHttpHeaders,
 ): AppException {
   const clean = sanitize(message, model.provider.apiKey);
   if (status === 401 || status === 403)
@@ -22,6 +25,7 @@ export function mapUpstreamStatus(
     return new GatewayException(
       GatewayErrorCode.UPSTREAM_RATE_LIMITED,
       clean || 'The model provider is rate limiting; retry later',
+      { headers: retryAfterHeader(headers) },
     );
   if (status >= 400 && status < 500) {
     const safeCode = code && /^[a-z0-9_.-]{1,64}$/i.test(code) ? code.toUpperCase() : 'INVALID_REQUEST';
@@ -35,7 +39,12 @@ export function mapUpstreamStatus(
 }
 
 /** An error answer in OpenAI's shape (`{error: {message, code | type}}`, or `{error: "…"}`), mapped. */
-export function openAiUpstreamError(status: number, text: string, model: CatalogModel): AppException {
+export function openAiUpstreamError(
+  status: number,
+  text: string,
+  model: CatalogModel,
+  headers?: IncomingHttpHeaders,
+): AppException {
   let message = '';
   let code: string | null = null;
   try {
@@ -52,7 +61,16 @@ export function openAiUpstreamError(status: number, text: string, model: Catalog
   } catch {
     // not JSON: keep the generic message
   }
-  return mapUpstreamStatus(status, message, code, model);
+  return mapUpstreamStatus(status, message, code, model, headers);
+}
+
+/**
+ * A provider's `retry-after-ms` or `Retry-After` (seconds or an HTTP date) as the `Retry-After` of its 429: the
+ * breaker's cooldown for the deployment (routing/breaker.ts outcomeOf), and the caller's when it is the answer.
+ */
+function retryAfterHeader(headers: IncomingHttpHeaders | undefined): Record<string, string> {
+  const ms = retryAfterMs(headers, Date.now());
+  return ms === null ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
 const UPSTREAM_FAILURES = new Set<string>([

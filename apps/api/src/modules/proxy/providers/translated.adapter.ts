@@ -132,7 +132,7 @@ export abstract class TranslatedAdapter implements ProviderAdapter, OnModuleInit
   protected async accept(call: Call, upstream: UpstreamResponse): Promise<void> {
     if (upstream.status >= 400) {
       const info = this.translator.parseError(upstream.status, await readText(upstream.body, undefined, call.signal));
-      throw mapUpstreamStatus(info.status, info.message, info.code, call.model);
+      throw mapUpstreamStatus(info.status, info.message, info.code, call.model, upstream.headers);
     }
     call.accept();
   }

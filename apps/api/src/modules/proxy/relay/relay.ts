@@ -50,7 +50,12 @@ export class AnswerRelay {
   async openAiFormat(call: Call, upstream: UpstreamResponse, sink: AnswerSink): Promise<void> {
     const contentType = String(upstream.headers['content-type'] ?? '');
     if (upstream.status >= 400)
-      throw openAiUpstreamError(upstream.status, await readText(upstream.body, undefined, call.signal), call.model);
+      throw openAiUpstreamError(
+        upstream.status,
+        await readText(upstream.body, undefined, call.signal),
+        call.model,
+        upstream.headers,
+      );
     call.accept();
     if (contentType.includes('text/event-stream')) {
       const responses = call.route.action === 'responses';

@@ -12,7 +12,7 @@
  * - `data` lines accumulate, joined with "\n"; a blank line dispatches the event, but only if a `data` line was seen;
  * - the last event id persists across events until an `id` line changes it (ids containing NUL are ignored).
  *
- * Performance: each chunk is scanned once. An unfinished line is kept as a list of pieces and joined only when its
+ * Performance: each chunk is scanned once, its line ends found by native searches. An unfinished line is kept as a list of pieces and joined only when its
  * terminator arrives, so a long line fed in many small chunks costs linear, not quadratic, time.
  */
 
@@ -31,7 +31,6 @@ export interface SseEvent {
 }
 
 const LF = 10;
-const CR = 13;
 
 export class SseParser {
   private readonly decoder = new StringDecoder('utf8');
@@ -87,9 +86,21 @@ export class SseParser {
       if (text.charCodeAt(0) === LF) start = 1;
     }
     const length = text.length;
-    for (let i = start; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code !== LF && code !== CR) continue;
+    // Line ends are found with native searches, not a loop over each character: where the next LF and the next CR
+    // are (length when there is none left), each searched again only once passed. Most streams have no CR at all.
+    let lf = -1;
+    let cr = -1;
+    while (start < length) {
+      if (lf < start) {
+        lf = text.indexOf('\n', start);
+        if (lf === -1) lf = length;
+      }
+      if (cr < start) {
+        cr = text.indexOf('\r', start);
+        if (cr === -1) cr = length;
+      }
+      const i = lf < cr ? lf : cr;
+      if (i === length) break;
       const piece = text.slice(start, i);
       let line: string;
       if (this.pendingLine.length > 0) {
@@ -100,14 +111,14 @@ export class SseParser {
         line = piece;
       }
       this.processLine(line, events);
-      if (code === CR) {
-        if (i + 1 < length) {
-          if (text.charCodeAt(i + 1) === LF) i++;
+      start = i + 1;
+      if (i === cr) {
+        if (start < length) {
+          if (lf === start) start += 1;
         } else {
           this.skipLeadingLf = true;
         }
       }
-      start = i + 1;
     }
     if (start < length) this.pendingLine.push(start === 0 ? text : text.slice(start));
   }

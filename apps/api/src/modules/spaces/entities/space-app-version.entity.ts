@@ -14,7 +14,7 @@ export class SpaceAppVersionEntity {
   parentVersion: number | null;
 
   @Column({ type: 'text' })
-  kind: 'generate' | 'edit';
+  kind: 'generate' | 'edit' | 'remix';
 
   @Column({ type: 'text' })
   prompt: string;

@@ -40,6 +40,24 @@ export class SpaceAppEntity {
   @Column({ name: 'current_version', type: 'integer', nullable: true })
   currentVersion: number | null;
 
+  /** The app's OAuth client (oauth_clients.id), registered when it was first published; null before. */
+  @Column({ name: 'client_pk', type: 'integer', nullable: true })
+  clientPk: number | null;
+
+  /** The app this one was remixed from (null when it is gone or there was none); the credit below stays. */
+  @Column({ name: 'remix_of_app', type: 'uuid', nullable: true })
+  remixOfApp: string | null;
+
+  /** The original's creator, slug and title when the remix was made. */
+  @Column({ name: 'remix_of_user', type: 'uuid', nullable: true })
+  remixOfUser: string | null;
+
+  @Column({ name: 'remix_of_slug', type: 'text', nullable: true })
+  remixOfSlug: string | null;
+
+  @Column({ name: 'remix_of_title', type: 'text', nullable: true })
+  remixOfTitle: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

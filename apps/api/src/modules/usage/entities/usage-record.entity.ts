@@ -37,6 +37,10 @@ export class UsageRecordEntity {
   @Column({ type: 'text', nullable: true })
   provider: string | null;
 
+  /** The answering deployment's model id at its provider (docs/routing.md); null when no provider was reached. */
+  @Column({ type: 'text', name: 'upstream_model', nullable: true })
+  upstreamModel: string | null;
+
   @Column({ type: 'boolean' })
   stream: boolean;
 

@@ -10,6 +10,7 @@ import { useModels } from '../api/list-models';
 import {
   capabilitiesOf,
   capabilityLabel,
+  deploymentLines,
   METHOD_LABELS,
   NO_FILTERS,
   pricingLines,
@@ -45,6 +46,7 @@ function ModelCard({ model }: { model: ModelEntry }) {
   const context = tokensLabel(model.context_length);
   const maxOutput = tokensLabel(model.max_output_tokens);
   const tasks = tasksOf(model);
+  const providers = deploymentLines(model);
 
   return (
     <li className="model-card" aria-labelledby={headingId}>
@@ -88,6 +90,18 @@ function ModelCard({ model }: { model: ModelEntry }) {
           <div>
             <dt>Max output</dt>
             <dd>{maxOutput}</dd>
+          </div>
+        ) : null}
+        {providers.length > 0 ? (
+          <div>
+            <dt>Providers</dt>
+            <dd>
+              <ul className="plain-list">
+                {providers.map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </dd>
           </div>
         ) : null}
         <div>

@@ -3,6 +3,7 @@ import type { ModelEntry } from '@switchyard/shared-dto';
 import {
   capabilitiesOf,
   capabilityLabel,
+  deploymentLines,
   modelsForTask,
   modelsQuery,
   pricingLines,
@@ -93,5 +94,22 @@ describe('the model catalog', () => {
     expect(modelsForTask([chat, tts, misleading], 'image')).toEqual([misleading]);
     expect(tasksOf(misleading)).toEqual(['image']);
     expect(tasksOf(chat)).toEqual(['chat']);
+  });
+});
+
+describe('deploymentLines', () => {
+  it('lists each provider of a model with several deployments, with its health; none for one deployment', () => {
+    expect(
+      deploymentLines({
+        ...chat,
+        deployments: [
+          { provider: 'openai-eu', status: 'closed', weight: 3 },
+          { provider: 'azure-us', status: 'open', weight: 1 },
+          { provider: 'local', status: 'forced_open', weight: 0 },
+        ],
+      }),
+    ).toEqual(['openai-eu: healthy', 'azure-us: cooling down', 'local: switched off (standby)']);
+    expect(deploymentLines({ ...chat, deployments: [{ provider: 'demo', status: 'closed', weight: 1 }] })).toEqual([]);
+    expect(deploymentLines(chat)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Reading the live catalog (GET /v1/models). Everything shown comes from the entry's own fields; nothing is
 // guessed from a model's id (docs/decisions.md#rules-for-clients).
-import type { ModelEntry, ModelEntryPricing, ModelMethod, ModelType } from '@switchyard/shared-dto';
+import type { DeploymentStatus, ModelEntry, ModelEntryPricing, ModelMethod, ModelType } from '@switchyard/shared-dto';
 import { queryString } from '../../../lib/query-string';
 
 export interface ModelFilters {
@@ -121,4 +121,23 @@ export function modelsForTask(models: readonly ModelEntry[], task: PlaygroundTas
 /** The tasks a model can be tried with in the playground, in the playground's order. */
 export function tasksOf(model: ModelEntry): PlaygroundTask[] {
   return (Object.keys(PLAYGROUND_TASKS) as PlaygroundTask[]).filter((task) => modelsForTask([model], task).length > 0);
+}
+
+const STATUS_WORDS: Record<DeploymentStatus, string> = {
+  closed: 'healthy',
+  open: 'cooling down',
+  half_open: 'being retried',
+  forced_open: 'switched off',
+};
+
+/**
+ * The providers that serve the model (its deployments, docs/routing.md), one line each with its health: empty for a
+ * model the catalog serves from one provider (nothing to choose between), or an entry without them.
+ */
+export function deploymentLines(model: ModelEntry): string[] {
+  const deployments = model.deployments ?? [];
+  if (deployments.length < 2) return [];
+  return deployments.map(
+    (d) => `${d.provider}: ${STATUS_WORDS[d.status] ?? d.status}${d.weight === 0 ? ' (standby)' : ''}`,
+  );
 }

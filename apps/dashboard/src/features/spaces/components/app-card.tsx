@@ -17,6 +17,8 @@ import {
   useUndoSpaceApp,
 } from '../api/change-app';
 import { AppPreview } from './app-preview';
+import { Link } from '../../../lib/router';
+import { RemixCredit } from './remix-credit';
 
 const STATUS_LABEL: Record<SpaceAppResponse['status'], string> = {
   generating: 'Generating…',
@@ -162,6 +164,23 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           <dt>Prompt</dt>
           <dd className="space-prompt">{app.prompt}</dd>
         </div>
+        {app.remixOf ? (
+          <div>
+            <dt>Original</dt>
+            <dd>
+              <RemixCredit credit={app.remixOf} />
+            </dd>
+          </div>
+        ) : null}
+        {app.clientId ? (
+          <div>
+            <dt>Sign-in</dt>
+            <dd>
+              Visitors sign in to its OAuth app <code>{app.clientId}</code> and pay for their own calls; see its users
+              and usage on <Link href="/apps">OAuth apps</Link>.
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Version</dt>
           <dd>{app.version ?? 'None yet'}</dd>

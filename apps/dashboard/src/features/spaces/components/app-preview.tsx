@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { SPACE_PREVIEW_PAGE, SPACE_PREVIEW_PATH, SPACE_PREVIEW_READY, SPACE_SANDBOX } from '@switchyard/shared-dto';
+import { SPACE_PREVIEW_PAGE, SPACE_PREVIEW_READY, SPACE_SANDBOX } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { useSpaceApp } from '../api/get-app';
@@ -32,7 +32,7 @@ export function AppPreview({ slug, title, id }: { slug: string; title: string; i
       key={appQuery.data.version}
       id={id}
       title={`Preview of ${title}`}
-      src={new URL(SPACE_PREVIEW_PATH, appQuery.data.url).href}
+      src={appQuery.data.previewUrl}
       html={appQuery.data.html}
     />
   );

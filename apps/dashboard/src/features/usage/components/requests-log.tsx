@@ -79,6 +79,17 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
           <dt>{record.credentialType === 'oauth' ? 'App' : 'Key'}</dt>
           <dd>{record.name}</dd>
         </div>
+        {record.provider ? (
+          <div>
+            <dt>Served by</dt>
+            <dd>
+              <code className="mono">
+                {record.provider}
+                {record.upstreamModel ? `/${record.upstreamModel}` : ''}
+              </code>
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Method</dt>
           <dd>

@@ -1,3 +1,4 @@
+import { PROVIDER_PREFERENCES_SCHEMA } from '../../routing/preferences-schema';
 import { type GatewayRoute, V1_PREFIXES } from '../../call/route';
 import type { FaceDefinition } from '../face';
 import { ANTHROPIC_ERRORS } from './anthropic-errors';
@@ -35,7 +36,7 @@ function openApi(route: GatewayRoute) {
                 messages: { type: 'array' as const, items: { type: 'object' as const } },
                 system: { oneOf: [{ type: 'string' as const }, { type: 'array' as const }] },
                 tools: { type: 'array' as const, items: { type: 'object' as const } },
-                ...(counting ? {} : { stream: { type: 'boolean' as const } }),
+                ...(counting ? {} : { stream: { type: 'boolean' as const }, provider: PROVIDER_PREFERENCES_SCHEMA }),
               },
             },
           },
@@ -47,7 +48,10 @@ function openApi(route: GatewayRoute) {
             ? 'The input tokens, {"input_tokens": N}: the provider’s count for Anthropic models, the gateway’s estimate for the others; free'
             : 'A Message, or its events (SSE) with stream: true; x-switchyard-call-id on every answer, x-switchyard-cost on JSON answers',
         },
-        400: { description: 'invalid_request_error (max_tokens missing or not a whole number from 1, …)' },
+        400: {
+          description:
+            'invalid_request_error (max_tokens missing or not a whole number from 1, a provider preference it cannot honour, …)',
+        },
         401: { description: 'authentication_error (missing or invalid credential)' },
         403: {
           description:
@@ -58,7 +62,10 @@ function openApi(route: GatewayRoute) {
         413: { description: 'request_too_large (body over 20 MB)' },
         429: { description: 'rate_limit_error' },
         502: { description: 'api_error (the provider failed)' },
-        503: { description: 'overloaded_error (the instance is shutting down)' },
+        503: {
+          description:
+            'overloaded_error (the instance is shutting down, or no provider of the model is available now: their circuit breakers are open)',
+        },
       },
     },
   };

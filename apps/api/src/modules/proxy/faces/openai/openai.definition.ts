@@ -1,5 +1,9 @@
 import { type GatewayRoute, V1_PREFIXES } from '../../call/route';
+import { PROVIDER_PREFERENCES_SCHEMA } from '../../routing/preferences-schema';
 import type { FaceDefinition } from '../face';
+
+/** The routes whose body may carry `provider` preferences (docs/routing.md). */
+const PREFERENCE_ACTIONS: string[] = ['chat_completions', 'completions', 'responses'];
 import { OPENAI, OPENAI_ROUTES } from './openai.routes';
 
 /** The OpenAPI operation of an OpenAI route: bodies are the OpenAI API's (their schemas are OpenAI's own). */
@@ -16,7 +20,11 @@ function openApi(route: GatewayRoute) {
               schema: {
                 type: 'object' as const,
                 required: ['model'],
-                properties: { model: { type: 'string' as const }, stream: { type: 'boolean' as const } },
+                properties: {
+                  model: { type: 'string' as const },
+                  stream: { type: 'boolean' as const },
+                  ...(PREFERENCE_ACTIONS.includes(route.action) ? { provider: PROVIDER_PREFERENCES_SCHEMA } : {}),
+                },
               },
             },
           },
@@ -58,8 +66,14 @@ function openApi(route: GatewayRoute) {
             'invalid_api_key, endpoint_not_allowed, model_not_priced; budget_exhausted (the account’s balance); spend_limit_exceeded (a key’s spend limit or an app’s cap: which one, and its figures)',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/GatewayRefusal' } } },
         },
+        400: { description: 'invalid_request (param names the field: provider.only[0], …)' },
         404: { description: 'model_not_found' },
+        429: { description: 'upstream_rate_limited (every provider of the model rate limiting; Retry-After)' },
         502: { description: 'upstream_error' },
+        503: {
+          description:
+            'upstream_error: no provider of the model is available now (their circuit breakers open; Retry-After)',
+        },
         504: { description: 'upstream_timeout' },
       },
     },

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { MODEL_METHODS, MODEL_TYPES } from '@switchyard/shared-dto';
+import { type DeploymentStatus, MODEL_METHODS, MODEL_TYPES } from '@switchyard/shared-dto';
 import { writeJson } from '../../../../common/errors/error-render';
 import { type Call, type CallRequest, OPENAI_FORMAT } from '../../call/call';
 import { CatalogService } from '../../catalog/catalog.service';
@@ -8,6 +8,8 @@ import type { CatalogModel } from '../../catalog/catalog.types';
 import { GatewayErrorCode, GatewayException } from '../../errors/gateway.exception';
 import { requestPolicy, withWrites } from '../../policy/request-policy';
 import type { PolicyVerdict } from '../../policy/verdict';
+import { phaseOf } from '../../routing/breaker';
+import { RoutingService } from '../../routing/routing.service';
 import { VideoJobsRepository } from '../../videos/video-jobs.repository';
 import { bodyModelId, type Face, type FaceInput, streamFlag } from '../face';
 import { OPENAI_FACE } from './openai.definition';
@@ -28,7 +30,11 @@ export class OpenAiFace implements Face {
   constructor(
     private readonly catalog: CatalogService,
     private readonly videos: VideoJobsRepository,
+    private readonly routing: RoutingService,
   ) {}
+
+  /** A deployment's breaker as GET /v1/models shows it (this instance's copy of the shared state). */
+  private readonly health = (key: string): DeploymentStatus => phaseOf(this.routing.store.breaker(key), Date.now());
 
   modelId(input: FaceInput): string | Promise<string> {
     const { route, params, caller } = input;
@@ -97,7 +103,7 @@ export class OpenAiFace implements Face {
         200,
         models.map((model) => model.id),
       );
-    else writeJson(res, 200, { object: 'list', data: models.map((model) => this.catalog.toEntry(model)) });
+    else writeJson(res, 200, { object: 'list', data: models.map((model) => this.catalog.toEntry(model, this.health)) });
   }
 
   private getModel(id: string, res: ServerResponse): void {
@@ -106,6 +112,6 @@ export class OpenAiFace implements Face {
       throw new GatewayException(GatewayErrorCode.MODEL_NOT_FOUND, `The model ${id} does not exist`, {
         param: 'model',
       });
-    writeJson(res, 200, this.catalog.toEntry(model));
+    writeJson(res, 200, this.catalog.toEntry(model, this.health));
   }
 }
