@@ -50,7 +50,12 @@ export async function startTestApp(
     dbPoolSize: 5,
     ...overrides,
   });
-  const running = await createApp(config, { dashboard: false, logger: ['fatal', 'error'], ...appOptions });
+  const running = await createApp(config, {
+    dashboard: false,
+    logger: ['fatal', 'error'],
+    databaseSnapshot: testDatabase.snapshot,
+    ...appOptions,
+  });
   const http = async (path: string, init: TestRequest = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
