@@ -87,7 +87,7 @@ function embeddedTemplate(): Promise<Blob> {
     const folder = join(tmpdir(), 'switchyard-test-templates');
     const file = join(folder, `pglite-${migrationsHash()}.tar`);
     if (existsSync(file)) return openAsBlob(file);
-    const database = await Database.open({ databaseUrl: null, dataDir: 'memory://', dbPoolSize: 1 });
+    const database = await Database.open({ databaseUrl: null, dataDir: 'memory://', dbPoolSize: 2 });
     const snapshot = await database.closeToSnapshot();
     // Written aside and renamed: two workers building at once each leave a whole file, never half of one.
     mkdirSync(folder, { recursive: true });
@@ -123,7 +123,7 @@ function serverTemplate(serverUrl: string): Promise<string> {
       const database = await Database.open({
         databaseUrl: databaseOn(serverUrl, building),
         dataDir: 'memory://',
-        dbPoolSize: 1,
+        dbPoolSize: 2,
       });
       await database.close();
       await client.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
