@@ -39,8 +39,11 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       drop: async () => undefined,
     };
   // SY_TEST_KEEP_DATABASES=<prefix>: the databases are named with it and kept, for CI to reconcile what the money
-  // suites left (.ci/run); a prefix of lower-case letters, digits and underscores.
-  const keep = process.env.SY_TEST_KEEP_DATABASES;
+  // suites left (.ci/run); a prefix of lower-case letters, digits and underscores. With SY_TEST_KEEP_FILES=<regular
+  // expression>, only the databases of the test files whose path it matches (the others are dropped as usual).
+  const keepFiles = process.env.SY_TEST_KEEP_FILES;
+  const testPath = typeof expect === 'undefined' ? '' : (expect.getState().testPath ?? '');
+  const keep = keepFiles && !new RegExp(keepFiles).test(testPath) ? undefined : process.env.SY_TEST_KEEP_DATABASES;
   if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,40}$/.test(keep))
     throw new Error('SY_TEST_KEEP_DATABASES must be a database name prefix');
   const name = `${keep ?? 'sy_test_'}${randomBytes(6).toString('hex')}`;

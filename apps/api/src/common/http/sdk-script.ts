@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,13 +12,23 @@ export function defaultSdkScript(): string {
   return resolve(__dirname, '..', '..', '..', '..', '..', 'libs', 'sdk', 'dist', 'switchyard.js');
 }
 
+/** The file, or null when there is none (also when a build removes it between a check and the read). */
+function readIfThere(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 /**
  * Serves the SDK's script-tag build (libs/sdk/dist/switchyard.js, made by `npm run build`) to any page: CORS open
  * and cross-origin embeddable, so that `<script integrity=… crossorigin>` works from an app's own origin. The
  * file is read once at start; without a build the path answers 404 and start-up says why.
  */
 export function sdkScript(file = defaultSdkScript()) {
-  const script = existsSync(file) ? readFileSync(file) : null;
+  const script = readIfThere(file);
   if (!script) new Logger('Sdk').warn(`no SDK build at ${file}; run "npm run build" to serve ${SDK_SCRIPT_PATH}`);
   const etag = script ? `"${createHash('sha256').update(script).digest('base64url').slice(0, 27)}"` : '';
   return (req: Request, res: Response, next: NextFunction): void => {
