@@ -53,7 +53,7 @@ export async function startTestApp(
   const running = await createApp(config, {
     dashboard: false,
     logger: ['fatal', 'error'],
-    databaseSnapshot: testDatabase.snapshot,
+    databaseSnapshot: testDatabase.snapshot ?? null,
     ...appOptions,
   });
   const http = async (path: string, init: TestRequest = {}): Promise<TestResponse> => {

@@ -20,7 +20,7 @@ export interface TestDatabase {
   databaseUrl: string | null;
   dataDir: string;
   /** The migrated embedded database to start from (memory:// only), or null to start empty. */
-  snapshot: Blob | null;
+  snapshot?: Blob | null;
   drop(): Promise<void>;
 }
 
