@@ -12,6 +12,8 @@ const swcOptions = {
 
 module.exports = {
   testEnvironment: 'node',
+  // The default output, and each file's seconds when SY_TEST_TIMINGS names a file (.ci/run's timing report).
+  reporters: ['default', '<rootDir>/../../tools/timing/jest-reporter.cjs'],
   resolver: '@nx/jest/plugins/resolver',
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },

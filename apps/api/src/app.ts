@@ -54,6 +54,8 @@ export interface CreateAppOptions {
   sdkScript?: string;
   /** Where log lines go (tests capture them); default stdout and stderr. */
   logWrite?: (line: string, level: NestLogLevel) => void;
+  /** An embedded `memory://` database starts from this migrated snapshot (tests: test/support/test-database.ts). */
+  databaseSnapshot?: Blob | null;
 }
 
 /** The app's logger (LOG_FORMAT, LOG_LEVEL, secrets masked), for Nest and for anything logging before Nest runs. */
@@ -113,7 +115,7 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
       throw new Error(
         `hosted apps would share the dashboard's origin ${dashboardOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
       );
-    database = await Database.open(config, ENTITIES);
+    database = await Database.open(config, ENTITIES, options.databaseSnapshot ?? null);
   } catch (error) {
     spacesServer.close();
     throw error;

@@ -13,7 +13,8 @@ describe(`the database (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embe
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase();
+    // From empty: these tests are the migrations' own, so they run every one (other files copy a migrated template).
+    testDatabase = await createTestDatabase({ fresh: true });
     database = await Database.open({
       databaseUrl: testDatabase.databaseUrl,
       dataDir: testDatabase.dataDir,

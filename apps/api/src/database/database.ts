@@ -58,15 +58,20 @@ export class Database {
     private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
+  /**
+   * @param snapshot an embedded `memory://` database starts from this dump (Database.closeToSnapshot) instead of
+   *   empty; tests only, so that each test file copies one migrated database rather than migrating its own.
+   */
   static async open(
     config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>,
     entities: EntityList = [],
+    snapshot: Blob | null = null,
   ): Promise<Database> {
     const logger = new Logger('Database');
     let embedded: EmbeddedPostgres | null = null;
     let url = config.databaseUrl;
     if (!url) {
-      embedded = await EmbeddedPostgres.start(config.dataDir);
+      embedded = await EmbeddedPostgres.start(config.dataDir, snapshot);
       url = embedded.url;
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }
@@ -109,6 +114,15 @@ export class Database {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Closes an embedded database and returns its data folder as a tarball, for `open(…, snapshot)` (tests). */
+  async closeToSnapshot(): Promise<Blob> {
+    if (!this.embedded) throw new Error('only an embedded database has a snapshot');
+    await this.dataSource.destroy();
+    const snapshot = await this.embedded.dump();
+    await this.embedded.stop();
+    return snapshot;
   }
 
   async close(): Promise<void> {

@@ -20,12 +20,16 @@ export class EmbeddedPostgres {
     readonly url: string,
   ) {}
 
-  /** @param dataDir folder to persist to, or `memory://` for a throw-away database (tests). */
-  static async start(dataDir: string): Promise<EmbeddedPostgres> {
+  /**
+   * @param dataDir folder to persist to, or `memory://` for a throw-away database (tests).
+   * @param snapshot for `memory://` only: a data folder dumped by `dump()` to start from instead of an empty
+   *   database (tests start from one migrated copy: test/support/test-database.ts).
+   */
+  static async start(dataDir: string, snapshot: Blob | null = null): Promise<EmbeddedPostgres> {
     let lockFile: string | null = null;
     let db: PGlite;
     if (dataDir === 'memory://') {
-      db = await PGlite.create();
+      db = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {});
     } else {
       const root = resolve(dataDir);
       mkdirSync(root, { recursive: true });
@@ -43,6 +47,11 @@ export class EmbeddedPostgres {
     const bridge = new PgliteBridge(db);
     const port = await bridge.start('127.0.0.1');
     return new EmbeddedPostgres(db, bridge, lockFile, `postgres://postgres@127.0.0.1:${port}/postgres`);
+  }
+
+  /** The data folder as an uncompressed tarball (PGlite's dumpDataDir), for `start(…, snapshot)`. */
+  async dump(): Promise<Blob> {
+    return this.db.dumpDataDir('none');
   }
 
   async stop(): Promise<void> {

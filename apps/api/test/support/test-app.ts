@@ -8,6 +8,8 @@ export interface TestApp extends RunningApp {
   config: AppConfig;
   /** fetch against the app: `http('/api/v1/auth/me', { token })`. */
   http: (path: string, init?: TestRequest) => Promise<TestResponse>;
+  /** The database it runs on (a second instance can be started on the same one). */
+  testDatabase: TestDatabase;
 }
 
 export interface TestRequest {
@@ -35,7 +37,7 @@ export async function startTestApp(
   overrides: Partial<AppConfig> = {},
   database?: TestDatabase,
   appOptions: CreateAppOptions = {},
-): Promise<TestApp & { testDatabase: TestDatabase }> {
+): Promise<TestApp> {
   const testDatabase = database ?? (await createTestDatabase());
   const config = testConfig({
     port: 0,
@@ -50,7 +52,12 @@ export async function startTestApp(
     dbPoolSize: 5,
     ...overrides,
   });
-  const running = await createApp(config, { dashboard: false, logger: ['fatal', 'error'], ...appOptions });
+  const running = await createApp(config, {
+    dashboard: false,
+    logger: ['fatal', 'error'],
+    databaseSnapshot: testDatabase.snapshot ?? null,
+    ...appOptions,
+  });
   const http = async (path: string, init: TestRequest = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;

@@ -1,33 +1,60 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, openAsBlob, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { Database } from '../../src/database/database';
 
 /**
  * Where integration tests keep their data: embedded PostgreSQL in memory by default, or, when DATABASE_URL is
  * set (CI's second pass), a fresh database on that server per test file, dropped afterwards, so suites never
  * see each other's rows.
+ *
+ * Migrating costs seconds, so it happens once per set of migrations, not once per test file (docs/architecture.md,
+ * "Tests"): the embedded database starts from a snapshot of a migrated one (a PGlite data folder dump kept under the
+ * system's temporary folder), and a server database is created as a copy of a migrated template database
+ * (`CREATE DATABASE … TEMPLATE sy_template_<hash>`). Both are named by a hash of the migrations, so a changed
+ * migration makes a new template; the app still runs its migrations on start, and finds none pending.
  */
 export interface TestDatabase {
   databaseUrl: string | null;
   dataDir: string;
+  /** The migrated embedded database to start from (memory:// only), or null to start empty. */
+  snapshot?: Blob | null;
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  /** Start from an empty database and let the app migrate it (the tests of the migrations themselves). */
+  fresh?: boolean;
+}
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return { databaseUrl: null, dataDir: 'memory://', drop: async () => undefined };
+  if (!serverUrl)
+    return {
+      databaseUrl: null,
+      dataDir: 'memory://',
+      snapshot: options.fresh ? null : await embeddedTemplate(),
+      drop: async () => undefined,
+    };
   // SY_TEST_KEEP_DATABASES=<prefix>: the databases are named with it and kept, for CI to reconcile what the money
-  // suites left (.ci/run); a prefix of lower-case letters, digits and underscores.
-  const keep = process.env.SY_TEST_KEEP_DATABASES;
+  // suites left (.ci/run); a prefix of lower-case letters, digits and underscores. With SY_TEST_KEEP_FILES=<regular
+  // expression>, only the databases of the test files whose path it matches (the others are dropped as usual).
+  const keepFiles = process.env.SY_TEST_KEEP_FILES;
+  const testPath = typeof expect === 'undefined' ? '' : (expect.getState().testPath ?? '');
+  const keep = keepFiles && !new RegExp(keepFiles).test(testPath) ? undefined : process.env.SY_TEST_KEEP_DATABASES;
   if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,40}$/.test(keep))
     throw new Error('SY_TEST_KEEP_DATABASES must be a database name prefix');
   const name = `${keep ?? 'sy_test_'}${randomBytes(6).toString('hex')}`;
-  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const template = options.fresh ? null : await serverTemplate(serverUrl);
+  await withClient(serverUrl, (client) =>
+    client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`),
+  );
   return {
-    databaseUrl: url.toString(),
+    databaseUrl: databaseOn(serverUrl, name),
     dataDir: 'memory://',
+    snapshot: null,
     drop: async () => {
       if (!keep) await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
@@ -40,7 +67,81 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 export async function createRestartableDatabase(dir: string): Promise<TestDatabase> {
   if (process.env.DATABASE_URL) return createTestDatabase();
-  return { databaseUrl: null, dataDir: join(dir, 'data'), drop: async () => undefined };
+  return { databaseUrl: null, dataDir: join(dir, 'data'), snapshot: null, drop: async () => undefined };
+}
+
+const root = join(__dirname, '../../../..');
+
+/** A hash of what decides a migrated database's contents: the migrations, how they run, and PGlite's version. */
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  const migrations = join(root, 'apps/api/src/database/migrations');
+  for (const file of readdirSync(migrations).sort()) hash.update(file).update(readFileSync(join(migrations, file)));
+  hash.update(readFileSync(join(root, 'apps/api/src/database/database.ts')));
+  hash.update(readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+let embeddedSnapshot: Promise<Blob> | undefined;
+
+/** The migrated embedded database, built by the first test file that needs it and kept as a file for the rest. */
+function embeddedTemplate(): Promise<Blob> {
+  embeddedSnapshot ??= (async () => {
+    const folder = join(tmpdir(), 'switchyard-test-templates');
+    const file = join(folder, `pglite-${migrationsHash()}.tar`);
+    if (existsSync(file)) return openAsBlob(file);
+    const database = await Database.open({ databaseUrl: null, dataDir: 'memory://', dbPoolSize: 2 });
+    const snapshot = await database.closeToSnapshot();
+    // Written aside and renamed: two workers building at once each leave a whole file, never half of one.
+    mkdirSync(folder, { recursive: true });
+    const partial = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+    writeFileSync(partial, Buffer.from(await snapshot.arrayBuffer()));
+    renameSync(partial, file);
+    return snapshot;
+  })();
+  return embeddedSnapshot;
+}
+
+// Any fixed number: the same in every process that may build the template on this server.
+const TEMPLATE_LOCK_KEY = 7_460_912_327;
+let serverTemplateName: Promise<string> | undefined;
+
+/**
+ * The migrated template database on the server, built once under an advisory lock (parallel workers and parallel
+ * jest runs wait for the first), then only copied: nothing ever connects to it again, which CREATE DATABASE …
+ * TEMPLATE requires.
+ */
+function serverTemplate(serverUrl: string): Promise<string> {
+  serverTemplateName ??= withClient(serverUrl, async (client) => {
+    const name = `sy_template_${migrationsHash()}`;
+    const exists = async () =>
+      (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    if (await exists()) return name;
+    await client.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+    try {
+      if (await exists()) return name;
+      const building = `${name}_build`;
+      await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${building}`);
+      const database = await Database.open({
+        databaseUrl: databaseOn(serverUrl, building),
+        dataDir: 'memory://',
+        dbPoolSize: 2,
+      });
+      await database.close();
+      await client.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      return name;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
+    }
+  });
+  return serverTemplateName;
+}
+
+function databaseOn(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,16 +12,21 @@ export function defaultSdkScript(): string {
   return resolve(__dirname, '..', '..', '..', '..', '..', 'libs', 'sdk', 'dist', 'switchyard.js');
 }
 
+/** The script-tag build's bytes, or null when it is not built (also when a build removes it as it is read). */
+export function readSdkScript(file = defaultSdkScript()): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 /**
  * Serves the SDK's script-tag build (libs/sdk/dist/switchyard.js, made by `npm run build`) to any page: CORS open
  * and cross-origin embeddable, so that `<script integrity=… crossorigin>` works from an app's own origin. The
  * file is read once at start; without a build the path answers 404 and start-up says why.
  */
-/** The script-tag build's bytes, or null when it is not built. */
-export function readSdkScript(file = defaultSdkScript()): Buffer | null {
-  return existsSync(file) ? readFileSync(file) : null;
-}
-
 export function sdkScript(file = defaultSdkScript()) {
   const script = readSdkScript(file);
   if (!script) new Logger('Sdk').warn(`no SDK build at ${file}; run "npm run build" to serve ${SDK_SCRIPT_PATH}`);

@@ -2,20 +2,27 @@ import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-a
 import { UsageRecorder } from '../usage';
 import { KeysService } from './keys.service';
 
+// One app for the file's HTTP tests (booting one costs more than most tests here); the graceful shutdown tests below
+// stop theirs, so each boots its own.
+let shared: TestApp;
+beforeAll(async () => {
+  shared = await startTestApp();
+});
+afterAll(() => shared?.close());
+
 describe('API keys over HTTP', () => {
   let app: TestApp;
   let alice: string;
   let bob: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = shared;
     alice = (
       await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('alice'), password: 'alice password' } })
     ).body.data.token;
     bob = (await app.http('/api/v1/auth/register', { body: { email: uniqueEmail('bob'), password: 'bob password 1' } }))
       .body.data.token;
   });
-  afterAll(() => app?.close());
 
   it('creates a key shown once (sy- and 48 base62 characters) and lists it masked', async () => {
     const created = await app.http('/api/v1/keys', { token: alice, body: { name: '  My laptop  ' } });
@@ -206,12 +213,12 @@ describe('requests per minute per key', () => {
   const twoInstances = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
   const apps: TestApp[] = [];
   beforeAll(async () => {
-    const first = await startTestApp();
-    apps.push(first);
-    if (twoInstances) apps.push(await startTestApp({ redisPrefix: first.config.redisPrefix }, first.testDatabase));
+    apps.push(shared);
+    if (twoInstances) apps.push(await startTestApp({ redisPrefix: shared.config.redisPrefix }, shared.testDatabase));
   });
   afterAll(async () => {
-    for (const app of [...apps].reverse()) await app.close();
+    // The file's app closes after every describe.
+    for (const app of apps.slice(1)) await app.close();
   });
 
   it(`answers 429 with Retry-After past the key's rate, counted across instances (${twoInstances ? 'two' : 'one'}), and other keys go on`, async () => {

@@ -54,11 +54,15 @@ describe('space limits in the database', () => {
     // The refusals below are the point; TypeORM would log each one as a failed query.
     Logger.overrideLogger(['fatal']);
     testDatabase = await createTestDatabase();
-    database = await Database.open({
-      databaseUrl: testDatabase.databaseUrl,
-      dataDir: testDatabase.dataDir,
-      dbPoolSize: 6,
-    });
+    database = await Database.open(
+      {
+        databaseUrl: testDatabase.databaseUrl,
+        dataDir: testDatabase.dataDir,
+        dbPoolSize: 6,
+      },
+      [],
+      testDatabase.snapshot,
+    );
   });
   afterAll(async () => {
     await database?.close();

@@ -275,11 +275,15 @@ describe('usage data: monthly partitions and daily rollups', () => {
 describe('the usage partitions migration', () => {
   it('keeps the rows of an unpartitioned usage_records table and builds their rollups', async () => {
     const testDatabase = await createTestDatabase();
-    const database = await Database.open({
-      databaseUrl: testDatabase.databaseUrl,
-      dataDir: testDatabase.dataDir,
-      dbPoolSize: 2,
-    });
+    const database = await Database.open(
+      {
+        databaseUrl: testDatabase.databaseUrl,
+        dataDir: testDatabase.dataDir,
+        dbPoolSize: 2,
+      },
+      [],
+      testDatabase.snapshot,
+    );
     try {
       const { dataSource } = database;
       // Back to just before the partitions migration, whatever migrations came after it.

@@ -77,11 +77,15 @@ describe('the money functions', () => {
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await Database.open({
-      databaseUrl: testDatabase.databaseUrl,
-      dataDir: testDatabase.dataDir,
-      dbPoolSize: 2,
-    });
+    database = await Database.open(
+      {
+        databaseUrl: testDatabase.databaseUrl,
+        dataDir: testDatabase.dataDir,
+        dbPoolSize: 2,
+      },
+      [],
+      testDatabase.snapshot,
+    );
   });
   afterAll(async () => {
     await database?.close();
