@@ -110,6 +110,8 @@ function startApi({ port, spacesPort, examplePort, dataDir, log }) {
     // stop a long run. And counters of earlier runs in a shared Redis must not count against this one.
     AUTH_RATE_LIMIT_PER_IP: '100000',
     REDIS_PREFIX: `sy-browser-${process.pid}-${Date.now().toString(36)}:`,
+    // No hold on makers' earnings, so the earnings walk can move what its calls earned (docs/earnings.md).
+    EARNINGS_HOLD_DAYS: '0',
   };
   const child = spawn(process.execPath, [apiEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk) => log.push(chunk));

@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts';
 import { AdminModule } from './modules/admin';
 import { ClientsModule } from './modules/clients';
+import { EarningsModule } from './modules/earnings';
 import { ConsentsModule } from './modules/consents';
 import { GiftcardsModule } from './modules/giftcards';
 import { HealthModule } from './modules/health';
@@ -40,6 +41,7 @@ export class AppModule {
         ProxyModule,
         ConsentsModule,
         ClientsModule,
+        EarningsModule,
         OAuthModule,
         PaymentsModule,
         GiftcardsModule,

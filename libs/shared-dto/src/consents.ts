@@ -22,6 +22,10 @@ export interface ConsentResponse {
    * only at one of their origins (docs/sdk.md#popups).
    */
   redirectUris: string[];
+  /** The app's markup on this user's calls, whole percent: they pay the provider's price × (1 + markup/100). */
+  markupPercent: number;
+  /** A raised markup the user has not approved (it applies only once they authorize the app again); else null. */
+  pendingMarkupPercent: number | null;
 }
 
 /**

@@ -10,6 +10,7 @@ export * from './giftcards';
 export * from './models';
 export * from './oauth';
 export * from './oauth-clients';
+export * from './earnings';
 export * from './consents';
 export * from './spaces';
 export * from './admin';

@@ -22,6 +22,10 @@ export interface OAuthClientResponse {
   authorizedUserCount: number;
   /** Gateway requests per minute for each user of this app; null: the server's default (GATEWAY_RPM). */
   requestsPerMinute: number | null;
+  /** The app's markup on its users' calls, in whole percent (docs/earnings.md): they pay cost × (1 + markup/100). */
+  markupPercent: number;
+  /** Users still on a lower rate they agreed to: a raise applies to each once they approve the app again. */
+  usersOnOldRate: number;
 }
 
 /** GET /api/v1/oauth2/clients/{clientId}/usage (docs/decisions.md#resource-shapes). */
@@ -51,7 +55,12 @@ export interface OAuthClientFields {
   refreshTokenTtlSeconds?: number;
   /** Gateway requests per minute for each user of the app; null: the server's default. */
   requestsPerMinute?: number | null;
+  /** Whole percent from 0 to MAX_MARKUP_PERCENT (300); unset on create: 0. A raise needs each user's re-consent. */
+  markupPercent?: number;
 }
+
+/** The highest markup an app may set, in percent (docs/earnings.md). */
+export const MAX_MARKUP_PERCENT = 300;
 
 /** POST /api/v1/oauth2/clients */
 export interface OAuthClientCreateRequest extends OAuthClientFields {

@@ -211,6 +211,11 @@ export interface AuthorizationDecisionRequest extends AuthorizationParams {
   approve: boolean;
   /** Caps on what the app may spend; only with an approval. */
   limits?: ConsentLimitsRequest;
+  /**
+   * The app's markup the consent page showed (AuthorizationRequestInfo.markupPercent): what the user agrees to.
+   * Left out: no markup is agreed to (calls are priced at cost until the user approves a page that showed it).
+   */
+  markupPercent?: number;
 }
 
 /** What the consent page shows about a pending authorization (GET /api/v1/oauth2/authorize/request). */
@@ -221,6 +226,10 @@ export interface AuthorizationRequestInfo {
   alreadyGranted: OAuthScope[];
   /** The caps the user set earlier on this app, if any. */
   limits: ConsentLimits | null;
+  /** The app's markup in whole percent: calls through it cost the user the provider's price × (1 + markup/100). */
+  markupPercent: number;
+  /** The rate this user agreed to before (null: never approved): when lower, approving accepts the raise. */
+  agreedMarkupPercent: number | null;
 }
 
 /** POST /api/v1/oauth2/authorize/decision answers where the browser goes next. */

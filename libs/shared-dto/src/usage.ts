@@ -60,6 +60,11 @@ export interface ActivityRecord {
     released: number;
     outcome: 'settled' | 'released' | 'open' | 'none';
     reason: string | null;
+    /**
+     * Through an app with a markup (docs/earnings.md): the rate the call was priced at and how what was charged
+     * splits into the provider's cost and the app's markup; null otherwise.
+     */
+    markup: { percent: number; providerCost: number; markup: number } | null;
   };
 }
 

@@ -110,6 +110,11 @@ async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss
       console.log(
         `DRIFT ${drift.kind} user=${drift.userId}${drift.callId ? ` call=${drift.callId}` : ''} expected=${drift.expected} actual=${drift.actual}`,
       );
+    for (const day of report.days)
+      console.log(
+        `DAY ${day.day} paid=${day.paid} provider=${day.provider} earnings=${day.earnings} fees=${day.fees}` +
+          (day.paid === day.provider + day.earnings + day.fees ? ' ok' : ' DOES NOT ADD UP'),
+      );
     const { losses } = report;
     if (failOnLoss)
       for (const loss of losses.largest)

@@ -14,6 +14,10 @@ export interface AppConfig {
   adminEmail: string | null;
   adminPassword: string | null;
   signupCredit: number;
+  /** The operator's share of each app markup, in percent (docs/earnings.md). */
+  platformFeePercent: number;
+  /** Days a maker's earnings stay pending (refunds, disputes) before they are available. */
+  earningsHoldDays: number;
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
   stripeApiBase: string | null;

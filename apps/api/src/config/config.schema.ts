@@ -121,6 +121,21 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     },
   },
   {
+    env: 'PLATFORM_FEE_PERCENT',
+    key: 'platformFeePercent',
+    description:
+      "The operator's share of each app's markup, in whole percent; the maker earns the rest (docs/earnings.md)",
+    defaultValue: '20',
+    parse: integer(0, 100, 'set PLATFORM_FEE_PERCENT to a whole percent such as 20'),
+  },
+  {
+    env: 'EARNINGS_HOLD_DAYS',
+    key: 'earningsHoldDays',
+    description: "Days a maker's earnings stay pending (for refunds and disputes) before they can be moved or paid out",
+    defaultValue: '7',
+    parse: integer(0, 365, 'set EARNINGS_HOLD_DAYS to a number of days such as 7'),
+  },
+  {
     env: 'SIGNUP_CREDIT',
     key: 'signupCredit',
     description: 'Budget granted to each new account, in currency units (unset with the demo catalog: 5)',

@@ -8,6 +8,10 @@ import Stripe from 'stripe';
  * Checkout Sessions the app uses: form-encoded requests with bracketed keys, JSON objects with
  * `object: 'checkout.session'`, Idempotency-Key replay, 401 without a secret key and 404 `resource_missing`
  * errors. Sessions live in a Map; tests play the customer with pay(), and Stripe's webhook with event().
+ * Connect, for makers' payouts (docs/earnings.md): `POST /v1/accounts` (`object: 'account'`), `/v1/account_links`
+ * (`object: 'account_link'`, a hosted onboarding URL here) and `/v1/transfers` (`object: 'transfer'`, to an
+ * account made here, whole cents), each replayed for its Idempotency-Key; `failTransfers` answers the next that
+ * many transfers with Stripe's 500 api_error.
  */
 export interface FakeCheckoutSession {
   id: string;
@@ -39,7 +43,16 @@ export interface FakeStripeRequest {
 export class FakeStripe {
   readonly sessions = new Map<string, FakeCheckoutSession>();
   readonly requests: FakeStripeRequest[] = [];
-  private readonly replies = new Map<string, FakeCheckoutSession>();
+  private readonly replies = new Map<string, unknown>();
+  readonly accounts = new Map<
+    string,
+    { id: string; object: 'account'; type: string; metadata: Record<string, string> }
+  >();
+  readonly transfers = new Map<
+    string,
+    { id: string; object: 'transfer'; amount: number; currency: string; destination: string }
+  >();
+  failTransfers = 0;
   private server!: Server;
   url = '';
 
@@ -126,6 +139,18 @@ export class FakeStripe {
       if (idempotencyKey) this.replies.set(idempotencyKey, session);
       return send(res, 200, session);
     }
+    if (req.method === 'POST' && ['/v1/accounts', '/v1/account_links', '/v1/transfers'].includes(path)) {
+      const replay = idempotencyKey ? this.replies.get(`${path}:${idempotencyKey}`) : undefined;
+      if (replay) return send(res, 200, replay, { 'Idempotent-Replayed': 'true' });
+      if (path === '/v1/transfers' && this.failTransfers > 0) {
+        this.failTransfers -= 1;
+        return send(res, 500, { error: { type: 'api_error', message: 'An unknown error occurred' } });
+      }
+      const made = this.connect(path, form);
+      if ('error' in made) return send(res, 400, made);
+      if (idempotencyKey) this.replies.set(`${path}:${idempotencyKey}`, made);
+      return send(res, 200, made);
+    }
     const match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && match) {
       const session = this.sessions.get(decodeURIComponent(match[1]));
@@ -143,6 +168,53 @@ export class FakeStripe {
     return send(res, 404, {
       error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path})` },
     });
+  }
+
+  /** Connect's objects in Stripe's shape, or its invalid_request_error. */
+  private connect(path: string, form: Record<string, any>): Record<string, unknown> {
+    const invalid = (param: string, message: string) => ({ error: { type: 'invalid_request_error', message, param } });
+    const created = Math.floor(Date.now() / 1000);
+    if (path === '/v1/accounts') {
+      const account = {
+        id: `acct_${randomBytes(8).toString('hex')}`,
+        object: 'account' as const,
+        type: String(form.type ?? 'standard'),
+        metadata: form.metadata ?? {},
+        charges_enabled: false,
+        payouts_enabled: false,
+        details_submitted: false,
+        created,
+      };
+      this.accounts.set(account.id, account);
+      return account;
+    }
+    if (path === '/v1/account_links') {
+      if (!this.accounts.has(form.account)) return invalid('account', `No such account: '${form.account}'`);
+      if (!form.refresh_url || !form.return_url) return invalid('return_url', 'Missing required param: return_url.');
+      return {
+        object: 'account_link',
+        created,
+        expires_at: created + 300,
+        url: `${this.url}/setup/e/${form.account}/${randomBytes(6).toString('hex')}`,
+      };
+    }
+    const amount = Number(form.amount);
+    if (!Number.isInteger(amount) || amount < 1) return invalid('amount', 'Invalid positive integer');
+    if (!this.accounts.has(form.destination))
+      return invalid('destination', `No such destination: '${form.destination}'`);
+    const transfer = {
+      id: `tr_${randomBytes(12).toString('hex')}`,
+      object: 'transfer' as const,
+      amount,
+      amount_reversed: 0,
+      currency: String(form.currency),
+      destination: String(form.destination),
+      metadata: form.metadata ?? {},
+      reversed: false,
+      created,
+    };
+    this.transfers.set(transfer.id, transfer);
+    return transfer;
   }
 
   private create(

@@ -101,7 +101,7 @@ export class OAuthTestKit {
   /** The whole browser side: authorize, consent if asked (Allow), back at the callback with a code. */
   async codeFor(
     clientId: string,
-    options: { scope?: string; user?: OAuthTestUser; state?: string; limits?: unknown } = {},
+    options: { scope?: string; user?: OAuthTestUser; state?: string; limits?: unknown; markupPercent?: number } = {},
   ) {
     const { verifier, challengePromise } = this.pkce();
     const state = options.state ?? oauth.generateRandomState();
@@ -117,9 +117,19 @@ export class OAuthTestKit {
     const user = options.user ?? this.alice;
     let { location } = await this.authorize(params, user);
     if (location?.startsWith('/consent?')) {
+      // As the consent page does: the markup it showed is the one the user agrees to.
+      const shown = await this.app.http(`/api/v1/oauth2/authorize/request?${new URLSearchParams(params).toString()}`, {
+        token: user.session,
+      });
+      const markupPercent = options.markupPercent ?? shown.body.data?.markupPercent;
       const decision = await this.app.http('/api/v1/oauth2/authorize/decision', {
         token: user.session,
-        body: { ...params, approve: true, ...(options.limits ? { limits: options.limits } : {}) },
+        body: {
+          ...params,
+          approve: true,
+          ...(options.limits ? { limits: options.limits } : {}),
+          ...(markupPercent !== undefined ? { markupPercent } : {}),
+        },
       });
       expect(decision.status).toBe(200);
       location = decision.body.data.redirectTo;

@@ -8,6 +8,7 @@ import { AdminConsoleRoute } from './routes/admin-console-route';
 import { AdminGiftCardsRoute } from './routes/admin-gift-cards-route';
 import { AppPopupRoute } from './routes/app-popup-route';
 import { BillingRoute } from './routes/billing-route';
+import { EarningsRoute } from './routes/earnings-route';
 import { RequireAuth, GuestOnly } from './routes/guards';
 import { AuthorizedAppsRoute } from './routes/authorized-apps-route';
 import { ConsentRoute } from './routes/consent-route';
@@ -38,6 +39,8 @@ function renderSection(section: ShellSection, user: UserResponse) {
       return <KeysRoute />;
     case '/apps':
       return <OAuthAppsRoute />;
+    case '/earnings':
+      return <EarningsRoute />;
     case '/authorized-apps':
       return <AuthorizedAppsRoute />;
     case '/usage':

@@ -12,6 +12,7 @@ export const SHELL_SECTIONS: readonly ShellSection[] = [
   { path: '/', label: 'Overview' },
   { path: '/keys', label: 'API keys' },
   { path: '/apps', label: 'OAuth apps' },
+  { path: '/earnings', label: 'Earnings' },
   { path: '/authorized-apps', label: 'Authorized apps' },
   { path: '/usage', label: 'Usage' },
   { path: '/requests', label: 'Requests' },

@@ -31,12 +31,13 @@ import {
   redirectUriProblem,
   REFRESH_TOKEN_TTL_RANGE,
 } from '../oauth';
-import type {
-  ClientUsageQuery,
-  OAuthClientCreateRequest,
-  OAuthClientFields,
-  OAuthClientTrustRequest,
-  OAuthClientUpdateRequest,
+import {
+  MAX_MARKUP_PERCENT,
+  type ClientUsageQuery,
+  type OAuthClientCreateRequest,
+  type OAuthClientFields,
+  type OAuthClientTrustRequest,
+  type OAuthClientUpdateRequest,
 } from '../oauth-clients';
 import { MaxDecimals } from './decimals';
 
@@ -111,6 +112,13 @@ class OAuthClientFieldsDto implements OAuthClientFields {
   @Min(1)
   @Max(1_000_000)
   requestsPerMinute?: number | null;
+
+  /** The app's markup in whole percent, 0 to 300 (docs/earnings.md); null is refused, not taken as 0. */
+  @ValidateIf((_, value) => value !== undefined)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_MARKUP_PERCENT)
+  markupPercent?: number;
 }
 
 const clientName = () => (target: object, property: string) => {
@@ -184,6 +192,12 @@ export class AuthorizationDecisionDto extends AuthorizationParamsDto implements 
   @ValidateNested()
   @Type(() => ConsentLimitsDto)
   limits?: ConsentLimitsDto;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_MARKUP_PERCENT)
+  markupPercent?: number;
 }
 
 /** GET /api/v1/oauth2/clients/{clientId}/usage */

@@ -25,6 +25,9 @@ import { Notifications1763800033300 } from './1763800033300-notifications';
 import { SpaceAppTitles1763800033400 } from './1763800033400-space-app-titles';
 import { UsageUpstreamModel1763800033500 } from './1763800033500-usage-upstream-model';
 import { SpaceAppClients1763800034500 } from './1763800034500-space-app-clients';
+import { AppMarkup1763800040000 } from './1763800040000-app-markup';
+import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
+import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -55,4 +58,7 @@ export const MIGRATIONS = [
   SpaceAppTitles1763800033400,
   UsageUpstreamModel1763800033500,
   SpaceAppClients1763800034500,
+  AppMarkup1763800040000,
+  MakerEarnings1763800040100,
+  MakerPayouts1763800040200,
 ];

@@ -14,7 +14,7 @@ export type NewClient = Pick<
   | 'scopes'
   | 'accessTokenTtlSeconds'
   | 'refreshTokenTtlSeconds'
-> & { rateLimitRpm?: number | null; scopes: OAuthScope[] };
+> & { rateLimitRpm?: number | null; scopes: OAuthScope[]; markupPercent?: number };
 
 /** The only code that writes oauth_clients. `{id}` in paths is the numeric id or the public clientId. */
 @Injectable()
@@ -61,8 +61,9 @@ export class ClientsRepository {
           ORDER BY random() LIMIT 1),
        ins AS (
          INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, secret_hash, redirect_uris, scopes,
-                                    access_token_ttl_seconds, refresh_token_ttl_seconds, rate_limit_rpm, registration, slot)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'owner', free.slot FROM free
+                                    access_token_ttl_seconds, refresh_token_ttl_seconds, rate_limit_rpm, registration, slot,
+                                    markup_percent)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'owner', free.slot, $12 FROM free
          ON CONFLICT ON CONSTRAINT oauth_clients_owner_slot_key DO NOTHING
          RETURNING id)
        SELECT (SELECT id FROM ins) AS id, (SELECT count(*) FROM free) AS free`,
@@ -78,6 +79,7 @@ export class ClientsRepository {
         client.refreshTokenTtlSeconds,
         client.rateLimitRpm ?? null,
         slots,
+        client.markupPercent ?? 0,
       ],
     );
     if (rows[0]?.id !== null && rows[0]?.id !== undefined)

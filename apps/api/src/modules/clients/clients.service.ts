@@ -114,12 +114,13 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
       accessTokenTtlSeconds: body.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_DEFAULT,
       refreshTokenTtlSeconds: body.refreshTokenTtlSeconds ?? REFRESH_TOKEN_TTL_DEFAULT,
       rateLimitRpm: body.requestsPerMinute ?? null,
+      markupPercent: body.markupPercent ?? 0,
     };
     // Each failed try means a concurrent create took the slot it picked, so this ends within the slot count.
     for (let attempt = 0; attempt <= MAX_CLIENTS_PER_OWNER; attempt += 1) {
       const client = await this.repository.insertOwned(fields, MAX_CLIENTS_PER_OWNER);
       if (client === 'full') break;
-      if (client !== 'taken') return { ...toResponse(client, 0), ...(secret ? { clientSecret: secret } : {}) };
+      if (client !== 'taken') return { ...toResponse(client, 0, 0), ...(secret ? { clientSecret: secret } : {}) };
     }
     throw new ClientsException(
       ClientsErrorCode.CLIENT_LIMIT_REACHED,
@@ -220,15 +221,22 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
 
   async list(ownerId: string): Promise<OAuthClientResponse[]> {
     const clients = await this.repository.listByOwner(ownerId);
-    const counts = await this.consents.countUsersByClient(clients.map((client) => client.id));
-    return clients.map((client) => toResponse(client, counts.get(client.id) ?? 0));
+    const ids = clients.map((client) => client.id);
+    const [counts, oldRate] = await Promise.all([
+      this.consents.countUsersByClient(ids),
+      this.consents.countOnOldRate(ids),
+    ]);
+    return clients.map((client) => toResponse(client, counts.get(client.id) ?? 0, oldRate.get(client.id) ?? 0));
   }
 
   /** The caller's client (the ownership guard ran first). */
   async get(ref: string): Promise<OAuthClientResponse> {
     const client = await this.byRef(ref);
-    const counts = await this.consents.countUsersByClient([client.id]);
-    return toResponse(client, counts.get(client.id) ?? 0);
+    const [counts, oldRate] = await Promise.all([
+      this.consents.countUsersByClient([client.id]),
+      this.consents.countOnOldRate([client.id]),
+    ]);
+    return toResponse(client, counts.get(client.id) ?? 0, oldRate.get(client.id) ?? 0);
   }
 
   async update(actor: ClientActor, ref: string, body: OAuthClientUpdateDto): Promise<OAuthClientResponse> {
@@ -254,8 +262,13 @@ export class ClientsService implements OwnedResources, OnModuleInit, OnModuleDes
       ...(body.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: body.accessTokenTtlSeconds } : {}),
       ...(body.refreshTokenTtlSeconds !== undefined ? { refreshTokenTtlSeconds: body.refreshTokenTtlSeconds } : {}),
       ...(body.requestsPerMinute !== undefined ? { rateLimitRpm: body.requestsPerMinute } : {}),
+      ...(body.markupPercent !== undefined ? { markupPercent: body.markupPercent } : {}),
     });
-    // Narrowed scopes, a changed name or rate limit must show on the next call of every instance.
+    // A cut applies to every user at once; a raise only to users who approve it (docs/earnings.md): consents keep
+    // what their users agreed to, and a call is priced at the lower of that and the app's rate.
+    if (body.markupPercent !== undefined && body.markupPercent < client.markupPercent)
+      await this.consents.capMarkup(client.id, body.markupPercent);
+    // Narrowed scopes, a changed name, rate limit or markup must show on the next call of every instance.
     await this.bus.publish(OAUTH_TOKENS_TOPIC, `client:${client.id}`);
     return this.get(String(client.id));
   }
@@ -398,7 +411,11 @@ function parseDate(value: string, field: string): Date {
   return new Date(`${value}T00:00:00Z`);
 }
 
-function toResponse(client: OAuthClientEntity, authorizedUserCount: number): OAuthClientResponse {
+function toResponse(
+  client: OAuthClientEntity,
+  authorizedUserCount: number,
+  usersOnOldRate: number,
+): OAuthClientResponse {
   return {
     id: client.id,
     clientId: client.clientId,
@@ -416,5 +433,7 @@ function toResponse(client: OAuthClientEntity, authorizedUserCount: number): OAu
     updatedAt: withoutZone(client.updatedAt),
     authorizedUserCount,
     requestsPerMinute: client.rateLimitRpm,
+    markupPercent: client.markupPercent,
+    usersOnOldRate,
   };
 }

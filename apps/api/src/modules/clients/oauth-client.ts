@@ -21,6 +21,8 @@ export interface OAuthClient {
   /** A first-party app an admin trusted: its users are not asked for consent. */
   readonly trusted: boolean;
   readonly registration: 'owner' | 'dynamic';
+  /** The app's markup on its users' calls, whole percent (docs/earnings.md); a consent records what its user saw. */
+  readonly markupPercent: number;
   /** When a token was first issued to the app (null: never). */
   readonly usedAt: Date | null;
   /** The monthly cap (micro-units, as a string) a new user's consent starts with; null: none. */

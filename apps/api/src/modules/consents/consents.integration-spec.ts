@@ -52,6 +52,8 @@ describe('consents', () => {
         limits: { total: null, daily: null, weekly: null, monthly: null, perRequest: null },
         spentThisMonth: 0,
         redirectUris: ['http://127.0.0.1:8765/callback'],
+        markupPercent: 0,
+        pendingMarkupPercent: null,
       },
     ]);
     expect((await consentsOf(bob)).map((consent) => consent.clientId)).toEqual([forBob.clientId]);

@@ -9,6 +9,8 @@ export interface ConsentRow extends ConsentEntity {
   clientId: string;
   clientName: string;
   redirectUris: string[];
+  /** The app's markup now: the user's calls are priced at the lower of it and `markupPercent` (what they agreed to). */
+  appMarkupPercent: number;
 }
 
 /**
@@ -24,20 +26,42 @@ export class ConsentsRepository {
   }
 
   /** Creates the consent or widens its scopes to the union, in one statement, so racing grants lose nothing. */
-  async grant(userId: string, clientPk: number, scopes: OAuthScope[]): Promise<void> {
+  /** Records (or widens) a consent; `markupPercent` is what the user agreed to now (never above the app's rate). */
+  async grant(userId: string, clientPk: number, scopes: OAuthScope[], markupPercent: number): Promise<void> {
     await this.consents.query(
-      `INSERT INTO oauth_consents (user_id, client_pk, scopes) VALUES ($1, $2, $3)
+      `INSERT INTO oauth_consents (user_id, client_pk, scopes, markup_percent)
+       SELECT $1, $2, $3, LEAST($4::int, o.markup_percent) FROM oauth_clients o WHERE o.id = $2
        ON CONFLICT (user_id, client_pk) DO UPDATE SET
-         scopes = ARRAY(SELECT DISTINCT s FROM unnest(oauth_consents.scopes || EXCLUDED.scopes) AS s ORDER BY s)`,
-      [userId, clientPk, [...scopes].sort()],
+         scopes = ARRAY(SELECT DISTINCT s FROM unnest(oauth_consents.scopes || EXCLUDED.scopes) AS s ORDER BY s),
+         markup_percent = EXCLUDED.markup_percent`,
+      [userId, clientPk, [...scopes].sort(), markupPercent],
     );
+  }
+
+  /** A cut of the app's markup applies to every user at once: no consent keeps a rate above it. */
+  async capMarkup(clientPk: number, markupPercent: number): Promise<void> {
+    await this.consents.query(
+      'UPDATE oauth_consents SET markup_percent = $2 WHERE client_pk = $1 AND markup_percent > $2',
+      [clientPk, markupPercent],
+    );
+  }
+
+  /** Per app: its users still on a rate below the app's markup (a raise waits for their re-consent). */
+  async countOnOldRate(clientPks: number[]): Promise<Map<number, number>> {
+    if (!clientPks.length) return new Map();
+    const rows: { client_pk: number; users: string }[] = await this.consents.query(
+      `SELECT c.client_pk, count(*) AS users FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
+        WHERE c.client_pk = ANY($1::int[]) AND c.markup_percent < o.markup_percent GROUP BY c.client_pk`,
+      [clientPks],
+    );
+    return new Map(rows.map((row) => [Number(row.client_pk), Number(row.users)]));
   }
 
   async listByUser(userId: string): Promise<ConsentRow[]> {
     const rows: Record<string, unknown>[] = await this.consents.query(
       `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
-              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
-              o.client_id, o.client_name, o.redirect_uris
+              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros, c.markup_percent,
+              o.client_id, o.client_name, o.redirect_uris, o.markup_percent AS app_markup_percent
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 ORDER BY c.granted_at DESC`,
       [userId],
@@ -48,8 +72,8 @@ export class ConsentsRepository {
   async findByClientId(userId: string, clientId: string): Promise<ConsentRow | null> {
     const rows: Record<string, unknown>[] = await this.consents.query(
       `SELECT c.user_id, c.client_pk, c.scopes, c.granted_at, c.last_used_at, c.limit_total_micros, c.limit_daily_micros,
-              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros,
-              o.client_id, o.client_name, o.redirect_uris
+              c.limit_weekly_micros, c.limit_monthly_micros, c.limit_per_request_micros, c.markup_percent,
+              o.client_id, o.client_name, o.redirect_uris, o.markup_percent AS app_markup_percent
          FROM oauth_consents c JOIN oauth_clients o ON o.id = c.client_pk
         WHERE c.user_id = $1 AND o.client_id = $2`,
       [userId, clientId],
@@ -127,6 +151,8 @@ function toRow(row: Record<string, unknown>): ConsentRow {
     clientId: String(row.client_id),
     clientName: String(row.client_name),
     redirectUris: parseTextArray(row.redirect_uris),
+    markupPercent: Number(row.markup_percent ?? 0),
+    appMarkupPercent: Number(row.app_markup_percent ?? 0),
   };
 }
 

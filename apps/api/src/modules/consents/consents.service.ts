@@ -53,10 +53,33 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     return this.repository.find(userId, clientPk);
   }
 
-  /** Records (or widens) the consent; `limits` given change the app's caps (currency units; omitted ones stay). */
-  async grant(userId: string, clientPk: number, scopes: OAuthScope[], limits?: ConsentLimitsDto): Promise<void> {
-    await this.repository.grant(userId, clientPk, scopes);
+  /**
+   * Records (or widens) the consent; `limits` given change the app's caps (currency units; omitted ones stay).
+   * `markupPercent`: the app's markup the user agreed to now (docs/earnings.md; kept at most the app's rate). A
+   * changed rate reaches the next call on every instance (the cached token meanings are dropped).
+   */
+  async grant(
+    userId: string,
+    clientPk: number,
+    scopes: OAuthScope[],
+    markupPercent: number,
+    limits?: ConsentLimitsDto,
+  ): Promise<void> {
+    const before = await this.repository.find(userId, clientPk);
+    await this.repository.grant(userId, clientPk, scopes, markupPercent);
     if (limits) await this.repository.setLimits(userId, clientPk, limitChanges(limits));
+    if (before && before.markupPercent !== markupPercent)
+      await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent:${userId}:${clientPk}`);
+  }
+
+  /** A cut of an app's markup: every consent above it comes down to it at once. */
+  capMarkup(clientPk: number, markupPercent: number): Promise<void> {
+    return this.repository.capMarkup(clientPk, markupPercent);
+  }
+
+  /** Per app: how many users are still on a lower rate than the app's markup (they approve again to move). */
+  countOnOldRate(clientPks: number[]): Promise<Map<number, number>> {
+    return this.repository.countOnOldRate(clientPks);
   }
 
   async list(userId: string): Promise<ConsentResponse[]> {
@@ -168,5 +191,7 @@ function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
     limits: limitsOf(row),
     spentThisMonth,
     redirectUris: row.redirectUris,
+    markupPercent: Math.min(row.markupPercent, row.appMarkupPercent),
+    pendingMarkupPercent: row.appMarkupPercent > row.markupPercent ? row.appMarkupPercent : null,
   };
 }

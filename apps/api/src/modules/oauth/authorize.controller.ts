@@ -44,10 +44,12 @@ export class AuthorizeController {
     @CurrentUser() user: SessionPrincipal,
     @Body() body: AuthorizationDecisionDto,
   ): Promise<Envelope<AuthorizationDecisionResponse>> {
-    const { approve, limits, ...params } = body;
+    const { approve, limits, markupPercent, ...params } = body;
     try {
       const checked = await this.authorization.check(params);
-      return envelope({ redirectTo: await this.authorization.decide(user.userId, checked, approve, limits) });
+      return envelope({
+        redirectTo: await this.authorization.decide(user.userId, checked, approve, limits, markupPercent),
+      });
     } catch (error) {
       // A request that went bad (e.g. a scope the app may no longer ask for) is answered to the app, as RFC 6749 says.
       if (error instanceof AuthorizationRedirectError) return envelope({ redirectTo: error.redirectTo });

@@ -126,12 +126,16 @@ export class AuthorizeService {
    * this app (`reusesConsent`); otherwise the consent page.
    */
   async authorize(userId: string, request: CheckedAuthorization): Promise<AuthorizeOutcome> {
-    if (request.client.trusted) return { kind: 'redirect', to: await this.approve(userId, request) };
-    if (!reusesConsent(request.client, request.redirectUri)) return { kind: 'consent' };
     const consent = await this.consents.find(userId, request.client.id);
+    // A trusted first-party app is the operator's own: its users take its markup as they take its scopes.
+    if (request.client.trusted)
+      return { kind: 'redirect', to: await this.approve(userId, request, request.client.markupPercent) };
+    if (!reusesConsent(request.client, request.redirectUri)) return { kind: 'consent' };
     const covered = consent !== null && request.scopes.every((scope) => consent.scopes.includes(scope));
     if (!covered) return { kind: 'consent' };
-    return { kind: 'redirect', to: await this.approve(userId, request) };
+    // A raised markup is never taken silently: the user sees the new rate and approves again (docs/earnings.md).
+    if (consent.markupPercent < request.client.markupPercent) return { kind: 'consent' };
+    return { kind: 'redirect', to: await this.approve(userId, request, consent.markupPercent) };
   }
 
   /** What the consent page shows. */
@@ -147,26 +151,44 @@ export class AuthorizeService {
       scopes: request.scopes.map((scope) => ({ scope, description: SCOPE_DESCRIPTIONS[scope] })),
       alreadyGranted: consent?.scopes ?? [],
       limits: consent ? limitsOf(consent) : visitorDefaults(request.client),
+      markupPercent: request.client.markupPercent,
+      agreedMarkupPercent: consent ? Math.min(consent.markupPercent, request.client.markupPercent) : null,
     };
   }
 
-  /** The user's answer on the consent page: where the browser goes next. */
+  /**
+   * The user's answer on the consent page: where the browser goes next. `markupPercent` is the rate the page showed
+   * the user; the consent keeps the lower of it and the app's rate now (a raise between the page and the click is
+   * not agreed to; a page that sent none agreed to no markup).
+   */
   async decide(
     userId: string,
     request: CheckedAuthorization,
     approve: boolean,
     limits?: ConsentLimitsDto,
+    markupPercent?: number,
   ): Promise<string> {
     if (!approve)
       return this.errorRedirect(request.redirectUri, 'access_denied', 'The user denied access', request.state);
-    return this.approve(userId, request, limits);
+    return this.approve(userId, request, Math.min(markupPercent ?? 0, request.client.markupPercent), limits);
   }
 
-  private async approve(userId: string, request: CheckedAuthorization, limits?: ConsentLimitsDto): Promise<string> {
+  private async approve(
+    userId: string,
+    request: CheckedAuthorization,
+    markupPercent: number,
+    limits?: ConsentLimitsDto,
+  ): Promise<string> {
     // A first consent without caps of the user's own starts with the app's visitor cap (space apps: a small one).
     const defaults = limits ? null : visitorDefaults(request.client);
     const first = defaults !== null && (await this.consents.find(userId, request.client.id)) === null;
-    await this.consents.grant(userId, request.client.id, request.scopes, limits ?? (first ? defaults : undefined));
+    await this.consents.grant(
+      userId,
+      request.client.id,
+      request.scopes,
+      markupPercent,
+      limits ?? (first ? defaults : undefined),
+    );
     const code = await this.tokens.issueCode({
       clientPk: request.client.id,
       userId,

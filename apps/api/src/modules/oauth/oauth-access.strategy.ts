@@ -60,6 +60,7 @@ export class OAuthAccessStrategy implements CredentialStrategy, OnModuleInit {
       credentialName: access.clientName,
       scopes: access.scopes,
       rateLimitRpm: access.rateLimitRpm,
+      markupPercent: access.markupPercent,
       // Each user of an app gets the app's rate: one busy user cannot use up another's.
       rateLimitSubject: `app:${access.clientId}:${access.userId}`,
     };

@@ -34,6 +34,11 @@ export interface AccessTokenRow {
   expiresAt: Date;
   issuedAt: Date;
   rateLimitRpm: number | null;
+  /**
+   * The markup this user's calls through the app are priced at: the app's, but never more than the user agreed to
+   * on the consent page (docs/earnings.md); 0 without a consent.
+   */
+  markupPercent: number;
 }
 
 export type RefreshOutcome =
@@ -213,8 +218,10 @@ export class OAuthRepository {
     const rows = await hotQuery<Record<string, unknown>>(
       this.dataSource,
       `sy_oauth_${kind}`,
-      `SELECT t.grant_id, t.expires_at, t.created_at, g.user_id, g.client_pk, COALESCE(t.scopes, g.scopes) AS scopes, c.client_id, c.client_name, c.rate_limit_rpm
+      `SELECT t.grant_id, t.expires_at, t.created_at, g.user_id, g.client_pk, COALESCE(t.scopes, g.scopes) AS scopes, c.client_id, c.client_name, c.rate_limit_rpm,
+              LEAST(c.markup_percent, COALESCE(k.markup_percent, 0)) AS markup_percent
          FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_pk
+         LEFT JOIN oauth_consents k ON k.user_id = g.user_id AND k.client_pk = g.client_pk
         WHERE t.token_hash = $1 AND t.kind = '${kind}' AND t.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > now()
           AND g.revoked_at IS NULL AND c.is_active
           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = g.user_id AND u.disabled_at IS NOT NULL)`,
@@ -232,6 +239,7 @@ export class OAuthRepository {
       expiresAt: row.expires_at as Date,
       issuedAt: row.created_at as Date,
       rateLimitRpm: (row.rate_limit_rpm as number | null) ?? null,
+      markupPercent: Number(row.markup_percent ?? 0),
     };
   }
 

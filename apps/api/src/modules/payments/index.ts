@@ -4,5 +4,6 @@
  */
 export { PaymentsModule } from './payments.module';
 export { PaymentsService } from './payments.service';
+export { createStripeClient } from './stripe.provider';
 export { PAYMENT_WEBHOOK_PATH } from './payments.controller';
 export { paymentsEntities } from './entities';

@@ -13,3 +13,6 @@ export { UsageRecorder, type UsageRecordInput } from './usage-recorder';
 export { UsageService } from './usage.service';
 export type { UsageStatus } from './entities/usage-record.entity';
 export { usageEntities } from './entities';
+export { markedUp, markupSplit, providerPart, MAX_MARKUP_PERCENT } from './ledger/markup';
+export { EarningsService, EARNINGS_DAYS, type PayoutRow } from './ledger/earnings.service';
+export { CENT_MICROS } from './ledger/payouts.repository';

@@ -1,3 +1,6 @@
+import { EarningsRepository } from './ledger/earnings.repository';
+import { EarningsService } from './ledger/earnings.service';
+import { PayoutsRepository } from './ledger/payouts.repository';
 import { Module } from '@nestjs/common';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -38,7 +41,18 @@ import { UsageService } from './usage.service';
     SpendReadService,
     UsageService,
     ReconciliationService,
+    EarningsRepository,
+    PayoutsRepository,
+    EarningsService,
   ],
-  exports: [UsageRecorder, LedgerService, ReservationService, SpendReadService, UsageService, ReconciliationService],
+  exports: [
+    UsageRecorder,
+    LedgerService,
+    ReservationService,
+    SpendReadService,
+    UsageService,
+    ReconciliationService,
+    EarningsService,
+  ],
 })
 export class UsageModule {}

@@ -9,6 +9,7 @@ import type {
 import type { UsageActivityQueryDto, UsageAnalyticsQueryDto } from '@switchyard/shared-dto/validation';
 import { ReservationsRepository } from './ledger/reservations.repository';
 import { toUnits } from './ledger/ledger.service';
+import { markupSplit } from './ledger/markup';
 import { refusedLimitOf } from './ledger/spend-limit-refusal';
 import { UsageErrorCode, UsageException } from './usage.exception';
 import { UsageRepository } from './usage.repository';
@@ -99,8 +100,9 @@ export class UsageService {
               released: toUnits(money.reserved - charged),
               outcome: money.status === 'open' ? 'open' : (money.status as 'settled' | 'released'),
               reason: money.reason,
+              markup: money.markupPercent > 0 ? markupLine(charged, money.markupPercent) : null,
             }
-          : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null },
+          : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null, markup: null },
       };
     });
     const last = page.at(-1);
@@ -168,4 +170,10 @@ export class UsageService {
       byDay: set(2).map((r) => ({ date: String(r.day), ...row(r) })),
     };
   }
+}
+
+/** A marked-up call's line on the Requests page: its rate and the split of its charge (markupSplit). */
+function markupLine(chargedMicros: number, percent: number): { percent: number; providerCost: number; markup: number } {
+  const split = markupSplit(chargedMicros, percent);
+  return { percent, providerCost: toUnits(split.providerMicros), markup: toUnits(split.markupMicros) };
 }

@@ -53,6 +53,10 @@ export class OAuthClientEntity implements OAuthClient {
   @Column({ name: 'rate_limit_rpm', type: 'integer', nullable: true })
   rateLimitRpm: number | null;
 
+  /** The app's markup on its users' calls, whole percent 0..300 (docs/earnings.md). */
+  @Column({ name: 'markup_percent', type: 'integer', default: 0 })
+  markupPercent: number;
+
   @Column({ type: 'text', default: 'owner' })
   registration: 'owner' | 'dynamic';
 

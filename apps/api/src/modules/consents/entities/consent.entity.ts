@@ -14,6 +14,10 @@ export class ConsentEntity extends SpendLimitColumns {
   @Column({ type: 'text', array: true })
   scopes: OAuthScope[];
 
+  /** The markup this user agreed to (docs/earnings.md): the app's calls for them are priced at no more. */
+  @Column({ name: 'markup_percent', type: 'integer', default: 0 })
+  markupPercent: number;
+
   @Column({ name: 'granted_at', type: 'timestamptz' })
   grantedAt: Date;
 

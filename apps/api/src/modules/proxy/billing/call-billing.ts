@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { ReservationService, UsageRecorder, type UsageStatus } from '../../usage';
+import { markedUp, markupSplit, providerPart, ReservationService, UsageRecorder, type UsageStatus } from '../../usage';
 import type { AnswerSink } from '../call/answer-sink';
 import type { CostNote } from '../call/answer-writer';
 import type { Call } from '../call/call';
@@ -53,22 +53,27 @@ export class CallBilling {
       return;
     }
     call.estimated(estimate);
+    // Through an app with a markup, the user pays cost × (1 + markup): the hold, the minimum and the input estimate
+    // are marked up, so the account and every cap see what the user would pay (docs/earnings.md).
+    const markup = markupOf(call);
+    const worstMicros = markedUp(estimate.worstMicros, markup);
     const reservation = await this.reservations.reserve({
       id: call.callId,
       requestId: call.requestId,
       userId: call.caller.userId,
       apiKeyId: call.caller.apiKeyId,
       oauthClientId: call.caller.oauthClientId,
-      worstMicros: estimate.worstMicros,
-      minimumMicros: estimate.minimumMicros,
-      inputEstimateMicros: estimate.inputEstimateMicros,
+      worstMicros,
+      minimumMicros: markedUp(estimate.minimumMicros, markup),
+      inputEstimateMicros: markedUp(estimate.inputEstimateMicros, markup),
+      markupPercent: markup,
     });
     call.hold(reservation);
     const output = estimate.output;
     if (!output) return;
     let tokens = output.tokens;
-    if (reservation.amountMicros < estimate.worstMicros) {
-      tokens = affordableOutputTokens(call.model, estimate, reservation.amountMicros);
+    if (reservation.amountMicros < worstMicros) {
+      tokens = affordableOutputTokens(call.model, estimate, providerPart(reservation.amountMicros, markup));
       // The rest of the request must fit the lowered bound too (a Messages call's thinking budget), or it is refused.
       const fits = !call.fitOutput || !call.json || call.fitOutput(call.json, tokens);
       if (tokens < Math.min(1, output.tokens) || !call.json || !fits) {
@@ -90,13 +95,21 @@ export class CallBilling {
     call.boundOutput(fields, tokens);
   }
 
-  /** A charge as an answer states it: micro-units, currency units, and the cost formula's terms. */
+  /**
+   * A charge as an answer states it: micro-units, currency units, and the cost formula's terms (the provider's
+   * price). Through an app with a markup, also `provider_cost` and `markup`: how what the user paid splits
+   * (markupSplit), in currency units, adding up to `usage.cost`.
+   */
   costNote(call: Call, micros: number): CostNote {
-    return {
-      micros,
-      units: toUnits(micros),
-      details: pricedDetails(call),
-    };
+    // A copy: the priced details are the call's own, computed once (priced-usage.ts).
+    const details = { ...pricedDetails(call) };
+    const markup = markupOf(call);
+    if (markup > 0) {
+      const split = markupSplit(micros, markup);
+      details.provider_cost = toUnits(split.providerMicros);
+      details.markup = toUnits(split.markupMicros);
+    }
+    return { micros, units: toUnits(micros), details };
   }
 
   /**
@@ -107,8 +120,9 @@ export class CallBilling {
    * account's free balance and every cap (the rest is the operator's loss, recorded).
    */
   costOf(call: Call): number {
-    // Provider-side features the policy priced (searches) come on top of the tokens (policy/feature-use.ts).
-    return pricedCost(call) + featureCostMicros(call);
+    // Provider-side features the policy priced (searches) come on top of the tokens (policy/feature-use.ts); an
+    // app's markup on top of both (docs/earnings.md).
+    return markedUp(pricedCost(call) + featureCostMicros(call), markupOf(call));
   }
 
   /**
@@ -245,6 +259,14 @@ export class CallBilling {
       endedAt: new Date(),
     });
   }
+}
+
+/**
+ * The markup the call is priced at: the rate its credential carried when the call began (the grant's: what the
+ * user agreed to, or the app's lower rate), fixed for the whole call.
+ */
+export function markupOf(call: Call): number {
+  return call.caller.oauthClientId ? (call.caller.markupPercent ?? 0) : 0;
 }
 
 /** The reason a call's settlement names in its money trace (docs/budgets.md, "What a call is charged"). */

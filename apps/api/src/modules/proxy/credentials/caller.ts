@@ -17,6 +17,11 @@ export interface Caller {
   /** Requests per minute for this credential (null: GATEWAY_RPM), counted per `rateLimitSubject`. */
   rateLimitRpm: number | null;
   rateLimitSubject: string;
+  /**
+   * An app's markup on this user's calls (docs/earnings.md): the rate the user agreed to, or the app's lower one.
+   * Read once when the credential is resolved, so a change while a call runs never reprices it. 0 or absent: none.
+   */
+  markupPercent?: number;
 }
 
 /**

@@ -124,6 +124,7 @@ export class Leases implements OnModuleInit {
       userId: request.userId,
       apiKeyId: request.apiKeyId,
       oauthClientId: request.oauthClientId,
+      markupPercent: request.markupPercent,
       worstMicros: size,
       minimumMicros: size * LEASE_HEADROOM,
       inputEstimateMicros: 0,

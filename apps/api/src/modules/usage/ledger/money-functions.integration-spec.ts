@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../../database/database';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { SY_CAP_ROOM, SY_CAPS, SY_RESERVE, SY_SETTLE_EXACT, SY_SPEND, SY_SPEND_AT } from './money-functions';
+import {
+  SY_CAP_ROOM,
+  SY_CAPS,
+  SY_EARN,
+  SY_LEASE_RATE,
+  SY_RESERVE,
+  SY_SETTLE_EXACT,
+  SY_SPEND,
+  SY_SPEND_AT,
+} from './money-functions';
 
 /** The body of a CREATE FUNCTION text, between its $fn$ quotes. */
 const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf('$fn$'));
@@ -91,6 +100,8 @@ describe('the money functions', () => {
       ['sy_spend', SY_SPEND],
       ['sy_spend_at', SY_SPEND_AT],
       ['sy_cap_room', SY_CAP_ROOM],
+      ['sy_lease_rate', SY_LEASE_RATE],
+      ['sy_earn', SY_EARN],
     ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
       expect(rows).toHaveLength(1);
@@ -297,5 +308,66 @@ describe('the money functions', () => {
     ]);
     expect(Number(spent)).toBe(50_000);
     expect((await losses(appUser)).map((loss) => loss.lost)).toEqual([5_980_000, 30_000]);
+  });
+
+  it('sy_earn splits a marked-up call once it settles, once; an ownerless app earns nothing; a lease earns nothing', async () => {
+    const maker = await newUser(0);
+    const app = async (owner: string | null) =>
+      (
+        await query<{ client_id: string }>(
+          `INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, redirect_uris, scopes, access_token_ttl_seconds,
+                                      refresh_token_ttl_seconds, markup_percent)
+           VALUES ($1, $2, 'Earning', 'PUBLIC', ARRAY['http://127.0.0.1/cb'], ARRAY['api:access'], 3600, 86400, 50)
+           RETURNING client_id`,
+          [`syc_${randomUUID()}`, owner],
+        )
+      )[0].client_id;
+    const owned = await app(maker);
+    const ownerless = await app(null);
+    const user = await newUser(10_000_000);
+    const reserveAt = async (client: string, markup: number, lease = false) => {
+      const id = randomUUID();
+      await query('SELECT amount FROM sy_reserve($1, 100000, 1, $2, NULL, NULL, $3, 0, 60, $4, $5)', [
+        user,
+        id,
+        client,
+        lease,
+        markup,
+      ]);
+      return id;
+    };
+    const earned = async (id: string) =>
+      (
+        await query<Record<string, string>>(
+          'SELECT maker_id, paid_micros, provider_micros, fee_micros, earnings_micros FROM maker_earnings WHERE call_id = $1',
+          [id],
+        )
+      ).map((row) => ({
+        maker: row.maker_id,
+        paid: Number(row.paid_micros),
+        provider: Number(row.provider_micros),
+        fee: Number(row.fee_micros),
+        earnings: Number(row.earnings_micros),
+      }));
+    const call = await reserveAt(owned, 50);
+    expect(await earned(call)).toEqual([]); // held, not settled: nothing earned yet
+    await query(`SELECT sy_settle_exact($1, $2, NULL, $3, NULL, NULL, 1501, 'success')`, [call, user, owned]);
+    // 1501 paid at 50 %: provider ⌊1501 × 100 / 150⌋ = 1000, markup 501, earnings ⌊501 × 80 / 100⌋ = 400, fee 101.
+    expect(await earned(call)).toEqual([{ maker, paid: 1501, provider: 1000, fee: 101, earnings: 400 }]);
+    await query(`SELECT sy_settle_exact($1, $2, NULL, $3, NULL, NULL, 9999, 'success')`, [call, user, owned]);
+    expect(await earned(call)).toHaveLength(1);
+    const stranger = await reserveAt(ownerless, 50);
+    await query(`SELECT sy_settle_exact($1, $2, NULL, $3, NULL, NULL, 150, 'success')`, [stranger, user, ownerless]);
+    expect(await earned(stranger)).toEqual([{ maker: null, paid: 150, provider: 100, fee: 50, earnings: 0 }]);
+    const released = await reserveAt(owned, 50);
+    await query(`SELECT sy_settle_exact($1, $2, NULL, $3, NULL, NULL, 0, 'refused')`, [released, user, owned]);
+    expect(await earned(released)).toEqual([]);
+    // A lease is a hold, never a call: settled calls drawn on it earn at its rate, the lease itself nothing.
+    const lease = await reserveAt(owned, 30, true);
+    const drawn = randomUUID();
+    await query(`SELECT sy_settle_exact($1, $2, NULL, $3, NULL, $4, 130, 'success')`, [drawn, user, owned, lease]);
+    expect(await earned(drawn)).toEqual([{ maker, paid: 130, provider: 100, fee: 6, earnings: 24 }]);
+    await query(`UPDATE reservations SET status = 'settled', settled_micros = 5 WHERE id = $1`, [lease]);
+    expect(await earned(lease)).toEqual([]);
   });
 });

@@ -64,12 +64,14 @@ export const SY_CAPS = `
  * and one output token), and records the reservation under the server's own call id (`p_id`); `p_request` is the
  * caller's correlation id, never a key. Also returns `balance` (credits − debits: what the usage summary shows as
  * remaining) and `headroom`: what the account and the caps' windows still leave once this call holds its amount
- * (a call whose headroom is below its hold settles before its answer ends: ReservationService).
+ * (a call whose headroom is below its hold settles before its answer ends: ReservationService). `p_markup`: the
+ * app's markup the call is priced at (the grant's rate, docs/earnings.md), kept on the reservation for settlement;
+ * the amounts are already marked up. Only a call through an app (`p_client`) carries one.
  */
 export const SY_RESERVE = `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
                                  p_client text, p_input bigint, p_ttl double precision, p_lease boolean,
-                                 OUT remaining bigint, OUT amount bigint, OUT tripped text, OUT balance bigint,
+                                 p_markup integer DEFAULT 0, OUT remaining bigint, OUT amount bigint, OUT tripped text, OUT balance bigint,
                                  OUT headroom bigint)
       LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -115,8 +117,10 @@ export const SY_RESERVE = `
         amount := allowed;
         headroom := headroom - amount;
         UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
-        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease)
-        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease);
+        INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease,
+                                  markup_percent)
+        VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease,
+                CASE WHEN p_client IS NULL THEN 0 ELSE COALESCE(p_markup, 0) END);
       END
       $fn$`;
 
@@ -273,5 +277,51 @@ export const SY_SETTLE_EXACT = `
           INSERT INTO operator_losses (call_id, user_id, api_key_id, oauth_client_id, cost_micros, charged_micros, lost_micros, bound, reason)
           VALUES (p_id, p_user, p_key, p_client, cost, charged, lost, bound, p_reason);
         END IF;
+      END
+      $fn$`;
+
+/**
+ * sy_lease_rate (a BEFORE INSERT trigger on reservations, for rows naming a lease): a call written against a lease
+ * (settleLeased, sy_settle_exact) is priced at its lease's markup rate (docs/earnings.md; leases are per rate).
+ */
+export const SY_LEASE_RATE = `
+      CREATE FUNCTION sy_lease_rate() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        NEW.markup_percent := COALESCE((SELECT markup_percent FROM reservations WHERE id = NEW.lease_id), NEW.markup_percent);
+        RETURN NEW;
+      END
+      $fn$`;
+
+/**
+ * sy_earn (AFTER INSERT and AFTER UPDATE OF status triggers on reservations, when a call through a marked-up app
+ * becomes settled; never a lease): the maker's earnings row, in the statement that settles the call
+ * (docs/earnings.md). The charge splits as markupSplit does (provider part ⌊paid × 100 / (100 + markup)⌋), the
+ * maker's earnings are ⌊markup × (100 − fee) / 100⌋ and the operator's fee the rest; an app without an owner earns
+ * nothing (its whole markup is the fee). Pending until now + the hold (earnings_settings). Once per call.
+ */
+export const SY_EARN = `
+      CREATE FUNCTION sy_earn() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        fee_percent integer;
+        hold integer;
+        maker uuid;
+        provider bigint;
+        markup bigint;
+        earned bigint;
+      BEGIN
+        IF NEW.settled_micros IS NULL OR NEW.settled_micros <= 0 THEN RETURN NULL; END IF;
+        SELECT s.platform_fee_percent, s.hold_days INTO fee_percent, hold FROM earnings_settings s WHERE s.id;
+        fee_percent := COALESCE(fee_percent, 20);
+        hold := COALESCE(hold, 7);
+        SELECT owner_id INTO maker FROM oauth_clients WHERE client_id = NEW.oauth_client_id;
+        provider := (NEW.settled_micros * 100) / (100 + NEW.markup_percent);
+        markup := NEW.settled_micros - provider;
+        earned := CASE WHEN maker IS NULL THEN 0 ELSE (markup * (100 - fee_percent)) / 100 END;
+        INSERT INTO maker_earnings (call_id, maker_id, oauth_client_id, user_id, markup_percent, fee_percent, paid_micros,
+                                    provider_micros, markup_micros, fee_micros, earnings_micros, call_at, available_at)
+        VALUES (NEW.id, maker, NEW.oauth_client_id, NEW.user_id, NEW.markup_percent, fee_percent, NEW.settled_micros,
+                provider, markup, markup - earned, earned, NEW.created_at, now() + make_interval(days => hold))
+        ON CONFLICT (call_id) DO NOTHING;
+        RETURN NULL;
       END
       $fn$`;

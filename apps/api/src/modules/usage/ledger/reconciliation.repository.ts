@@ -56,6 +56,55 @@ export class ReconciliationRepository {
     );
   }
 
+  /**
+   * Each call through a marked-up app that settled, or that has an earnings row (docs/earnings.md), beside that
+   * row: what the call was charged at which rate, and what the row says the user paid and the provider cost.
+   */
+  earningsCalls(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT r.id, r.user_id, r.status, r.settled_micros, r.markup_percent, e.call_id AS earned, e.paid_micros,
+              e.provider_micros
+         FROM reservations r LEFT JOIN maker_earnings e ON e.call_id = r.id
+        WHERE NOT r.lease AND r.markup_percent > 0 AND r.oauth_client_id IS NOT NULL
+          AND ((r.status = 'settled' AND r.settled_micros > 0) OR e.call_id IS NOT NULL)
+          AND ($1::timestamptz IS NULL OR r.created_at >= $1) AND ($2::uuid IS NULL OR r.user_id = $2)`,
+      [since, userId],
+    );
+  }
+
+  /** Per maker: earnings marked moved beside the ledger's `earnings` credits plus the payouts made of them. */
+  earningsMoved(userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `WITH m AS (SELECT maker_id AS user_id, sum(earnings_micros) AS moved FROM maker_earnings
+                   WHERE moved_at IS NOT NULL AND maker_id IS NOT NULL GROUP BY maker_id),
+            l AS (SELECT user_id, sum(amount_micros) AS credited FROM ledger_entries WHERE kind = 'earnings' GROUP BY user_id
+                  UNION ALL
+                  SELECT maker_id, sum(amount_micros) FROM maker_payouts GROUP BY maker_id),
+            c AS (SELECT user_id, sum(credited) AS credited FROM l GROUP BY user_id)
+       SELECT coalesce(m.user_id, c.user_id) AS user_id, COALESCE(m.moved, 0) AS moved, COALESCE(c.credited, 0) AS credited
+         FROM m FULL JOIN c ON c.user_id = m.user_id
+        WHERE $1::uuid IS NULL OR coalesce(m.user_id, c.user_id) = $1`,
+      [userId],
+    );
+  }
+
+  /**
+   * Per UTC day of the calls: what users paid for settled calls, and how it splits: the provider's cost (all of a
+   * call without markup), the makers' earnings and the operator's fees.
+   */
+  days(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(r.settled_micros) AS paid,
+              sum(COALESCE(e.provider_micros, r.settled_micros)) AS provider, COALESCE(sum(e.earnings_micros), 0) AS earnings,
+              COALESCE(sum(e.fee_micros), 0) AS fees
+         FROM reservations r LEFT JOIN maker_earnings e ON e.call_id = r.id
+        WHERE NOT r.lease AND r.status = 'settled' AND ($1::timestamptz IS NULL OR r.created_at >= $1)
+          AND ($2::uuid IS NULL OR r.user_id = $2)
+        GROUP BY 1 ORDER BY 1`,
+      [since, userId],
+    );
+  }
+
   /** Operator losses since `since`, largest first, each beside its call's reservation status and charge. */
   losses(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
     return this.dataSource.query(

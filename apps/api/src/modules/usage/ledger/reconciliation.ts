@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { earningsDrifts, type MoneyDay } from './earnings-reconciliation';
 import { ReconciliationRepository } from './reconciliation.repository';
 
 /** One disagreement between the ledger, the balances, the reservations and the usage records. */
@@ -31,6 +32,8 @@ export interface ReconcileReport {
   lostRecords: number;
   /** The operator's losses: how many calls, how much in all, and the largest (at most 20). */
   losses: { calls: number; micros: number; largest: OperatorLoss[] };
+  /** Per UTC day: what users paid = provider cost + makers' earnings + operator's fees (earnings-reconciliation.ts). */
+  days: MoneyDay[];
 }
 
 const n = (value: unknown) => Number(value ?? 0);
@@ -44,7 +47,9 @@ const n = (value: unknown) => Number(value ?? 0);
  * - `call_record`: each settled call's charge against its usage record's cost (a call settled by the expiry
  *   sweeper may have no record: its instance died; counted in `lostRecords`, not a drift);
  * - `record_unsettled`: a usage record with a cost whose call has no settled reservation;
- * - `loss_charge`: an operator loss whose call was not charged what the loss says it was (or is not settled).
+ * - `loss_charge`: an operator loss whose call was not charged what the loss says it was (or is not settled);
+ * - the earnings' checks (earnings-reconciliation.ts): every charged call through a marked-up app has its earnings
+ *   row and none without a charge, each split exactly, moves matching the ledger, and each day adding up.
  * Balance checks cover all time; per-call checks the calls made since `since`. The operator's losses (calls charged
  * less than their cost, within the caps: operator_losses) are reported apart: not a drift, the books account for
  * them, but CI fails on any in the money suites.
@@ -107,8 +112,12 @@ export class ReconciliationService {
           actual: n(loss.settled_micros),
         });
 
+    const earnings = await earningsDrifts(this.repository, since, userId);
+    drifts.push(...earnings.drifts);
+
     return {
       drifts,
+      days: earnings.days,
       usersChecked: balances.length,
       callsChecked: calls.length,
       lostRecords,

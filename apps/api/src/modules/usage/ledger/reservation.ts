@@ -42,7 +42,10 @@ export interface LeaseDraw {
 /** Seconds a reservation lives without a heartbeat; calls still running here extend theirs every minute. */
 export const RESERVATION_TTL_SECONDS = 300;
 
-/** Leases are per credential: the user with the key, or with the app, the call came with. */
+/**
+ * Leases are per credential: the user with the key, or with the app, the call came with; and per markup rate, so a
+ * call drawn on a lease is settled at the rate it was priced at (the lease's row keeps it).
+ */
 export function leaseKey(request: ReservationRequest): string {
-  return `${request.userId}|${request.apiKeyId ?? ''}|${request.oauthClientId ?? ''}`;
+  return `${request.userId}|${request.apiKeyId ?? ''}|${request.oauthClientId ?? ''}|${request.markupPercent ?? 0}`;
 }

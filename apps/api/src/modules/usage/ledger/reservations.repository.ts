@@ -21,6 +21,11 @@ export interface ReserveInput {
   minimumMicros: number;
   inputEstimateMicros: number;
   ttlSeconds: number;
+  /**
+   * The app's markup the call is priced at (the grant's rate; 0 without an app): the amounts above are already
+   * marked up (markedUp), and settlement splits the charge by this rate (docs/earnings.md).
+   */
+  markupPercent?: number;
 }
 
 export interface ReserveResult {
@@ -123,7 +128,7 @@ export class ReservationsRepository {
     const rows = await hotQuery(
       this.dataSource,
       'sy_reserve',
-      'SELECT remaining, amount, tripped, balance, headroom FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      'SELECT remaining, amount, tripped, balance, headroom FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
       [
         input.userId,
         input.worstMicros,
@@ -135,6 +140,7 @@ export class ReservationsRepository {
         input.inputEstimateMicros,
         input.ttlSeconds,
         input.lease === true,
+        input.markupPercent ?? 0,
       ],
     );
     const row = rows[0] ?? {};
@@ -297,10 +303,15 @@ export class ReservationsRepository {
   async trace(
     userId: string,
     callIds: string[],
-  ): Promise<Map<string, { reserved: number; settled: number | null; status: string; reason: string | null }>> {
+  ): Promise<
+    Map<
+      string,
+      { reserved: number; settled: number | null; status: string; reason: string | null; markupPercent: number }
+    >
+  > {
     const rows: Record<string, unknown>[] = callIds.length
       ? await this.dataSource.query(
-          'SELECT id, amount_micros, settled_micros, status, reason FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
+          'SELECT id, amount_micros, settled_micros, status, reason, markup_percent FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
           [userId, callIds],
         )
       : [];
@@ -312,6 +323,7 @@ export class ReservationsRepository {
           settled: row.settled_micros === null ? null : num(row.settled_micros),
           status: String(row.status),
           reason: (row.reason as string) ?? null,
+          markupPercent: num(row.markup_percent),
         },
       ]),
     );

@@ -8,7 +8,10 @@ import type {
 import { http } from '../../../lib/http';
 
 /** The answer and the caps (`limits`: only with approve and scope api:access), and the request it answers. */
-export interface AuthorizationDecision extends Pick<AuthorizationDecisionRequest, 'approve' | 'limits'> {
+export interface AuthorizationDecision extends Pick<
+  AuthorizationDecisionRequest,
+  'approve' | 'limits' | 'markupPercent'
+> {
   params: AuthorizationParams;
 }
 
@@ -21,8 +24,15 @@ export function decideAuthorization({
   params,
   approve,
   limits,
+  markupPercent,
 }: AuthorizationDecision): Promise<AuthorizationDecisionResponse> {
-  const body: AuthorizationDecisionRequest = { ...params, approve, ...(approve && limits ? { limits } : {}) };
+  // The markup the page showed is the one the user agrees to (docs/earnings.md).
+  const body: AuthorizationDecisionRequest = {
+    ...params,
+    approve,
+    ...(approve && limits ? { limits } : {}),
+    ...(approve && markupPercent !== undefined ? { markupPercent } : {}),
+  };
   return http.post<AuthorizationDecisionResponse>('/api/v1/oauth2/authorize/decision', body);
 }
 

@@ -45,7 +45,7 @@ export function ConsentForm({ info, params, onDecided }: ConsentFormProps) {
     }
     setCapErrors(null);
     decideMutation.mutate(
-      { params, approve, limits },
+      { params, approve, limits, markupPercent: info.markupPercent },
       {
         onSuccess: ({ redirectTo }) => {
           // Keep the buttons disabled while the browser leaves, so the code is not asked for twice.
@@ -82,6 +82,15 @@ export function ConsentForm({ info, params, onDecided }: ConsentFormProps) {
           ))}
         </ul>
       </div>
+      {asksForApi && info.markupPercent > 0 ? (
+        <p className="consent-markup" data-testid="consent-markup">
+          {client.clientName} adds <strong>{info.markupPercent}%</strong> to the price of each call you make through it:
+          a call the provider prices at $1.00 costs you ${(1 + info.markupPercent / 100).toFixed(2)}, from your budget.
+          {info.agreedMarkupPercent !== null && info.agreedMarkupPercent < info.markupPercent
+            ? ` You agreed to ${info.agreedMarkupPercent}% before; allowing accepts the new rate.`
+            : ''}
+        </p>
+      ) : null}
       <p className="consent-redirect">
         {client.clientName} will redirect to <strong className="mono">{client.redirectHost}</strong>
       </p>

@@ -77,6 +77,15 @@ export function ConsentCard({ consent, onAnnounce, startEditing = false }: Conse
           <dd>{formatMoney(consent.spentThisMonth)}</dd>
         </div>
         <div>
+          <dt>Markup</dt>
+          <dd>
+            {consent.markupPercent > 0 ? `${consent.markupPercent}% on top of the provider's price` : 'None'}
+            {consent.pendingMarkupPercent !== null
+              ? ` (the app asks ${consent.pendingMarkupPercent}%; it applies only if you authorize it again)`
+              : ''}
+          </dd>
+        </div>
+        <div>
           <dt>Monthly cap</dt>
           <dd>
             <Cap value={consent.limits.monthly} />

@@ -13,6 +13,7 @@ import { useDeleteOAuthApp } from '../api/delete-oauth-app';
 import { authorizeUrl, pkceSnippet, sdkSnippet } from '../lib/authorize-snippet';
 import { AppUsage } from './app-usage';
 import { EditAppForm } from './edit-app-form';
+import { MarkupForm } from './markup-form';
 
 type Confirming = 'deactivate' | 'delete' | 'rotate' | null;
 
@@ -152,7 +153,14 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           <dt>Consent</dt>
           <dd>{app.trusted ? 'Skipped: a first-party app an admin trusts' : 'Asked of every user'}</dd>
         </div>
+        <div>
+          <dt>Markup</dt>
+          <dd>
+            {app.markupPercent}%{app.usersOnOldRate > 0 ? ` (${app.usersOnOldRate} on an older rate)` : ''}
+          </dd>
+        </div>
       </dl>
+      <MarkupForm app={app} onSaved={(message) => onAnnounce(message)} />
       {failure ? <Alert>That did not work: {failure.message}</Alert> : null}
       <div className="app-card-actions">
         {confirming ? (

@@ -2,6 +2,7 @@ import {
   ACCESS_TOKEN_TTL_DEFAULT,
   ACCESS_TOKEN_TTL_RANGE,
   CLIENT_NAME_RANGE,
+  MAX_MARKUP_PERCENT,
   MAX_REDIRECT_URIS,
   REFRESH_TOKEN_TTL_DEFAULT,
   REFRESH_TOKEN_TTL_RANGE,
@@ -103,4 +104,12 @@ export function checkAppForm(values: AppFormValues): AppFormCheck {
       refreshTokenTtlSeconds: refreshTtl,
     },
   };
+}
+
+/** A whole percent from 0 to 300, or the message that says why not (the API checks the same). */
+export function parseMarkup(text: string): number | string {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed)) return `Enter a whole percent from 0 to ${MAX_MARKUP_PERCENT}.`;
+  const value = Number(trimmed);
+  return value > MAX_MARKUP_PERCENT ? `At most ${MAX_MARKUP_PERCENT}%.` : value;
 }

@@ -127,6 +127,14 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
           <dt>Released</dt>
           <dd>{formatMoney(money.released)}</dd>
         </div>
+        {money.markup ? (
+          <div data-testid="markup-line">
+            <dt>App markup ({money.markup.percent}%)</dt>
+            <dd>
+              {formatMoney(money.markup.markup)} on {formatMoney(money.markup.providerCost)} of provider cost
+            </dd>
+          </div>
+        ) : null}
       </dl>
       <p className="muted">{moneyReason(money)}</p>
     </section>
