@@ -101,14 +101,23 @@ export class OAuthTestKit {
   /** The whole browser side: authorize, consent if asked (Allow), back at the callback with a code. */
   async codeFor(
     clientId: string,
-    options: { scope?: string; user?: OAuthTestUser; state?: string; limits?: unknown; markupPercent?: number } = {},
+    options: {
+      scope?: string;
+      user?: OAuthTestUser;
+      state?: string;
+      limits?: unknown;
+      markupPercent?: number;
+      /** Where the app is registered to take its codes (default CALLBACK). */
+      redirectUri?: string;
+    } = {},
   ) {
+    const redirectUri = options.redirectUri ?? CALLBACK;
     const { verifier, challengePromise } = this.pkce();
     const state = options.state ?? oauth.generateRandomState();
     const params = {
       client_id: clientId,
       response_type: 'code',
-      redirect_uri: CALLBACK,
+      redirect_uri: redirectUri,
       scope: options.scope ?? 'api:access profile:read',
       state,
       code_challenge: await challengePromise,
@@ -135,7 +144,7 @@ export class OAuthTestKit {
       location = decision.body.data.redirectTo;
     }
     const callback = new URL(location!);
-    expect(callback.origin + callback.pathname).toBe(CALLBACK);
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
     return { callback, verifier, state, params };
   }
 
@@ -153,7 +162,7 @@ export class OAuthTestKit {
       oauthClient,
       auth,
       params,
-      CALLBACK,
+      options.redirectUri ?? CALLBACK,
       verifier,
       insecure,
     );

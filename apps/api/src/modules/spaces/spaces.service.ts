@@ -294,7 +294,7 @@ export class SpacesService implements OwnedResources {
       existing: app.clientPk,
       clientName: clientNameOf(app.title, app.slug, handle),
       redirectUri: this.appUrl(handle, app.slug),
-      // Seam for issue 30 (markup): the creator's default markup goes on the client here once clients carry one.
+      // No markup here: a new client starts at 0 % and the creator sets one on it (docs/spaces.md#who-pays-and-who-earns).
       visitorMonthlyCap: SPACE_VISITOR_MONTHLY_CAP,
     };
   }
