@@ -49,6 +49,8 @@ export interface PaymentRefundResponse {
   amount: number;
   debited: number;
   lost: number;
+  /** What it took back of makers' pending earnings from the user's calls (docs/earnings.md). */
+  clawed: number;
   /** What can still be refunded of the top-up. */
   refundable: number;
 }

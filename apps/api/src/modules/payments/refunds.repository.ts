@@ -12,6 +12,7 @@ export interface RefundRow {
   amountMicros: number;
   debitedMicros: number;
   lostMicros: number;
+  clawedMicros: number;
 }
 
 export type RecordOutcome =
@@ -29,6 +30,7 @@ const toRow = (row: Record<string, unknown>): RefundRow => ({
   amountMicros: num(row.amount_micros),
   debitedMicros: num(row.debited_micros),
   lostMicros: num(row.lost_micros),
+  clawedMicros: num(row.clawed_micros),
 });
 
 /**
@@ -99,12 +101,38 @@ export class RefundsRepository {
         [userId, debited],
       );
     }
+    const clawed = await this.clawBack(manager, userId, amount);
     const [row]: Record<string, unknown>[] = await manager.query(
-      `INSERT INTO payment_refunds (id, payment_id, user_id, kind, amount_micros, debited_micros, lost_micros)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [input.id, input.paymentId, userId, input.kind, amount, debited, amount - debited],
+      `INSERT INTO payment_refunds (id, payment_id, user_id, kind, amount_micros, debited_micros, lost_micros, clawed_micros)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [input.id, input.paymentId, userId, input.kind, amount, debited, amount - debited, clawed],
     );
     return { outcome: 'recorded', refund: toRow(row), refundableMicros: left - amount };
+  }
+
+  /**
+   * Takes back, in proportion, the makers' pending earnings from the user's calls (docs/earnings.md, "Refunds and
+   * disputes"): with T what the user paid for calls whose earnings are still pending (not moved, hold not over),
+   * a refund of A takes ⌊left × A / T⌋ of each such earning's left (earnings − clawed), all of it when A ≥ T. The
+   * rows are locked first, so a move or payout racing with it takes what is left after it. Answers the total.
+   */
+  private async clawBack(manager: EntityManager, userId: string, amountMicros: number): Promise<number> {
+    const [row]: Record<string, unknown>[] = await manager.query(
+      `WITH pending AS (
+         SELECT call_id, paid_micros, earnings_micros - clawed_micros AS left FROM maker_earnings
+          WHERE user_id = $1 AND moved_at IS NULL AND available_at > now() FOR UPDATE),
+       total AS (SELECT sum(paid_micros) AS paid FROM pending),
+       claw AS (
+         SELECT p.call_id,
+                CASE WHEN $2::numeric >= t.paid THEN p.left ELSE floor(p.left::numeric * $2 / t.paid)::bigint END AS micros
+           FROM pending p, total t WHERE t.paid > 0),
+       taken AS (
+         UPDATE maker_earnings e SET clawed_micros = e.clawed_micros + c.micros
+           FROM claw c WHERE e.call_id = c.call_id AND c.micros > 0 RETURNING c.micros)
+       SELECT COALESCE(sum(micros), 0) AS clawed FROM taken`,
+      [userId, amountMicros],
+    );
+    return num(row?.clawed);
   }
 
   /** What is left to refund of a top-up (outside any lock: a hint before asking Stripe, which holds the limit). */

@@ -135,6 +135,7 @@ export class RefundsService {
           amount: toUnits(outcome.refund.amountMicros),
           debited: toUnits(outcome.refund.debitedMicros),
           lost: toUnits(outcome.refund.lostMicros),
+          clawed: toUnits(outcome.refund.clawedMicros),
           refundable: toUnits(outcome.refundableMicros),
         };
       case 'exceeds':
