@@ -262,7 +262,9 @@ export class FakeStripe {
       const data =
         path === '/v1/refunds'
           ? [...this.refunds.values()].filter((r) => r.charge === query.get('charge'))
-          : [...this.sessions.values()].filter((s) => s.payment_intent && s.payment_intent === query.get('payment_intent'));
+          : [...this.sessions.values()].filter(
+              (s) => s.payment_intent && s.payment_intent === query.get('payment_intent'),
+            );
       return send(res, 200, { object: 'list', data, has_more: false, url: path });
     }
     const match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);

@@ -52,7 +52,7 @@ describe('refunds claw back pending earnings', () => {
   async function payerWithCalls(client: { clientId: string }, amount: number, calls: number) {
     const payer = await kit.newUser(0);
     const payment = await topUp(payer, amount);
-    const tokens = await kit.tokensFor(client as never, { user: payer });
+    const tokens = await kit.tokensFor(client, { user: payer });
     for (let done = 0; done < calls; done += 10) {
       const answers = await Promise.all(
         Array.from({ length: Math.min(10, calls - done) }, () =>
@@ -115,7 +115,9 @@ describe('refunds claw back pending earnings', () => {
     // Earnings whose hold is over are the maker's: a refund then takes nothing back, and they move in full.
     const later = await payerWithCalls(client, 5, 2);
     const laterEarned = (await rowsOf(later.payer.id)).reduce((sum, r) => sum + Number(r.earnings_micros), 0);
-    await db(`UPDATE maker_earnings SET available_at = now() - interval '1 second' WHERE user_id = $1`, [later.payer.id]);
+    await db(`UPDATE maker_earnings SET available_at = now() - interval '1 second' WHERE user_id = $1`, [
+      later.payer.id,
+    ]);
     const late = await refund(later.payer.id, later.payment);
     expect(late.status).toBe(200);
     expect(late.body.data.clawed).toBe(0);

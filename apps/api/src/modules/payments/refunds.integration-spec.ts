@@ -54,7 +54,11 @@ function setup(stripe: () => FakeStripe | null) {
       adminEmail: ADMIN.email,
       adminPassword: ADMIN.password,
       ...(fake
-        ? { stripeSecretKey: FakeStripe.secretKey, stripeWebhookSecret: FakeStripe.webhookSecret, stripeApiBase: fake.url }
+        ? {
+            stripeSecretKey: FakeStripe.secretKey,
+            stripeWebhookSecret: FakeStripe.webhookSecret,
+            stripeApiBase: fake.url,
+          }
         : {}),
     });
     state.admin = (await state.app.http('/api/v1/auth/login', { body: ADMIN })).body.data.token;
@@ -95,8 +99,7 @@ describe('refunds of sandbox top-ups (no Stripe key)', () => {
     const over = await refund(s, alice.id, payment, { amount: 5.01 });
     expect(over.status).toBe(409);
     expect(over.body.error.code).toBe('PAYMENT_NOT_REFUNDABLE');
-    for (const amount of [0, -1, 1.234, '1'])
-      expect((await refund(s, alice.id, payment, { amount })).status).toBe(400);
+    for (const amount of [0, -1, 1.234, '1']) expect((await refund(s, alice.id, payment, { amount })).status).toBe(400);
     const { sessionId: unpaid } = (
       await s.app.http('/api/v1/payment/create-checkout-session', { token: alice.token, body: { amount: 3 } })
     ).body.data;
@@ -120,7 +123,14 @@ describe('refunds of sandbox top-ups (no Stripe key)', () => {
 
     const partial = await refund(s, user.id, payment, { amount: 1 });
     expect(partial.status).toBe(200);
-    expect(partial.body.data).toMatchObject({ paymentId: payment, kind: 'refund', amount: 1, debited: 1, lost: 0, refundable: 1 });
+    expect(partial.body.data).toMatchObject({
+      paymentId: payment,
+      kind: 'refund',
+      amount: 1,
+      debited: 1,
+      lost: 0,
+      refundable: 1,
+    });
     expect((await money(s.app, user.id)).free).toBe(before.free - 1_000_000);
 
     const rest = await refund(s, user.id, payment);
@@ -162,7 +172,10 @@ describe('refunds and disputes through Stripe (a local server speaking its wire 
   const s = setup(() => stripe);
 
   const deliver = (delivery: { payload: string; signature: string }) =>
-    s.app.http('/api/v1/payment/webhook', { rawBody: delivery.payload, headers: { 'stripe-signature': delivery.signature } });
+    s.app.http('/api/v1/payment/webhook', {
+      rawBody: delivery.payload,
+      headers: { 'stripe-signature': delivery.signature },
+    });
 
   /** A Stripe top-up of `amount`, paid, credited by the webhook. */
   async function topUp(user: { token: string }, amount: number): Promise<string> {
@@ -199,7 +212,11 @@ describe('refunds and disputes through Stripe (a local server speaking its wire 
     const payment = await topUp(user, 5);
     stripe.refund(payment, 150);
     const event = stripe.chargeEvent('charge.refunded', payment);
-    const answers = await Promise.all([deliver(event), deliver(event), deliver(stripe.chargeEvent('charge.refunded', payment))]);
+    const answers = await Promise.all([
+      deliver(event),
+      deliver(event),
+      deliver(stripe.chargeEvent('charge.refunded', payment)),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     const after = await money(s.app, user.id);
     expect(after.refundEntries).toBe(1);
@@ -223,7 +240,12 @@ describe('refunds and disputes through Stripe (a local server speaking its wire 
     const after = await money(s.app, user.id);
     expect(after.free).toBe(0);
     expect(after.refunds).toHaveLength(1);
-    expect(after.refunds[0]).toMatchObject({ id: 'dp_test_lost_1', amount_micros: '8000000', debited_micros: '3000000', lost_micros: '5000000' });
+    expect(after.refunds[0]).toMatchObject({
+      id: 'dp_test_lost_1',
+      amount_micros: '8000000',
+      debited_micros: '3000000',
+      lost_micros: '5000000',
+    });
 
     const other = await register(s.app, 'stripe-dispute-won');
     const second = await topUp(other, 4);

@@ -60,7 +60,14 @@ export class RefundsRepository {
 
   private async recordIn(
     manager: EntityManager,
-    input: { id: string; paymentId: string; kind: RefundKind; amountMicros: number | null; ownerId?: string; capToRemaining: boolean },
+    input: {
+      id: string;
+      paymentId: string;
+      kind: RefundKind;
+      amountMicros: number | null;
+      ownerId?: string;
+      capToRemaining: boolean;
+    },
   ): Promise<RecordOutcome> {
     const [payment]: Record<string, unknown>[] = await manager.query(
       `SELECT id, user_id, amount_micros, credited_at FROM payments WHERE id = $1 FOR UPDATE`,

@@ -43,14 +43,28 @@ export class RefundsService {
       const id = `re_sandbox_${randomBytes(12).toString('hex')}`;
       // Without an amount, what is left when the top-up's row is locked (a racing refund may have taken some).
       return this.answer(
-        await this.refunds.record({ id, paymentId, kind: 'refund', amountMicros: micros, ownerId: userId, capToRemaining: false }),
+        await this.refunds.record({
+          id,
+          paymentId,
+          kind: 'refund',
+          amountMicros: micros,
+          ownerId: userId,
+          capToRemaining: false,
+        }),
       );
     }
     // Stripe holds the limit: a racing refund above what is left is refused there, and nothing is recorded.
     const take = micros ?? left;
     const id = await this.refundAtStripe(paymentId, take);
     return this.answer(
-      await this.refunds.record({ id, paymentId, kind: 'refund', amountMicros: take, ownerId: userId, capToRemaining: true }),
+      await this.refunds.record({
+        id,
+        paymentId,
+        kind: 'refund',
+        amountMicros: take,
+        ownerId: userId,
+        capToRemaining: true,
+      }),
     );
   }
 
@@ -119,7 +133,9 @@ export class RefundsService {
       return refund.id;
     } catch (error) {
       const stripeError = error as { type?: string; code?: string; statusCode?: number };
-      this.logger.error(`refunding ${paymentId} failed: ${stripeError.type ?? 'error'} ${stripeError.code ?? ''}`.trim());
+      this.logger.error(
+        `refunding ${paymentId} failed: ${stripeError.type ?? 'error'} ${stripeError.code ?? ''}`.trim(),
+      );
       throw this.providerError('The payment provider refused or could not take the refund; nothing was refunded');
     }
   }
