@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts';
+import { AuditModule } from '../audit';
 import { UsageModule } from '../usage';
 import { paymentsEntities } from './entities';
 import { PaymentsController } from './payments.controller';
@@ -13,7 +14,7 @@ import { stripeClientProvider } from './stripe.provider';
 
 /** Card top-ups through Stripe Checkout (or the labelled sandbox when no Stripe key is configured). */
 @Module({
-  imports: [TypeOrmModule.forFeature(paymentsEntities), UsageModule, AccountsModule],
+  imports: [TypeOrmModule.forFeature(paymentsEntities), UsageModule, AccountsModule, AuditModule],
   controllers: [PaymentsController, RefundsController],
   providers: [PaymentsRepository, PaymentsService, RefundsRepository, RefundsService, stripeClientProvider],
   exports: [PaymentsService, RefundsService],

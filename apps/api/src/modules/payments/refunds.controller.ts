@@ -2,7 +2,8 @@ import { Body, Controller, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { PaymentRefundResponse } from '@switchyard/shared-dto';
 import { PaymentRefundDto } from '@switchyard/shared-dto/validation';
-import { Access } from '../../common/auth/access.decorator';
+import { Access, CurrentUser } from '../../common/auth/access.decorator';
+import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { RefundsService } from './refunds.service';
 
@@ -22,10 +23,11 @@ export class RefundsController {
   @ApiNotFoundResponse({ description: 'PAYMENT_NOT_FOUND (also a payment of another user)' })
   @ApiConflictResponse({ description: 'PAYMENT_NOT_REFUNDABLE: never paid, or more than is left of it' })
   async refund(
+    @CurrentUser() principal: SessionPrincipal,
     @Param('id', new ParseUUIDPipe({ version: undefined })) userId: string,
     @Param('paymentId') paymentId: string,
     @Body() body: PaymentRefundDto,
   ): Promise<Envelope<PaymentRefundResponse>> {
-    return envelope(await this.refunds.refund(userId, paymentId, body.amount));
+    return envelope(await this.refunds.refund(principal.userId, userId, paymentId, body.amount));
   }
 }

@@ -144,6 +144,9 @@ describe('refunds of sandbox top-ups (no Stripe key)', () => {
     expect(after.refundedMicros).toBe(2_000_000 - spent);
     expect(after.lostMicros).toBe(spent);
     expect((await refund(s, user.id, payment, { amount: 0.01 })).status).toBe(409);
+    const audit = (await s.app.http(`/api/v1/admin/audit?userId=${user.id}`, { token: s.admin })).body.data.items;
+    expect(audit.map((entry: { action: string }) => entry.action)).toEqual(['payment_refunded', 'payment_refunded']);
+    expect(audit[1].details).toMatchObject({ paymentId: payment, amount: 1, debited: 1, lost: 0 });
     await expectBooksBalance(s.app);
   });
 

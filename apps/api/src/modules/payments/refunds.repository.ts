@@ -54,6 +54,8 @@ export class RefundsRepository {
     amountMicros: number | null;
     ownerId?: string;
     capToRemaining: boolean;
+    /** Runs in the refund's transaction once it is recorded (the admin's audit entry). */
+    onRecorded?: (manager: EntityManager, refund: RefundRow) => Promise<unknown>;
   }): Promise<RecordOutcome> {
     return this.dataSource.transaction((manager) => this.recordIn(manager, input));
   }
@@ -67,6 +69,7 @@ export class RefundsRepository {
       amountMicros: number | null;
       ownerId?: string;
       capToRemaining: boolean;
+      onRecorded?: (manager: EntityManager, refund: RefundRow) => Promise<unknown>;
     },
   ): Promise<RecordOutcome> {
     const [payment]: Record<string, unknown>[] = await manager.query(
@@ -114,7 +117,9 @@ export class RefundsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
       [input.id, input.paymentId, userId, input.kind, amount, debited, amount - debited, clawed],
     );
-    return { outcome: 'recorded', refund: toRow(row), refundableMicros: left - amount };
+    const refund = toRow(row);
+    await input.onRecorded?.(manager, refund);
+    return { outcome: 'recorded', refund, refundableMicros: left - amount };
   }
 
   /**

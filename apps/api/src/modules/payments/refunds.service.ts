@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PaymentRefundResponse } from '@switchyard/shared-dto';
 import Stripe from 'stripe';
+import { AuditLogService } from '../audit';
 import { toUnits } from '../usage';
 import { PaymentsErrorCode, PaymentsException } from './payments.exception';
 import { PaymentsRepository } from './payments.repository';
-import { RecordOutcome, RefundKind, RefundsRepository } from './refunds.repository';
+import type { EntityManager } from 'typeorm';
+import { RecordOutcome, RefundKind, RefundRow, RefundsRepository } from './refunds.repository';
 import { STRIPE_CLIENT } from './stripe.provider';
 
 const MICROS_PER_CENT = 10_000;
@@ -24,6 +26,7 @@ export class RefundsService {
     private readonly refunds: RefundsRepository,
     private readonly payments: PaymentsRepository,
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -31,7 +34,27 @@ export class RefundsService {
    * id keys the record, so the charge.refunded webhook that follows takes nothing more), the sandbox's own id
    * when the top-up was made in the sandbox.
    */
-  async refund(userId: string, paymentId: string, amount: number | undefined): Promise<PaymentRefundResponse> {
+  async refund(
+    adminId: string,
+    userId: string,
+    paymentId: string,
+    amount: number | undefined,
+  ): Promise<PaymentRefundResponse> {
+    // In the audit log in the refund's own transaction, with what it did.
+    const onRecorded = (manager: EntityManager, refund: RefundRow) =>
+      this.audit.append(manager, {
+        adminId,
+        action: 'payment_refunded',
+        targetUserId: userId,
+        details: {
+          paymentId,
+          refundId: refund.id,
+          amount: toUnits(refund.amountMicros),
+          debited: toUnits(refund.debitedMicros),
+          lost: toUnits(refund.lostMicros),
+          clawed: toUnits(refund.clawedMicros),
+        },
+      });
     const payment = await this.payments.findOwned(userId, paymentId);
     if (!payment) throw new PaymentsException(PaymentsErrorCode.PAYMENT_NOT_FOUND, 'No such payment');
     if (!payment.creditedAt)
@@ -50,6 +73,7 @@ export class RefundsService {
           amountMicros: micros,
           ownerId: userId,
           capToRemaining: false,
+          onRecorded,
         }),
       );
     }
@@ -64,6 +88,7 @@ export class RefundsService {
         amountMicros: take,
         ownerId: userId,
         capToRemaining: true,
+        onRecorded,
       }),
     );
   }
