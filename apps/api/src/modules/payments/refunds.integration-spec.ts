@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { main, refundCommand } from '../../cli/admin';
 import { ReconciliationService, ReservationService, UsageRecorder } from '../usage';
+import { RefundsService } from './refunds.service';
 import { FakeStripe } from '../../../test/support/fake-stripe';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
 
@@ -148,6 +150,32 @@ describe('refunds of sandbox top-ups (no Stripe key)', () => {
     expect(audit.map((entry: { action: string }) => entry.action)).toEqual(['payment_refunded', 'payment_refunded']);
     expect(audit[1].details).toMatchObject({ paymentId: payment, amount: 1, debited: 1, lost: 0 });
     await expectBooksBalance(s.app);
+  });
+
+  it('npm run admin -- refund: checks its arguments before opening anything, and refunds once', async () => {
+    const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (const argv of [
+        ['refund'],
+        ['refund', 'not-a-user', 'cs_x'],
+        ['refund', '00000000-0000-0000-0000-000000000000'],
+        ['refund', '00000000-0000-0000-0000-000000000000', 'cs_x', '--amount', '1.234'],
+      ])
+        expect(await main(argv)).toBe(2);
+      const user = await register(s.app, 'refund-cli');
+      const payment = await topUp(user, 3);
+      const refunds = s.app.app.get(RefundsService);
+      expect(await refundCommand(refunds, { userId: user.id, paymentId: payment, amount: 3.01 })).toBe(1);
+      expect(await refundCommand(refunds, { userId: user.id, paymentId: payment, amount: undefined })).toBe(0);
+      expect(quiet.mock.calls.flat().join('\n')).toContain('refunded 3.00 of');
+      expect(await refundCommand(refunds, { userId: user.id, paymentId: payment, amount: undefined })).toBe(1);
+      expect((await money(s.app, user.id)).free).toBe(0);
+      const audit = (await s.app.http(`/api/v1/admin/audit?userId=${user.id}`, { token: s.admin })).body.data.items;
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ action: 'payment_refunded', admin: null });
+    } finally {
+      quiet.mockRestore();
+    }
   });
 
   it('refunds in parallel never take more than the payment', async () => {

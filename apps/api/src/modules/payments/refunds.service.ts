@@ -34,8 +34,9 @@ export class RefundsService {
    * id keys the record, so the charge.refunded webhook that follows takes nothing more), the sandbox's own id
    * when the top-up was made in the sandbox.
    */
+  /** `adminId`: null from the command line (`npm run admin -- refund`). */
   async refund(
-    adminId: string,
+    adminId: string | null,
     userId: string,
     paymentId: string,
     amount: number | undefined,
