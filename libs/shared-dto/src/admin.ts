@@ -125,7 +125,13 @@ export interface AdminGiftCardQuery {
   cursor?: string;
 }
 
-export const AUDIT_ACTIONS = ['balance_adjusted', 'account_disabled', 'account_enabled', 'gift_cards_issued'] as const;
+export const AUDIT_ACTIONS = [
+  'balance_adjusted',
+  'account_disabled',
+  'account_enabled',
+  'gift_cards_issued',
+  'payment_refunded',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One admin action, as the append-only audit log keeps it. */

@@ -33,6 +33,28 @@ export interface PaymentVerifyResponse {
   newBalance: number;
 }
 
+/** POST /api/v1/admin/payments/{id}/refund: an admin refunds a card top-up; without an amount, what is left of it. */
+export interface PaymentRefundRequest {
+  amount?: number;
+}
+
+/**
+ * A refund or dispute of a card top-up (docs/payments.md, "Refunds and disputes"): `amount` left the user's
+ * balance as `debited`, and what the balance no longer held is the operator's `lost` (currency units).
+ */
+export interface PaymentRefundResponse {
+  refundId: string;
+  paymentId: string;
+  kind: 'refund' | 'dispute';
+  amount: number;
+  debited: number;
+  lost: number;
+  /** What it took back of makers' pending earnings from the user's calls (docs/earnings.md). */
+  clawed: number;
+  /** What can still be refunded of the top-up. */
+  refundable: number;
+}
+
 export const LEDGER_ENTRY_KINDS = [
   'signup_credit',
   'payment',
@@ -40,6 +62,7 @@ export const LEDGER_ENTRY_KINDS = [
   'admin_adjustment',
   'usage',
   'reversal',
+  'refund',
 ] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 

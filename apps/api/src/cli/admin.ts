@@ -19,6 +19,7 @@ import { ENTITIES } from '../database/entities';
 import { DataDirInUseError } from '../database/embedded-postgres';
 import { ClientsModule, ClientsService } from '../modules/clients';
 import { GiftcardsModule, GiftcardsService } from '../modules/giftcards';
+import { PaymentsModule, RefundsService } from '../modules/payments';
 import { ReconciliationService } from '../modules/usage';
 import { CatalogError, routingStore } from '../modules/proxy';
 import { breakersCommand, breakersRequest } from './breakers';
@@ -27,12 +28,16 @@ import { loadCatalog, pricesCommand } from './prices';
 const USAGE = `Usage: npm run admin -- giftcards --amount <units> [--count <n>] [--expires-at <date or ISO time>]
        npm run admin -- clients trust <client id>
        npm run admin -- clients untrust <client id>
+       npm run admin -- refund <user id> <payment id> [--amount <units>]
        npm run admin -- reconcile [--since <date or ISO time>] [--fail-on-loss]
        npm run admin -- prices [<model id>]
        npm run admin -- breakers [list | open <provider/upstreamModel> | close <provider/upstreamModel>]
 
   giftcards issues gift cards and prints each code once, one per line.
   clients trust marks an OAuth app as a first-party app whose users are not asked for consent; untrust undoes it.
+  refund refunds a user's card top-up (at Stripe, or the sandbox's): the amount, or what is left of it, leaves
+  their balance, at most what it has free; the rest is the operator's loss (docs/payments.md). It needs the
+  service's STRIPE_SECRET_KEY for a Stripe top-up.
   reconcile compares, per user, the balances with the ledger, each settled call's charge with its ledger debit
   and its usage record, and prints every drift; it exits 1 if there is any (docs/budgets.md). It also shows the
   operator's losses (calls charged less than their cost, within the caller's caps); with --fail-on-loss it lists
@@ -60,6 +65,7 @@ class AdminCliModule {
         MetricsModule,
         GiftcardsModule,
         ClientsModule,
+        PaymentsModule,
       ],
     };
   }
@@ -183,6 +189,42 @@ function clientsRequest(args: string[]): { trusted: boolean; clientId: string } 
   return { trusted: action === 'trust', clientId };
 }
 
+/** `refund <user id> <payment id> [--amount <units>]`, checked before anything is opened. */
+function refundRequest(args: string[]): { userId: string; paymentId: string; amount: number | undefined } {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { amount: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [userId, paymentId, ...extra] = positionals;
+  if (!userId || !paymentId || extra.length) throw new UsageError('refund takes a user id and a payment id');
+  if (!/^[0-9a-f-]{36}$/i.test(userId)) throw new UsageError(`"${userId}" is not a user id`);
+  const amount = values.amount === undefined ? undefined : Number(values.amount);
+  if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0.01 && Math.round(amount * 100) === amount * 100))
+    throw new UsageError(`--amount "${values.amount}" must be at least 0.01, in whole cents`);
+  return { userId, paymentId, amount };
+}
+
+/** Runs `refund` against the refunds service; what it prints goes to stderr. */
+export async function refundCommand(
+  refunds: RefundsService,
+  request: { userId: string; paymentId: string; amount: number | undefined },
+): Promise<number> {
+  try {
+    const done = await refunds.refund(null, request.userId, request.paymentId, request.amount);
+    console.error(
+      `refunded ${done.amount.toFixed(2)} of ${done.paymentId} (${done.refundId}): ${done.debited} from the balance, ` +
+        `${done.lost} lost, ${done.clawed} of pending earnings taken back; ${done.refundable.toFixed(2)} left to refund.`,
+    );
+    return 0;
+  } catch (error) {
+    // The service's own refusals (no such payment, more than is left, Stripe refusing) are the answer.
+    console.error((error as Error).message);
+    return 1;
+  }
+}
+
 /** Runs `clients trust|untrust` against the clients service; what it prints goes to stderr. */
 export async function trustCommand(
   clients: ClientsService,
@@ -205,13 +247,17 @@ export async function main(argv: string[]): Promise<number> {
   // stdout carries the codes (or the drifts) only; everything else goes to stderr.
   Logger.overrideLogger(['error', 'warn']);
   const [command, ...rest] = argv;
-  let request: { kind: 'giftcards'; dto: GiftCardIssueDto } | { kind: 'clients'; trusted: boolean; clientId: string };
+  let request:
+    | { kind: 'giftcards'; dto: GiftCardIssueDto }
+    | { kind: 'clients'; trusted: boolean; clientId: string }
+    | { kind: 'refund'; userId: string; paymentId: string; amount: number | undefined };
   try {
     if (command === 'reconcile') return await reconcile(reconcileArgs(rest));
     if (command === 'prices') return prices(rest);
     if (command === 'breakers') return await breakers(rest);
     if (command === 'giftcards') request = { kind: 'giftcards', dto: await giftCardRequest(rest) };
     else if (command === 'clients') request = { kind: 'clients', ...clientsRequest(rest) };
+    else if (command === 'refund') request = { kind: 'refund', ...refundRequest(rest) };
     else throw new UsageError(command ? `unknown command "${command}"` : 'no command');
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
@@ -225,6 +271,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   try {
     if (request.kind === 'clients') return await trustCommand(context.get(ClientsService), request);
+    if (request.kind === 'refund') return await refundCommand(context.get(RefundsService), request);
     const issued = await context.get(GiftcardsService).issue(null, request.dto);
     for (const card of issued.cards) console.log(card.code);
     console.error(

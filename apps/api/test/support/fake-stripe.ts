@@ -12,6 +12,10 @@ import Stripe from 'stripe';
  * (`object: 'account_link'`, a hosted onboarding URL here) and `/v1/transfers` (`object: 'transfer'`, to an
  * account made here, whole cents), each replayed for its Idempotency-Key; `failTransfers` answers the next that
  * many transfers with Stripe's 500 api_error.
+ * Refunds and disputes (docs/payments.md): a paid session has a PaymentIntent and a charge; `POST /v1/refunds`
+ * (`object: 'refund'`, refused above what is left of the charge), `GET /v1/refunds?charge=` and
+ * `GET /v1/checkout/sessions?payment_intent=` (Stripe's lists); tests refund as Stripe's dashboard would with
+ * refund(), and deliver `charge.refunded` with chargeEvent() and `charge.dispute.*` with disputeEvent().
  */
 export interface FakeCheckoutSession {
   id: string;
@@ -27,6 +31,7 @@ export interface FakeCheckoutSession {
   metadata: Record<string, string>;
   mode: string;
   payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  payment_intent: string | null;
   status: 'open' | 'complete' | 'expired';
   success_url: string;
   url: string | null;
@@ -52,6 +57,10 @@ export class FakeStripe {
     string,
     { id: string; object: 'transfer'; amount: number; currency: string; destination: string }
   >();
+  readonly refunds = new Map<
+    string,
+    { id: string; object: 'refund'; amount: number; charge: string; payment_intent: string; status: 'succeeded' }
+  >();
   failTransfers = 0;
   private server!: Server;
   url = '';
@@ -76,6 +85,7 @@ export class FakeStripe {
     const session = this.get(id);
     session.status = 'complete';
     session.payment_status = async ? 'unpaid' : 'paid';
+    session.payment_intent ??= `pi_${randomBytes(12).toString('hex')}`;
     return session;
   }
 
@@ -107,6 +117,94 @@ export class FakeStripe {
       type,
     });
     return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+  }
+
+  /** A refund made in Stripe's dashboard (not through the API by the app). */
+  refund(sessionId: string, amount: number): string {
+    const made = this.makeRefund({ payment_intent: this.get(sessionId).payment_intent, amount: String(amount) });
+    if ('error' in made) throw new Error(made.error.message);
+    return made.id;
+  }
+
+  /** A `charge.*` delivery for the charge of a paid session as it stands now (amount_refunded included). */
+  chargeEvent(type: string, sessionId: string): { payload: string; signature: string } {
+    const session = this.get(sessionId);
+    const intent = session.payment_intent!;
+    return this.deliver(type, {
+      id: chargeOf(intent),
+      object: 'charge',
+      amount: session.amount_total,
+      amount_refunded: this.refundedOf(intent),
+      currency: session.currency,
+      payment_intent: intent,
+      refunded: this.refundedOf(intent) === session.amount_total,
+      status: 'succeeded',
+    });
+  }
+
+  /** A `charge.dispute.*` delivery: the dispute `id` of a paid session's charge, for `amount` cents. */
+  disputeEvent(
+    type: string,
+    sessionId: string,
+    dispute: { id: string; amount: number; status: string },
+  ): { payload: string; signature: string } {
+    const intent = this.get(sessionId).payment_intent!;
+    return this.deliver(type, {
+      ...dispute,
+      object: 'dispute',
+      charge: chargeOf(intent),
+      currency: 'usd',
+      payment_intent: intent,
+      reason: 'fraudulent',
+    });
+  }
+
+  private deliver(type: string, object: unknown, secret = FakeStripe.webhookSecret) {
+    const payload = JSON.stringify({
+      id: `evt_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    });
+    return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+  }
+
+  private refundedOf(intent: string): number {
+    let total = 0;
+    for (const refund of this.refunds.values()) if (refund.payment_intent === intent) total += refund.amount;
+    return total;
+  }
+
+  /** Stripe's refund: of a paid PaymentIntent, at most what is left of its charge (the default). */
+  private makeRefund(form: Record<string, any>) {
+    const invalid = (param: string, message: string) => ({ error: { type: 'invalid_request_error', message, param } });
+    const session = [...this.sessions.values()].find(
+      (s) => s.payment_intent === form.payment_intent && s.payment_status === 'paid',
+    );
+    if (!session) return invalid('payment_intent', `No such payment_intent: '${form.payment_intent}'`);
+    const left = session.amount_total - this.refundedOf(session.payment_intent!);
+    const amount = form.amount === undefined ? left : Number(form.amount);
+    if (!Number.isInteger(amount) || amount < 1) return invalid('amount', 'Invalid positive integer');
+    if (amount > left)
+      return invalid('amount', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`);
+    const refund = {
+      id: `re_${randomBytes(12).toString('hex')}`,
+      object: 'refund' as const,
+      amount,
+      charge: chargeOf(session.payment_intent!),
+      currency: session.currency,
+      metadata: form.metadata ?? {},
+      payment_intent: session.payment_intent!,
+      status: 'succeeded' as const,
+      created: Math.floor(Date.now() / 1000),
+    };
+    this.refunds.set(refund.id, refund);
+    return refund;
   }
 
   private get(id: string): FakeCheckoutSession {
@@ -150,6 +248,24 @@ export class FakeStripe {
       if ('error' in made) return send(res, 400, made);
       if (idempotencyKey) this.replies.set(`${path}:${idempotencyKey}`, made);
       return send(res, 200, made);
+    }
+    if (req.method === 'POST' && path === '/v1/refunds') {
+      const replay = idempotencyKey ? this.replies.get(`${path}:${idempotencyKey}`) : undefined;
+      if (replay) return send(res, 200, replay, { 'Idempotent-Replayed': 'true' });
+      const made = this.makeRefund(form);
+      if ('error' in made) return send(res, 400, made);
+      if (idempotencyKey) this.replies.set(`${path}:${idempotencyKey}`, made);
+      return send(res, 200, made);
+    }
+    const query = new URL(req.url ?? '/', this.url).searchParams;
+    if (req.method === 'GET' && (path === '/v1/refunds' || path === '/v1/checkout/sessions')) {
+      const data =
+        path === '/v1/refunds'
+          ? [...this.refunds.values()].filter((r) => r.charge === query.get('charge'))
+          : [...this.sessions.values()].filter(
+              (s) => s.payment_intent && s.payment_intent === query.get('payment_intent'),
+            );
+      return send(res, 200, { object: 'list', data, has_more: false, url: path });
     }
     const match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && match) {
@@ -253,6 +369,7 @@ export class FakeStripe {
       metadata: form.metadata ?? {},
       mode: 'payment',
       payment_status: 'unpaid',
+      payment_intent: null,
       status: 'open',
       success_url: String(form.success_url).replace('{CHECKOUT_SESSION_ID}', id),
       url: `${this.url}/c/pay/${id}`,
@@ -261,6 +378,9 @@ export class FakeStripe {
     return session;
   }
 }
+
+/** The fake's one charge per PaymentIntent. */
+const chargeOf = (intent: string) => intent.replace(/^pi_/, 'ch_');
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, {

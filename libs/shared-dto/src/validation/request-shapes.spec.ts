@@ -18,7 +18,7 @@ import type {
   AuditQuery,
   BalanceAdjustmentRequest,
 } from '../admin';
-import type { PaymentCheckoutCreateRequest, PaymentVerifyQuery } from '../billing';
+import type { PaymentCheckoutCreateRequest, PaymentRefundRequest, PaymentVerifyQuery } from '../billing';
 import type {
   AccountStatusChangeDto,
   AdminGiftCardQueryDto,
@@ -70,7 +70,7 @@ import type {
   OAuthClientTrustDto,
   OAuthClientUpdateDto,
 } from './oauth.dto';
-import type { PaymentCheckoutCreateDto, PaymentVerifyQueryDto } from './payments.dto';
+import type { PaymentCheckoutCreateDto, PaymentRefundDto, PaymentVerifyQueryDto } from './payments.dto';
 import type {
   SpaceEditDto,
   SpaceGenerateDto,
@@ -123,6 +123,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AuthorizationDecisionDto, AuthorizationDecisionRequest>(true),
       same<PaymentCheckoutCreateDto, PaymentCheckoutCreateRequest>(true),
       same<PaymentVerifyQueryDto, PaymentVerifyQuery>(true),
+      same<PaymentRefundDto, PaymentRefundRequest>(true),
       same<GiftCardIssueDto, GiftCardIssueRequest>(true),
       same<GiftCardRedeemDto, GiftCardRedeemRequest>(true),
       same<SpaceHandleSetDto, SpaceHandleSetRequest>(true),

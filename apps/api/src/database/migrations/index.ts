@@ -28,6 +28,7 @@ import { SpaceAppClients1763800034500 } from './1763800034500-space-app-clients'
 import { AppMarkup1763800040000 } from './1763800040000-app-markup';
 import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
 import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
+import { PaymentRefunds1763800040300 } from './1763800040300-payment-refunds';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   AppMarkup1763800040000,
   MakerEarnings1763800040100,
   MakerPayouts1763800040200,
+  PaymentRefunds1763800040300,
 ];

@@ -4,6 +4,7 @@
  */
 export { PaymentsModule } from './payments.module';
 export { PaymentsService } from './payments.service';
+export { RefundsService } from './refunds.service';
 export { createStripeClient } from './stripe.provider';
 export { PAYMENT_WEBHOOK_PATH } from './payments.controller';
 export { paymentsEntities } from './entities';

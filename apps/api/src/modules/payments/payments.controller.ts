@@ -70,7 +70,7 @@ export class PaymentsController {
   @Access({ public: true })
   @ApiOperation({
     summary:
-      'Stripe webhook (Stripe-Signature checked on the raw body): checkout.session.completed and async_payment_succeeded credit once',
+      'Stripe webhook (Stripe-Signature checked on the raw body): checkout.session.completed and async_payment_succeeded credit once; charge.refunded and charge.dispute.created/closed (lost) debit once per Stripe id',
   })
   @ApiBadRequestResponse({ description: 'PAYMENT_WEBHOOK_SIGNATURE_INVALID' })
   async webhook(

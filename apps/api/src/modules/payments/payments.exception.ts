@@ -6,6 +6,7 @@ export enum PaymentsErrorCode {
   PAYMENT_PROVIDER_ERROR = 'PAYMENT_PROVIDER_ERROR',
   PAYMENT_WEBHOOK_SIGNATURE_INVALID = 'PAYMENT_WEBHOOK_SIGNATURE_INVALID',
   PAYMENT_WEBHOOK_NOT_CONFIGURED = 'PAYMENT_WEBHOOK_NOT_CONFIGURED',
+  PAYMENT_NOT_REFUNDABLE = 'PAYMENT_NOT_REFUNDABLE',
 }
 
 const STATUS: Record<PaymentsErrorCode, number> = {
@@ -15,6 +16,8 @@ const STATUS: Record<PaymentsErrorCode, number> = {
   [PaymentsErrorCode.PAYMENT_PROVIDER_ERROR]: 502,
   [PaymentsErrorCode.PAYMENT_WEBHOOK_SIGNATURE_INVALID]: 400,
   [PaymentsErrorCode.PAYMENT_WEBHOOK_NOT_CONFIGURED]: 503,
+  // Never paid, or the amount is above what is left of it.
+  [PaymentsErrorCode.PAYMENT_NOT_REFUNDABLE]: 409,
 };
 
 export class PaymentsException extends AppException {

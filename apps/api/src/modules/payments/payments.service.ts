@@ -11,6 +11,7 @@ import type { PaymentEntity } from './entities/payment.entity';
 import { PaymentsErrorCode, PaymentsException } from './payments.exception';
 import { PaymentsRepository, SESSION_LIFETIME_HOURS } from './payments.repository';
 import { renderSandboxPage } from './sandbox-page';
+import { RefundsService } from './refunds.service';
 import { STRIPE_CLIENT } from './stripe.provider';
 
 const MICROS_PER_CENT = 10_000;
@@ -39,6 +40,7 @@ export class PaymentsService implements OnModuleInit {
     private readonly ledger: LedgerService,
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
     private readonly accounts: AccountsService,
+    private readonly refunds: RefundsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -156,6 +158,8 @@ export class PaymentsService implements OnModuleInit {
         await this.repository.markExpired(event.data.object.id);
         break;
       default:
+        // Refunds and disputes (charge.refunded, charge.dispute.*): recorded once per Stripe id.
+        await this.refunds.onStripeEvent(event);
         break;
     }
     return { received: true };

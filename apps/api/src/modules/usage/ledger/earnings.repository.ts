@@ -15,10 +15,10 @@ export interface EarningsSums {
 }
 
 const SUMS = `count(*)::int AS calls, COALESCE(sum(e.paid_micros), 0) AS paid, COALESCE(sum(e.provider_micros), 0) AS provider,
-       COALESCE(sum(e.fee_micros), 0) AS fees, COALESCE(sum(e.earnings_micros), 0) AS earnings,
-       COALESCE(sum(e.earnings_micros) FILTER (WHERE e.moved_at IS NULL AND e.available_at > now()), 0) AS pending,
-       COALESCE(sum(e.earnings_micros) FILTER (WHERE e.moved_at IS NULL AND e.available_at <= now()), 0) AS available,
-       COALESCE(sum(e.earnings_micros) FILTER (WHERE e.moved_at IS NOT NULL), 0) AS moved`;
+       COALESCE(sum(e.fee_micros), 0) AS fees, COALESCE(sum(e.earnings_micros - e.clawed_micros), 0) AS earnings,
+       COALESCE(sum(e.earnings_micros - e.clawed_micros) FILTER (WHERE e.moved_at IS NULL AND e.available_at > now()), 0) AS pending,
+       COALESCE(sum(e.earnings_micros - e.clawed_micros) FILTER (WHERE e.moved_at IS NULL AND e.available_at <= now()), 0) AS available,
+       COALESCE(sum(e.earnings_micros - e.clawed_micros) FILTER (WHERE e.moved_at IS NOT NULL), 0) AS moved`;
 
 const n = (value: unknown) => Number(value ?? 0);
 const sums = (row: Record<string, unknown> | undefined): EarningsSums => ({
@@ -97,8 +97,8 @@ export class EarningsRepository {
     const rows: { amount: string | null }[] = await this.dataSource.query(
       `WITH moved AS (
          UPDATE maker_earnings SET moved_at = now(), move_id = $2
-          WHERE maker_id = $1 AND moved_at IS NULL AND available_at <= now() AND earnings_micros > 0
-          RETURNING earnings_micros),
+          WHERE maker_id = $1 AND moved_at IS NULL AND available_at <= now() AND earnings_micros > clawed_micros
+          RETURNING earnings_micros - clawed_micros AS earnings_micros),
        total AS (SELECT COALESCE(sum(earnings_micros), 0)::bigint AS amount FROM moved),
        entry AS (
          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)

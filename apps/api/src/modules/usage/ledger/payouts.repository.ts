@@ -72,8 +72,8 @@ export class PayoutsRepository {
     const rows: { payout: string | null; credited: string | null }[] = await this.dataSource.query(
       `WITH moved AS (
          UPDATE maker_earnings SET moved_at = now(), move_id = $2, payout_id = $2
-          WHERE maker_id = $1 AND moved_at IS NULL AND available_at <= now() AND earnings_micros > 0
-          RETURNING earnings_micros),
+          WHERE maker_id = $1 AND moved_at IS NULL AND available_at <= now() AND earnings_micros > clawed_micros
+          RETURNING earnings_micros - clawed_micros AS earnings_micros),
        total AS (SELECT COALESCE(sum(earnings_micros), 0)::bigint AS amount FROM moved),
        split AS (SELECT amount, (amount / ${CENT_MICROS}) * ${CENT_MICROS} AS whole FROM total),
        payout AS (

@@ -75,7 +75,7 @@ export class ReconciliationRepository {
   /** Per maker: earnings marked moved beside the ledger's `earnings` credits plus the payouts made of them. */
   earningsMoved(userId: string | null): Promise<Record<string, unknown>[]> {
     return this.dataSource.query(
-      `WITH m AS (SELECT maker_id AS user_id, sum(earnings_micros) AS moved FROM maker_earnings
+      `WITH m AS (SELECT maker_id AS user_id, sum(earnings_micros - clawed_micros) AS moved FROM maker_earnings
                    WHERE moved_at IS NOT NULL AND maker_id IS NOT NULL GROUP BY maker_id),
             l AS (SELECT user_id, sum(amount_micros) AS credited FROM ledger_entries WHERE kind = 'earnings' GROUP BY user_id
                   UNION ALL

@@ -19,6 +19,8 @@ export function auditWords(entry: AuditEntry): string {
       return `enabled the account${reason}`;
     case 'gift_cards_issued':
       return `issued ${details.count ?? 0} gift card${details.count === 1 ? '' : 's'} of ${formatMoney(details.amount ?? 0)}`;
+    case 'payment_refunded':
+      return `refunded ${formatMoney(details.amount ?? 0)} of a card top-up`;
     default:
       return entry.action;
   }

@@ -15,6 +15,7 @@ const KIND_LABELS: Record<LedgerEntryKind, string> = {
   admin_adjustment: 'Adjustment',
   usage: 'Model usage',
   reversal: 'Reversal',
+  refund: 'Card refund',
 };
 
 type View = 'all' | 'credits' | 'usage';
