@@ -63,6 +63,8 @@ export const LEDGER_ENTRY_KINDS = [
   'usage',
   'reversal',
   'refund',
+  /** A maker's available earnings moved into their own budget (docs/earnings.md). */
+  'earnings',
 ] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 

@@ -16,6 +16,7 @@ const KIND_LABELS: Record<LedgerEntryKind, string> = {
   usage: 'Model usage',
   reversal: 'Reversal',
   refund: 'Card refund',
+  earnings: 'Earnings moved in',
 };
 
 type View = 'all' | 'credits' | 'usage';
