@@ -20,8 +20,8 @@ export function userClaims(user: UserResponse, scopes: readonly OAuthScope[]): U
   }
   if (scopes.includes('email')) {
     claims.email = user.email;
-    // No address is verified yet (accounts have no verification step): saying so lets an app decide.
-    claims.email_verified = false;
+    // Whether the user followed the verification link sent to the address (docs/mail.md).
+    claims.email_verified = user.emailVerified;
   }
   return claims;
 }
