@@ -196,6 +196,7 @@ describe('the app', () => {
        "POST /api/v1/admin/users/:id/adjustments roles:admin",
        "POST /api/v1/admin/users/:id/disable roles:admin",
        "POST /api/v1/admin/users/:id/enable roles:admin",
+       "POST /api/v1/admin/users/:id/payments/:paymentId/refund roles:admin",
        "POST /api/v1/auth/delete-account user",
        "POST /api/v1/auth/login public",
        "POST /api/v1/auth/logout user",

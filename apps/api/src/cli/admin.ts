@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { ConsoleLogger, DynamicModule, Logger, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -243,9 +243,23 @@ export async function trustCommand(
   }
 }
 
+/** Nest's console logger, writing every level to stderr: a command's stdout carries its answer only. */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _stream?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   // stdout carries the codes (or the drifts) only; everything else goes to stderr.
-  Logger.overrideLogger(['error', 'warn']);
+  Logger.overrideLogger(new StderrLogger('Admin', { logLevels: ['error', 'warn'] }));
   const [command, ...rest] = argv;
   let request:
     | { kind: 'giftcards'; dto: GiftCardIssueDto }
@@ -267,7 +281,7 @@ export async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const database = await Database.open(config, ENTITIES);
   const context = await NestFactory.createApplicationContext(AdminCliModule.forRoot(config, database), {
-    logger: ['error', 'warn'],
+    logger: new StderrLogger('Admin', { logLevels: ['error', 'warn'] }),
   });
   try {
     if (request.kind === 'clients') return await trustCommand(context.get(ClientsService), request);
