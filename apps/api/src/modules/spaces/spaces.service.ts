@@ -204,8 +204,11 @@ export class SpacesService implements OwnedResources {
         'This app has no page to edit yet; generate a new one',
       );
     }
+    // The answer is the accepted edit (generating, at the version it edits), read before the runner is woken: read
+    // after, a quick model could already have finished it, and the 202 would describe a later state.
+    const accepted = await this.mine(userId, slug);
     this.runner.kick();
-    return this.mine(userId, slug);
+    return accepted;
   }
 
   /**
