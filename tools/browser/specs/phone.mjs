@@ -21,6 +21,7 @@ const PAGES = [
   ['/', 'Recent activity'],
   ['/keys', 'Phone key'],
   ['/apps', 'OAuth apps'],
+  ['/earnings', 'Moved to your budget'],
   ['/authorized-apps', 'Authorized apps'],
   ['/usage', 'By day'],
   ['/requests', 'demo-chat'],
@@ -80,7 +81,7 @@ tests.push(
       const visibleLinks = () => links.evaluateAll((all) => all.filter((link) => link.getClientRects().length).length);
       if (label === 'desktop') {
         expectEqual(await menu.isVisible(), false, 'a Menu button on a desktop');
-        expectEqual(await visibleLinks(), 12, 'the sections shown in the sidebar');
+        expectEqual(await visibleLinks(), 13, 'the sections shown in the sidebar');
         return;
       }
       expectEqual(await menu.getAttribute('aria-expanded'), 'false', 'the menu closed at first');
@@ -88,7 +89,7 @@ tests.push(
       await expectText(page.locator('.shell-current'), 'Usage');
       await menu.click();
       expectEqual(await menu.getAttribute('aria-expanded'), 'true', 'the menu open');
-      expectEqual(await visibleLinks(), 12, 'the sections shown in the open menu');
+      expectEqual(await visibleLinks(), 13, 'the sections shown in the open menu');
       // All of them within the screen: a list, not a strip that scrolls sideways.
       const within = await links.evaluateAll((all) =>
         all.every(
