@@ -338,9 +338,16 @@ describe('money attacks: every served call is paid for', () => {
         max_output_tokens: 20,
       });
       expect(bounded.status).toBe(200);
-      await flushed();
-      const [item] = (await app.http('/api/v1/usage/me/activity', { token: user.session })).body.data.items;
-      expect(micros(item.money.reserved)).toBeGreaterThanOrEqual(20_000 * IN + 20 * OUT);
+      // The call's settlement is queued when its answer has ended, a moment after the client has it (a call drawn on
+      // a lease has no reservation row before): wait until the activity shows its money, then read the hold.
+      let item: { money: { reserved: number; outcome: string } } | undefined;
+      for (let tries = 0; tries < 200; tries += 1) {
+        await flushed();
+        [item] = (await app.http('/api/v1/usage/me/activity', { token: user.session })).body.data.items;
+        if (item && item.money.outcome !== 'none' && item.money.outcome !== 'open') break;
+        await sleep(25);
+      }
+      expect(micros(item!.money.reserved)).toBeGreaterThanOrEqual(20_000 * IN + 20 * OUT);
       expect((await post(user.key, '/v1/responses', { model: 'm-honest', input: 'x', background: true })).status).toBe(
         400,
       );
