@@ -1,7 +1,8 @@
 // Spaces whose apps call models, paid by their visitors (issue 31, docs/spaces.md): creator A describes "a haiku
 // generator", the demo model writes an AI app offline, A publishes it. Visitor B opens it on its own origin
 // ({handle}--{slug}.localhost), sees the app signed out, signs in through the kit's popup (the dashboard's consent
-// page naming the app, its creator and a small cap), writes a haiku, and is charged for it. Then the isolation
+// page naming the app, its creator, the markup A set on it and a small cap), writes a haiku, and is charged the
+// provider's cost plus that markup; A's earnings rise by the markup less the platform's fee. Then the isolation
 // proof: the app's page holds no dashboard cookie or storage, another app of A's (another origin) cannot read B's
 // tokens, and the app's requests to any origin but the gateway's are blocked (a page script written to try).
 import { createServer } from 'node:http';
@@ -15,7 +16,9 @@ const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 
 const creator = { name: `Creator ${unique}`, email: `creator-${unique}@example.com`, password: `creator ${unique} pw` };
 const visitor = { name: `Visitor ${unique}`, email: `visitor-${unique}@example.com`, password: `visitor ${unique} pw` };
 const HANDLE = `cr${unique}`;
+const MARKUP = 50;
 const state = { appUrl: null, counterUrl: null, clientId: null };
+const micros = (units) => Math.round(units * 1e6);
 
 /** A server on a third origin that records every request it gets (nothing should reach it). */
 async function recorder() {
@@ -146,12 +149,29 @@ export const tests = [
       const client = clients.data.find((c) => c.clientId === state.clientId);
       expectEqual(client?.redirectUris?.[0], state.appUrl, 'the app client’s redirect URI');
       expectEqual(client?.clientType, 'PUBLIC', 'the app client’s type');
+
+      // The app's client is among A's apps, without a markup until A sets one there (docs/spaces.md).
+      expectEqual(client.markupPercent, 0, 'the markup a space app’s client starts with');
+      await page.goto('/apps');
+      const card = page.locator('article', { has: page.getByRole('heading', { name: client.clientName }) });
+      await card.getByLabel('Markup (%)').fill(String(MARKUP));
+      await card.getByRole('button', { name: 'Save markup' }).click();
+      await expectText(card, `${MARKUP}%`);
+      const saved = await api(page, `/api/v1/oauth2/clients/${state.clientId}`);
+      expectEqual(saved.data.markupPercent, MARKUP, 'the markup A saved on the app');
     },
   },
   {
-    name: 'visitor B sees the app signed out, signs in through the popup, writes a haiku and is charged for it',
+    name: 'visitor B sees the app signed out, signs in through the popup, writes a haiku, pays cost plus A’s markup and A earns it less the fee',
     async run({ newPage }) {
       if (!state.appUrl) throw new Error('the previous test did not publish the app');
+      const creatorPage = await newPage();
+      await creatorPage.goto('/signin');
+      await creatorPage.getByLabel('Email').fill(creator.email);
+      await creatorPage.getByLabel('Password').fill(creator.password);
+      await creatorPage.getByRole('button', { name: 'Sign in' }).click();
+      await expectVisible(creatorPage.getByRole('navigation').first(), { what: 'the creator’s dashboard' });
+      const earnedBefore = (await api(creatorPage, '/api/v1/earnings')).data;
       const dashboard = await newPage();
       await registerThroughForm(dashboard, visitor);
       const before = (await api(dashboard, '/api/v1/usage/me/summary')).data.totalCost;
@@ -177,6 +197,7 @@ export const tests = [
         '1',
         'the monthly cap the consent starts with',
       );
+      await expectText(popup.getByTestId('consent-markup'), `adds ${MARKUP}% to the price of each call`);
       await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
       await expectText(page.locator('[data-switchyard-button]'), `Sign out (${visitor.name})`);
       expectEqual(await page.locator('#go').isDisabled(), false, 'the app’s button once signed in');
@@ -203,6 +224,37 @@ export const tests = [
       const consent = consents.data.find((c) => c.clientId === state.clientId);
       expectEqual(consent?.limits?.monthly, 1, 'the visitor’s monthly cap on the app');
       if (!(consent.spentThisMonth > 0)) throw new Error(`expected spend on the app: ${JSON.stringify(consent)}`);
+
+      // What B paid is the provider's cost plus A's markup, to the micro; A earns that markup less the fee.
+      // The request log is written in batches: wait (bounded) for the call's settled record.
+      let call;
+      const logged = Date.now() + 10_000;
+      while (Date.now() < logged) {
+        const activity = await api(dashboard, '/api/v1/usage/me/activity');
+        call = activity.data.items.find((record) => record.appId === state.clientId);
+        if (call?.money?.outcome === 'settled') break;
+        await dashboard.waitForTimeout(200);
+      }
+      if (!call?.money?.markup) throw new Error(`expected the app's call with its markup: ${JSON.stringify(call)}`);
+      const { percent, providerCost, markup } = call.money.markup;
+      expectEqual(percent, MARKUP, 'the markup the call was priced at');
+      const paid = micros(call.money.charged);
+      const provider = micros(providerCost);
+      expectEqual(paid, provider + Math.ceil((provider * MARKUP) / 100), 'what B paid: cost × (1 + markup)');
+      expectEqual(micros(markup), paid - provider, 'the markup part of what B paid');
+      const earned = (await api(creatorPage, '/api/v1/earnings')).data;
+      const earlier = earnedBefore.apps.find((a) => a.clientId === state.clientId);
+      const row = earned.apps.find((a) => a.clientId === state.clientId);
+      if (!row) throw new Error(`expected the app on A's Earnings: ${JSON.stringify(earned.apps)}`);
+      const gained = micros(row.earnings) - micros(earlier?.earnings ?? 0);
+      const fees = micros(row.fees) - micros(earlier?.fees ?? 0);
+      expectEqual(gained + fees, micros(markup), 'A’s earnings plus the fee: the markup B paid');
+      expectEqual(
+        gained,
+        Math.floor((micros(markup) * (100 - earned.platformFeePercent)) / 100),
+        'A’s earnings: the markup less the platform’s fee',
+      );
+      if (!(gained > 0)) throw new Error(`expected A to earn: ${JSON.stringify(row)}`);
       await proveIsolation(page);
     },
   },
