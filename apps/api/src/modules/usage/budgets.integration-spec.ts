@@ -363,16 +363,25 @@ describe('money safety under concurrency', () => {
     expect({ open: returned.open, billed: Number(returned.billed) }).toEqual({ open: 0, billed: 0 });
 
     // A busy key again, then a daily limit at what it spent today: the very next call is refused on every instance.
-    await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } }),
-      ),
-    );
-    const [again] = await db.query(
-      `SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`,
-      [userId],
-    );
-    expect(again.open).toBeGreaterThanOrEqual(1);
+    // A lease follows 20 calls within one clock second on an instance and is taken off the call's path, so a burst
+    // that straddles a second, or ends before the lease's row is written, leaves none yet: burst again (bounded).
+    const openLeases = async () =>
+      (
+        await db.query(
+          `SELECT count(*) FILTER (WHERE status = 'open')::int AS open FROM reservations WHERE user_id = $1 AND lease`,
+          [userId],
+        )
+      )[0].open as number;
+    let again = 0;
+    for (let burst = 0; burst < 6 && again === 0; burst += 1) {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          apps[i % apps.length].http('/v1/chat/completions', { token: key, body: { ...CHAT, max_tokens: 30 } }),
+        ),
+      );
+      again = await openLeases();
+    }
+    expect(again).toBeGreaterThanOrEqual(1);
     expect(
       (await apps[0].http(`/api/v1/keys/${keyId}/limits`, { method: 'PUT', token: session, body: { daily: 0.000001 } }))
         .status,
