@@ -121,6 +121,11 @@ async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss
         `DAY ${day.day} paid=${day.paid} provider=${day.provider} earnings=${day.earnings} fees=${day.fees}` +
           (day.paid === day.provider + day.earnings + day.fees ? ' ok' : ' DOES NOT ADD UP'),
       );
+    for (const pool of report.sponsorPools)
+      console.log(
+        `SPONSOR ${pool.clientId} funded=${pool.funded} drawn=${pool.drawn} left=${pool.left} taken_back=${pool.takenBack}` +
+          (pool.funded === pool.drawn + pool.left + pool.takenBack ? ' ok' : ' DOES NOT ADD UP'),
+      );
     const { losses } = report;
     if (failOnLoss)
       for (const loss of losses.largest)

@@ -60,6 +60,8 @@ import type {
   NotificationSettingsDto,
 } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
+import type { SponsorPoolUpdateDto } from './sponsor.dto';
+import type { SponsorPoolUpdateRequest } from '../earnings';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
   AuthorizationDecisionDto,
@@ -126,6 +128,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<PaymentRefundDto, PaymentRefundRequest>(true),
       same<GiftCardIssueDto, GiftCardIssueRequest>(true),
       same<GiftCardRedeemDto, GiftCardRedeemRequest>(true),
+      same<SponsorPoolUpdateDto, SponsorPoolUpdateRequest>(true),
       same<SpaceHandleSetDto, SpaceHandleSetRequest>(true),
       same<SpaceHandleCheckQueryDto, SpaceHandleCheckQuery>(true),
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),

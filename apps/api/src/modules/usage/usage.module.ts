@@ -1,3 +1,5 @@
+import { SponsorRepository } from './ledger/sponsor.repository';
+import { SponsorService } from './ledger/sponsor.service';
 import { EarningsRepository } from './ledger/earnings.repository';
 import { EarningsService } from './ledger/earnings.service';
 import { PayoutsRepository } from './ledger/payouts.repository';
@@ -39,6 +41,8 @@ import { UsageService } from './usage.service';
     ReservationSweeper,
     ReservationService,
     SpendReadService,
+    SponsorRepository,
+    SponsorService,
     UsageService,
     ReconciliationService,
     EarningsRepository,
@@ -53,6 +57,7 @@ import { UsageService } from './usage.service';
     UsageService,
     ReconciliationService,
     EarningsService,
+    SponsorService,
   ],
 })
 export class UsageModule {}

@@ -11,6 +11,13 @@ import {
   SY_SPEND,
   SY_SPEND_AT,
 } from './money-functions';
+import {
+  SY_SPONSOR_ALLOWANCE,
+  SY_SPONSOR_CLOSE,
+  SY_SPONSOR_FUND,
+  SY_SPONSOR_SETTLE,
+  SY_SPONSOR_TAKE_BACK,
+} from './sponsor-functions';
 
 /** The body of a CREATE FUNCTION text, between its $fn$ quotes. */
 const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf('$fn$'));
@@ -102,6 +109,11 @@ describe('the money functions', () => {
       ['sy_cap_room', SY_CAP_ROOM],
       ['sy_lease_rate', SY_LEASE_RATE],
       ['sy_earn', SY_EARN],
+      ['sy_sponsor_allowance', SY_SPONSOR_ALLOWANCE],
+      ['sy_sponsor_settle', SY_SPONSOR_SETTLE],
+      ['sy_sponsor_fund', SY_SPONSOR_FUND],
+      ['sy_sponsor_take_back', SY_SPONSOR_TAKE_BACK],
+      ['sy_sponsor_close', SY_SPONSOR_CLOSE],
     ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
       expect(rows).toHaveLength(1);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { earningsDrifts, type MoneyDay } from './earnings-reconciliation';
 import { ReconciliationRepository } from './reconciliation.repository';
+import { type SponsorBooks, sponsorDrifts } from './sponsor-reconciliation';
 
 /** One disagreement between the ledger, the balances, the reservations and the usage records. */
 export interface Drift {
@@ -34,6 +35,8 @@ export interface ReconcileReport {
   losses: { calls: number; micros: number; largest: OperatorLoss[] };
   /** Per UTC day: what users paid = provider cost + makers' earnings + operator's fees (earnings-reconciliation.ts). */
   days: MoneyDay[];
+  /** Each sponsor pool's books: funded = drawn + left + taken back (sponsor-reconciliation.ts). */
+  sponsorPools: SponsorBooks[];
 }
 
 const n = (value: unknown) => Number(value ?? 0);
@@ -49,7 +52,9 @@ const n = (value: unknown) => Number(value ?? 0);
  * - `record_unsettled`: a usage record with a cost whose call has no settled reservation;
  * - `loss_charge`: an operator loss whose call was not charged what the loss says it was (or is not settled);
  * - the earnings' checks (earnings-reconciliation.ts): every charged call through a marked-up app has its earnings
- *   row and none without a charge, each split exactly, moves matching the ledger, and each day adding up.
+ *   row and none without a charge, each split exactly, moves matching the ledger, and each day adding up;
+ * - the sponsor pools' checks (sponsor-reconciliation.ts): each pool's funded = drawn + left + taken back, each
+ *   figure matching the ledger, its calls and its allowances.
  * Balance checks cover all time; per-call checks the calls made since `since`. The operator's losses (calls charged
  * less than their cost, within the caps: operator_losses) are reported apart: not a drift, the books account for
  * them, but CI fails on any in the money suites.
@@ -114,10 +119,13 @@ export class ReconciliationService {
 
     const earnings = await earningsDrifts(this.repository, since, userId);
     drifts.push(...earnings.drifts);
+    const sponsor = await sponsorDrifts(this.repository, userId);
+    drifts.push(...sponsor.drifts);
 
     return {
       drifts,
       days: earnings.days,
+      sponsorPools: sponsor.pools,
       usersChecked: balances.length,
       callsChecked: calls.length,
       lostRecords,
