@@ -139,4 +139,17 @@ export class ReconciliationRepository {
       [userId],
     );
   }
+
+  /**
+   * Refunds and disputes that took more than the user's balance still held (payment_refunds.lost_micros > 0, since
+   * `since`), largest first: the rest is the operator's loss (docs/payments.md), less what was clawed back.
+   */
+  refundLosses(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT id, user_id, kind, amount_micros, debited_micros, lost_micros, clawed_micros FROM payment_refunds
+        WHERE lost_micros > 0 AND ($1::timestamptz IS NULL OR created_at >= $1) AND ($2::uuid IS NULL OR user_id = $2)
+        ORDER BY lost_micros DESC`,
+      [since, userId],
+    );
+  }
 }

@@ -25,6 +25,15 @@ export interface OperatorLoss {
   bound: string;
 }
 
+/** One refund or dispute the user's balance could not cover in full: the rest is the operator's loss. */
+export interface RefundLoss {
+  userId: string;
+  refundId: string;
+  kind: string;
+  lost: number;
+  clawed: number;
+}
+
 export interface ReconcileReport {
   drifts: Drift[];
   usersChecked: number;
@@ -33,6 +42,11 @@ export interface ReconcileReport {
   lostRecords: number;
   /** The operator's losses: how many calls, how much in all, and the largest (at most 20). */
   losses: { calls: number; micros: number; largest: OperatorLoss[] };
+  /**
+   * Refunds and disputes that took more than the balance held (payment_refunds.lost_micros): how many, how much in
+   * all, what claw-backs of makers' earnings recovered of it, and the largest (at most 20).
+   */
+  refundLosses: { refunds: number; micros: number; clawed: number; largest: RefundLoss[] };
   /** Per UTC day: what users paid = provider cost + makers' earnings + operator's fees (earnings-reconciliation.ts). */
   days: MoneyDay[];
   /** Each sponsor pool's books: funded = drawn + left + taken back (sponsor-reconciliation.ts). */
@@ -57,7 +71,8 @@ const n = (value: unknown) => Number(value ?? 0);
  *   figure matching the ledger, its calls and its allowances.
  * Balance checks cover all time; per-call checks the calls made since `since`. The operator's losses (calls charged
  * less than their cost, within the caps: operator_losses) are reported apart: not a drift, the books account for
- * them, but CI fails on any in the money suites.
+ * them, but CI fails on any in the money suites; so are refunds and disputes that took more than the balance held
+ * (payment_refunds.lost_micros, docs/payments.md).
  */
 @Injectable()
 export class ReconciliationService {
@@ -117,6 +132,8 @@ export class ReconciliationService {
           actual: n(loss.settled_micros),
         });
 
+    const refundLosses: Record<string, unknown>[] = await this.repository.refundLosses(since, userId);
+
     const earnings = await earningsDrifts(this.repository, since, userId);
     drifts.push(...earnings.drifts);
     const sponsor = await sponsorDrifts(this.repository, userId);
@@ -129,6 +146,18 @@ export class ReconciliationService {
       usersChecked: balances.length,
       callsChecked: calls.length,
       lostRecords,
+      refundLosses: {
+        refunds: refundLosses.length,
+        micros: refundLosses.reduce((sum, loss) => sum + n(loss.lost_micros), 0),
+        clawed: refundLosses.reduce((sum, loss) => sum + n(loss.clawed_micros), 0),
+        largest: refundLosses.slice(0, 20).map((loss) => ({
+          userId: String(loss.user_id),
+          refundId: String(loss.id),
+          kind: String(loss.kind),
+          lost: n(loss.lost_micros),
+          clawed: n(loss.clawed_micros),
+        })),
+      },
       losses: {
         calls: losses.length,
         micros: losses.reduce((sum, loss) => sum + n(loss.lost_micros), 0),
