@@ -157,6 +157,7 @@ describe('the app', () => {
        "GET /.well-known/openid-configuration public",
        "GET /api/v1/admin/audit roles:admin",
        "GET /api/v1/admin/giftcards roles:admin",
+       "GET /api/v1/admin/money roles:admin",
        "GET /api/v1/admin/usage roles:admin",
        "GET /api/v1/admin/users roles:admin",
        "GET /api/v1/admin/users/:id roles:admin",

@@ -13,6 +13,7 @@ import type {
 import type {
   AccountStatusChangeRequest,
   AdminGiftCardQuery,
+  AdminMoneyQuery,
   AdminUsageQuery,
   AdminUserQuery,
   AuditQuery,
@@ -22,6 +23,7 @@ import type { PaymentCheckoutCreateRequest, PaymentRefundRequest, PaymentVerifyQ
 import type {
   AccountStatusChangeDto,
   AdminGiftCardQueryDto,
+  AdminMoneyQueryDto,
   AdminUsageQueryDto,
   AdminUserQueryDto,
   AuditQueryDto,
@@ -141,6 +143,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AccountStatusChangeDto, AccountStatusChangeRequest>(true),
       same<AdminUsageQueryDto, AdminUsageQuery>(true),
       same<AdminGiftCardQueryDto, AdminGiftCardQuery>(true),
+      same<AdminMoneyQueryDto, AdminMoneyQuery>(true),
       same<AuditQueryDto, AuditQuery>(true),
     ];
     expect(verdicts.every(Boolean)).toBe(true);

@@ -1,3 +1,5 @@
+import { OperatorMoneyRepository } from './ledger/operator-money.repository';
+import { OperatorMoneyService } from './ledger/operator-money.service';
 import { SponsorRepository } from './ledger/sponsor.repository';
 import { SponsorService } from './ledger/sponsor.service';
 import { EarningsRepository } from './ledger/earnings.repository';
@@ -43,6 +45,8 @@ import { UsageService } from './usage.service';
     SpendReadService,
     SponsorRepository,
     SponsorService,
+    OperatorMoneyRepository,
+    OperatorMoneyService,
     UsageService,
     ReconciliationService,
     EarningsRepository,
@@ -58,6 +62,7 @@ import { UsageService } from './usage.service';
     ReconciliationService,
     EarningsService,
     SponsorService,
+    OperatorMoneyService,
   ],
 })
 export class UsageModule {}
