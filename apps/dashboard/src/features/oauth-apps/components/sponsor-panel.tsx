@@ -77,50 +77,54 @@ export function SponsorPanel({ app, onSaved }: { app: OAuthClientResponse; onSav
           </dd>
         </div>
       </dl>
-      <form className="filter-row" onSubmit={submit} noValidate aria-label={`Fund the pool of ${app.clientName}`}>
-        <TextField
-          label="Add to the pool ($)"
-          name="amount"
-          inputMode="decimal"
-          hint="From your balance. Move available earnings to your budget first to fund from them."
-          value={amount}
-          errors={serverErrors.fields.amount}
-          onChange={(event) => setAmount(event.target.value)}
-        />
-        <TextField
-          label="Allowance per new user ($)"
-          name="allowancePerUser"
-          inputMode="decimal"
-          hint="What the app pays of each user who approves it from now on."
-          value={allowanceValue}
-          errors={serverErrors.fields.allowancePerUser}
-          onChange={(event) => setAllowance(event.target.value)}
-        />
-        <TextField
-          label="Ends on (optional)"
-          name="endsAt"
-          type="date"
-          value={endsAtValue}
-          errors={serverErrors.fields.endsAt}
-          onChange={(event) => setEndsAt(event.target.value)}
-        />
-        <Button type="submit" variant="secondary" busy={update.isPending}>
-          Save sponsor pool
-        </Button>
-        {data.status !== 'none' && data.left > 0 ? (
-          <Button
-            variant="secondary"
-            busy={withdraw.isPending}
-            onClick={() =>
-              withdraw.mutate(undefined, {
-                onSuccess: (result) =>
-                  onSaved(`${formatMoney(result.takenBack)} went back into your balance; the pool is closed.`),
-              })
-            }
-          >
-            Take back what is left
+      <form className="stack" onSubmit={submit} noValidate aria-label={`Fund the pool of ${app.clientName}`}>
+        <div className="filter-row">
+          <TextField
+            label="Add to the pool ($)"
+            name="amount"
+            inputMode="decimal"
+            hint="From your balance. Move available earnings to your budget first to fund from them."
+            value={amount}
+            errors={serverErrors.fields.amount}
+            onChange={(event) => setAmount(event.target.value)}
+          />
+          <TextField
+            label="Allowance per new user ($)"
+            name="allowancePerUser"
+            inputMode="decimal"
+            hint="What the app pays of each user who approves it from now on."
+            value={allowanceValue}
+            errors={serverErrors.fields.allowancePerUser}
+            onChange={(event) => setAllowance(event.target.value)}
+          />
+          <TextField
+            label="Ends on (optional)"
+            name="endsAt"
+            type="date"
+            value={endsAtValue}
+            errors={serverErrors.fields.endsAt}
+            onChange={(event) => setEndsAt(event.target.value)}
+          />
+        </div>
+        <div className="app-card-actions">
+          <Button type="submit" variant="secondary" busy={update.isPending}>
+            Save sponsor pool
           </Button>
-        ) : null}
+          {data.status !== 'none' && data.left > 0 ? (
+            <Button
+              variant="secondary"
+              busy={withdraw.isPending}
+              onClick={() =>
+                withdraw.mutate(undefined, {
+                  onSuccess: (result) =>
+                    onSaved(`${formatMoney(result.takenBack)} went back into your balance; the pool is closed.`),
+                })
+              }
+            >
+              Take back what is left
+            </Button>
+          ) : null}
+        </div>
       </form>
       <FormAlert messages={problem ? [problem] : serverErrors.general} />
     </section>
