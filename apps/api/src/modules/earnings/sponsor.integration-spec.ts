@@ -202,6 +202,30 @@ describe('sponsored credits', () => {
     expect(await poolOf(maker, client.clientId)).toMatchObject({ status: 'ended', drawn: 0, left: 0.1 });
   });
 
+  it('gives what is left back to the maker when the app is deleted', async () => {
+    const maker = await kit.newUser(1_000_000);
+    const client = await kit.createClient({ clientName: 'Short-lived' }, maker);
+    await sponsor(maker, client.clientId, { amount: 0.3, allowancePerUser: 0.0002 });
+    const user = await kit.newUser(1_000_000);
+    const tokens = await kit.tokensFor(client, { user });
+    expect((await call(tokens.access_token, client.clientId)).status).toBe(200);
+    await flushed();
+    const left = micros((await poolOf(maker, client.clientId)).left);
+    expect(left).toBeLessThan(300_000);
+    const deleted = await app.http(`/api/v1/oauth2/clients/${client.clientId}`, {
+      method: 'DELETE',
+      token: maker.session,
+    });
+    expect(deleted.status).toBe(200);
+    expect(await freeOf(maker.id)).toBe(700_000 + left);
+    const [pool] = await db<{ left_micros: string; taken_back_micros: string }>(
+      'SELECT left_micros, taken_back_micros FROM sponsor_pools WHERE oauth_client_id = $1',
+      [client.clientId],
+    );
+    expect(pool).toEqual({ left_micros: '0', taken_back_micros: String(left) });
+    expect((await reconcile()).drifts).toEqual([]);
+  });
+
   it('refuses other users’ apps (404), bad amounts (400) and more than the balance (409), moving nothing', async () => {
     const maker = await kit.newUser(100_000);
     const client = await kit.createClient({ clientName: 'Mine' }, maker);
