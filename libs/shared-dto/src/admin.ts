@@ -156,3 +156,31 @@ export interface AuditQuery {
   limit?: number;
   cursor?: string;
 }
+
+/** GET /api/v1/admin/money: the last `days` UTC days (1 to 365, default 30), today included. */
+export interface AdminMoneyQuery {
+  days?: number;
+}
+
+/** One UTC day of the operator's money (currency units): fees earned on markups, and losses. */
+export interface AdminMoneyDay {
+  date: string;
+  /** The operator's share of the markups of calls made that day (maker_earnings.fee_micros). */
+  fees: number;
+  /** Calls through marked-up apps that day. */
+  markedUpCalls: number;
+  /** Calls charged less than they cost (operator_losses): how many, and how much was lost. */
+  lossCalls: number;
+  callLosses: number;
+  /** Refunds and disputes that took more than the balance held: how many, what was lost, what claw-backs recovered. */
+  lossRefunds: number;
+  refundLosses: number;
+  clawedBack: number;
+}
+
+export interface AdminMoneyResponse {
+  days: number;
+  totals: Omit<AdminMoneyDay, 'date'>;
+  /** Only days with anything in them, newest first. */
+  items: AdminMoneyDay[];
+}

@@ -76,3 +76,42 @@ export interface EarningsPayoutsResponse {
 export interface EarningsConnectResponse {
   url: string;
 }
+
+/** The most a maker may put into a pool at once, and the highest allowance per user (currency units). */
+export const SPONSOR_MAX_AMOUNT = 100_000;
+
+/**
+ * PUT /api/v1/oauth2/clients/{id}/sponsor (docs/earnings.md, "Sponsored credits"): `amount` (currency units, up to 6
+ * decimals) moves from the maker's balance into the app's pool (0 or left out: only the settings change; the first
+ * time it must be more than 0); `allowancePerUser` is what the app pays of each new user's calls (a user who
+ * consents from now on); `endsAt` (ISO 8601, in the future) stops draws then, null or left out: no end.
+ */
+export interface SponsorPoolUpdateRequest {
+  amount?: number;
+  allowancePerUser?: number;
+  endsAt?: string | null;
+}
+
+/** An app's sponsor pool; `status` 'none' before it was ever funded. Amounts in currency units. */
+export interface SponsorPoolResponse {
+  clientId: string;
+  status: 'none' | 'open' | 'ended' | 'withdrawn';
+  /** Everything the maker put in. */
+  funded: number;
+  /** What calls may still draw. */
+  left: number;
+  /** What the app paid of its users' calls (calls in flight count what they hold until they settle). */
+  drawn: number;
+  /** What went back into the maker's balance. */
+  takenBack: number;
+  allowancePerUser: number | null;
+  endsAt: string | null;
+  /** Users given an allowance (each once, when they consented while the pool was open). */
+  users: number;
+}
+
+/** POST /api/v1/oauth2/clients/{id}/sponsor/withdraw: what went back into the maker's balance, and the pool after. */
+export interface SponsorWithdrawResponse {
+  takenBack: number;
+  pool: SponsorPoolResponse;
+}

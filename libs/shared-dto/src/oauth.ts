@@ -230,6 +230,11 @@ export interface AuthorizationRequestInfo {
   markupPercent: number;
   /** The rate this user agreed to before (null: never approved): when lower, approving accepts the raise. */
   agreedMarkupPercent: number | null;
+  /**
+   * Sponsored credits (docs/earnings.md): what the app pays of this user's calls, at most (currency units): the
+   * allowance they get by approving now, or what is left of the one they have; null when the app pays nothing.
+   */
+  sponsoredUpTo: number | null;
 }
 
 /** POST /api/v1/oauth2/authorize/decision answers where the browser goes next. */

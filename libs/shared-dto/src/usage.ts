@@ -65,6 +65,11 @@ export interface ActivityRecord {
      * splits into the provider's cost and the app's markup; null otherwise.
      */
     markup: { percent: number; providerCost: number; markup: number } | null;
+    /**
+     * What the app paid of this call from its sponsor pool (docs/earnings.md, "Sponsored credits"; the Requests
+     * page says "paid by {name}"); while the call is open, what the pool holds for it; 0 when it paid nothing.
+     */
+    sponsored: number;
   };
 }
 

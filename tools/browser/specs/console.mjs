@@ -98,6 +98,10 @@ export const tests = DEVICES.map((device) => ({
     await expectText(page.getByRole('tabpanel'), 'demo-chat');
     await loaded(page, 'the usage');
     await noHorizontalScroll(page, `the console's usage at ${device.viewport.width} px`);
+    // The operator's fees on markups and losses, per day.
+    await page.getByRole('tab', { name: 'Fees and losses' }).click();
+    await expectText(page.getByTestId('money-totals'), 'Fees earned');
+    await noHorizontalScroll(page, `the console's fees and losses at ${device.viewport.width} px`);
 
     // Gift cards: issue one, the user redeems it, the list says by whom.
     const issued = await api(baseUrl, '/api/v1/admin/giftcards', {

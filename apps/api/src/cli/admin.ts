@@ -121,19 +121,30 @@ async function reconcile({ since, failOnLoss }: { since: Date | null; failOnLoss
         `DAY ${day.day} paid=${day.paid} provider=${day.provider} earnings=${day.earnings} fees=${day.fees}` +
           (day.paid === day.provider + day.earnings + day.fees ? ' ok' : ' DOES NOT ADD UP'),
       );
-    const { losses } = report;
+    for (const pool of report.sponsorPools)
+      console.log(
+        `SPONSOR ${pool.clientId} funded=${pool.funded} drawn=${pool.drawn} left=${pool.left} taken_back=${pool.takenBack}` +
+          (pool.funded === pool.drawn + pool.left + pool.takenBack ? ' ok' : ' DOES NOT ADD UP'),
+      );
+    const { losses, refundLosses } = report;
     if (failOnLoss)
       for (const loss of losses.largest)
         console.log(`LOSS user=${loss.userId} call=${loss.callId} lost=${loss.lost} bound=${loss.bound}`);
+    for (const loss of refundLosses.largest)
+      console.log(
+        `REFUND_LOSS user=${loss.userId} ${loss.kind}=${loss.refundId} lost=${loss.lost} clawed_back=${loss.clawed}`,
+      );
     console.error(
       `reconcile${since ? ` since ${since.toISOString()}` : ''}: ${report.usersChecked} users, ${report.callsChecked} settled calls, ` +
         `${report.drifts.length} drift${report.drifts.length === 1 ? '' : 's'}` +
         (report.lostRecords
           ? `; ${report.lostRecords} calls settled by the expiry sweeper without a usage record (their instance died)`
           : '') +
-        `; operator loss: ${losses.calls} call${losses.calls === 1 ? '' : 's'}, ${losses.micros} µ`,
+        `; operator loss: ${losses.calls} call${losses.calls === 1 ? '' : 's'}, ${losses.micros} µ` +
+        `; refund loss: ${refundLosses.refunds} refund${refundLosses.refunds === 1 ? '' : 's'}, ${refundLosses.micros} µ` +
+        ` (${refundLosses.clawed} µ clawed back from earnings)`,
     );
-    return report.drifts.length || (failOnLoss && losses.calls) ? 1 : 0;
+    return report.drifts.length || (failOnLoss && (losses.calls || refundLosses.refunds)) ? 1 : 0;
   } finally {
     await database.close();
   }

@@ -22,6 +22,7 @@ import {
   type AccountStatus,
   type AccountStatusChangeRequest,
   type AdminGiftCardQuery,
+  type AdminMoneyQuery,
   type AdminUsageGroupBy,
   type AdminUsageQuery,
   type AdminUserQuery,
@@ -83,6 +84,16 @@ export class AccountStatusChangeDto implements AccountStatusChangeRequest {
   @MinLength(3, { message: 'reason must say why, in at least 3 characters' })
   @MaxLength(ADJUSTMENT_REASON_MAX_LENGTH)
   reason: string;
+}
+
+/** GET /api/v1/admin/money. */
+export class AdminMoneyQueryDto implements AdminMoneyQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  days?: number;
 }
 
 export class AdminUsageQueryDto implements AdminUsageQuery {

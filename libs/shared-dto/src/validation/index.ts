@@ -9,3 +9,4 @@ export * from './payments.dto';
 export * from './giftcards.dto';
 export * from './spaces.dto';
 export * from './admin.dto';
+export * from './sponsor.dto';

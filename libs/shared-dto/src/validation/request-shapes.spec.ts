@@ -13,6 +13,7 @@ import type {
 import type {
   AccountStatusChangeRequest,
   AdminGiftCardQuery,
+  AdminMoneyQuery,
   AdminUsageQuery,
   AdminUserQuery,
   AuditQuery,
@@ -22,6 +23,7 @@ import type { PaymentCheckoutCreateRequest, PaymentRefundRequest, PaymentVerifyQ
 import type {
   AccountStatusChangeDto,
   AdminGiftCardQueryDto,
+  AdminMoneyQueryDto,
   AdminUsageQueryDto,
   AdminUserQueryDto,
   AuditQueryDto,
@@ -60,6 +62,8 @@ import type {
   NotificationSettingsDto,
 } from './auth.dto';
 import type { GiftCardIssueDto, GiftCardRedeemDto } from './giftcards.dto';
+import type { SponsorPoolUpdateDto } from './sponsor.dto';
+import type { SponsorPoolUpdateRequest } from '../earnings';
 import type { KeyCreateDto, KeyLimitsUpdateDto, KeyUpdateDto } from './keys.dto';
 import type {
   AuthorizationDecisionDto,
@@ -126,6 +130,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<PaymentRefundDto, PaymentRefundRequest>(true),
       same<GiftCardIssueDto, GiftCardIssueRequest>(true),
       same<GiftCardRedeemDto, GiftCardRedeemRequest>(true),
+      same<SponsorPoolUpdateDto, SponsorPoolUpdateRequest>(true),
       same<SpaceHandleSetDto, SpaceHandleSetRequest>(true),
       same<SpaceHandleCheckQueryDto, SpaceHandleCheckQuery>(true),
       same<SpaceGenerateDto, SpaceGenerateRequest>(true),
@@ -138,6 +143,7 @@ describe('the validation classes and the shared request interfaces', () => {
       same<AccountStatusChangeDto, AccountStatusChangeRequest>(true),
       same<AdminUsageQueryDto, AdminUsageQuery>(true),
       same<AdminGiftCardQueryDto, AdminGiftCardQuery>(true),
+      same<AdminMoneyQueryDto, AdminMoneyQuery>(true),
       same<AuditQueryDto, AuditQuery>(true),
     ];
     expect(verdicts.every(Boolean)).toBe(true);

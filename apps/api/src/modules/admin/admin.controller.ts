@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } fr
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type {
   AdminGiftCardPage,
+  AdminMoneyResponse,
   AdminUsageResponse,
   AdminUser,
   AdminUserPage,
@@ -11,6 +12,7 @@ import type {
 import {
   AccountStatusChangeDto,
   AdminGiftCardQueryDto,
+  AdminMoneyQueryDto,
   AdminUsageQueryDto,
   AdminUserQueryDto,
   AuditQueryDto,
@@ -21,6 +23,7 @@ import type { SessionPrincipal } from '../../common/auth/principal';
 import { Envelope, envelope } from '../../common/http/envelope';
 import { AuditLogService } from '../audit';
 import { GiftcardsService } from '../giftcards';
+import { OperatorMoneyService } from '../usage';
 import { AdminService } from './admin.service';
 
 const id = new ParseUUIDPipe({ version: undefined });
@@ -33,6 +36,7 @@ export class AdminController {
     private readonly admin: AdminService,
     private readonly giftcards: GiftcardsService,
     private readonly audit: AuditLogService,
+    private readonly operatorMoney: OperatorMoneyService,
   ) {}
 
   @Get('users')
@@ -103,6 +107,15 @@ export class AdminController {
   })
   async usage(@Query() query: AdminUsageQueryDto): Promise<Envelope<AdminUsageResponse>> {
     return envelope(await this.admin.usage(query));
+  }
+
+  @Get('money')
+  @Access({ roles: ['admin'] })
+  @ApiOperation({
+    summary: 'The operator’s money per UTC day: fees earned on app markups, and losses (calls charged short, refunds)',
+  })
+  async money(@Query() query: AdminMoneyQueryDto): Promise<Envelope<AdminMoneyResponse>> {
+    return envelope(await this.operatorMoney.money(query.days ?? 30));
   }
 
   @Get('giftcards')

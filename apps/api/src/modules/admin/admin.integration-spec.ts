@@ -62,6 +62,7 @@ describe('the operator’s console', () => {
       ['GET', '/usage'],
       ['GET', '/giftcards'],
       ['GET', '/audit'],
+      ['GET', '/money'],
     ];
     for (const [method, path, body] of routes) {
       expect((await app.http(`/api/v1/admin${path}`, { method, token: user.session, body })).status).toBe(403);
@@ -341,5 +342,50 @@ describe('the operator’s console', () => {
     expect(byDayModel.totals.requests).toBeGreaterThanOrEqual(4);
     expect((await as(admin).get('/usage?from=2026-02-01&to=2026-01-01')).status).toBe(400);
     expect((await as(admin).get('/usage?groupBy=planet')).status).toBe(400);
+  });
+  it('shows the fees earned on markups and the losses, per UTC day', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    type Day = { date: string; fees: number; markedUpCalls: number; lossCalls: number; callLosses: number };
+    const dayOf = async () => {
+      const res = await as(admin).get('/money?days=7');
+      expect(res.status).toBe(200);
+      expect(res.body.data.days).toBe(7);
+      const day = (res.body.data.items as Day[]).find((item) => item.date === today);
+      return day ?? { date: today, fees: 0, markedUpCalls: 0, lossCalls: 0, callLosses: 0 };
+    };
+    const before = await dayOf();
+    const maker = await kit.newUser(0);
+    const client = await kit.createClient({ clientName: 'Fee payer', markupPercent: 100 }, maker);
+    const user = await kit.newUser();
+    const tokens = await kit.tokensFor(client, { user });
+    for (let i = 0; i < 3; i += 1) {
+      const res = await app.http('/v1/chat/completions', {
+        token: tokens.access_token,
+        body: CHAT,
+        headers: { 'X-Service-OAuth-Client-Id': client.clientId },
+      });
+      expect(res.status).toBe(200);
+    }
+    await app.app.get(ReservationService).flushSettlements(true);
+    await app.app.get(UsageRecorder).flush();
+    const [fees] = await app.database.dataSource.query(
+      'SELECT sum(fee_micros)::bigint AS fees FROM maker_earnings WHERE oauth_client_id = $1',
+      [client.clientId],
+    );
+    expect(Number(fees.fees)).toBeGreaterThan(0);
+    // A call the balance could not pay at all (sy_settle_exact on an empty account): the operator's loss.
+    const broke = await kit.newUser(0);
+    await app.database.dataSource.query(
+      `SELECT * FROM sy_settle_exact(gen_random_uuid(), $1, NULL, NULL, 'loss', NULL, 1234, 'refused')`,
+      [broke.id],
+    );
+    const after = await dayOf();
+    expect(Math.round((after.fees - before.fees) * 1e6)).toBe(Number(fees.fees));
+    expect(after.markedUpCalls - before.markedUpCalls).toBe(3);
+    expect(after.lossCalls - before.lossCalls).toBe(1);
+    expect(Math.round((after.callLosses - before.callLosses) * 1e6)).toBe(1234);
+    expect((await as(admin).get('/money?days=0')).status).toBe(400);
+    expect((await as(admin).get('/money?days=366')).status).toBe(400);
+    expect((await app.app.get(ReconciliationService).reconcile()).drifts).toEqual([]);
   });
 });

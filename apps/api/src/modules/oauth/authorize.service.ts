@@ -15,6 +15,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { ClientsService, type OAuthClient } from '../clients';
 import { ConsentsService } from '../consents';
+import { SponsorService } from '../usage';
 import { OAuthTokensService } from './oauth-tokens.service';
 import { isS256Challenge } from './pkce';
 
@@ -55,6 +56,7 @@ export type AuthorizeOutcome = { kind: 'redirect'; to: string } | { kind: 'conse
 @Injectable()
 export class AuthorizeService {
   constructor(
+    private readonly sponsor: SponsorService,
     private readonly clients: ClientsService,
     private readonly consents: ConsentsService,
     private readonly tokens: OAuthTokensService,
@@ -153,6 +155,8 @@ export class AuthorizeService {
       limits: consent ? limitsOf(consent) : visitorDefaults(request.client),
       markupPercent: request.client.markupPercent,
       agreedMarkupPercent: consent ? Math.min(consent.markupPercent, request.client.markupPercent) : null,
+      // A user who approved before the pool opened has no allowance: the app pays nothing of theirs.
+      sponsoredUpTo: await this.sponsor.offer(request.client.clientId, userId, consent !== null),
     };
   }
 

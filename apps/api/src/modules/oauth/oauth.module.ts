@@ -4,6 +4,7 @@ import { AccountsModule } from '../accounts';
 import { ClientsModule } from '../clients';
 import { ConsentsModule } from '../consents';
 import { ProxyModule } from '../proxy';
+import { UsageModule } from '../usage';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeService } from './authorize.service';
 import { oauthEntities } from './entities';
@@ -21,7 +22,14 @@ import { SigningKeysService } from './signing-keys.service';
  * registration, metadata; and OAuth access tokens as a credential on the gateway and on `oauth: true` routes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(oauthEntities), AccountsModule, ClientsModule, ConsentsModule, ProxyModule],
+  imports: [
+    TypeOrmModule.forFeature(oauthEntities),
+    AccountsModule,
+    ClientsModule,
+    ConsentsModule,
+    ProxyModule,
+    UsageModule,
+  ],
   controllers: [OAuthController, AuthorizeController],
   providers: [
     OAuthRepository,

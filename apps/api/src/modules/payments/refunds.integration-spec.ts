@@ -150,6 +150,12 @@ describe('refunds of sandbox top-ups (no Stripe key)', () => {
     expect(audit.map((entry: { action: string }) => entry.action)).toEqual(['payment_refunded', 'payment_refunded']);
     expect(audit[1].details).toMatchObject({ paymentId: payment, amount: 1, debited: 1, lost: 0 });
     await expectBooksBalance(s.app);
+    // Reconcile reports the loss (and `--fail-on-loss` fails on it): the refund the balance could not cover.
+    const report = await ReconciliationService.over(s.app.database.dataSource).reconcile(null, user.id);
+    expect(report.refundLosses).toMatchObject({ refunds: 1, micros: spent });
+    expect(report.refundLosses.largest).toEqual([
+      { userId: user.id, refundId: rest.body.data.refundId, kind: 'refund', lost: spent, clawed: 0 },
+    ]);
   });
 
   it('npm run admin -- refund: checks its arguments before opening anything, and refunds once', async () => {

@@ -16,3 +16,5 @@ export { usageEntities } from './entities';
 export { markedUp, markupSplit, providerPart, MAX_MARKUP_PERCENT } from './ledger/markup';
 export { EarningsService, EARNINGS_DAYS, type PayoutRow } from './ledger/earnings.service';
 export { CENT_MICROS } from './ledger/payouts.repository';
+export { SponsorService } from './ledger/sponsor.service';
+export { OperatorMoneyService } from './ledger/operator-money.service';

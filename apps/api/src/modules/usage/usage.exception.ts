@@ -6,6 +6,10 @@ export enum UsageErrorCode {
   INVALID_CURSOR = 'INVALID_CURSOR',
   ADJUSTMENT_EXCEEDS_BALANCE = 'ADJUSTMENT_EXCEEDS_BALANCE',
   ADJUSTMENT_KEY_REUSED = 'ADJUSTMENT_KEY_REUSED',
+  SPONSOR_POOL_NOT_FOUND = 'SPONSOR_POOL_NOT_FOUND',
+  SPONSOR_POOL_INCOMPLETE = 'SPONSOR_POOL_INCOMPLETE',
+  SPONSOR_ENDS_AT_PAST = 'SPONSOR_ENDS_AT_PAST',
+  SPONSOR_BALANCE_TOO_LOW = 'SPONSOR_BALANCE_TOO_LOW',
 }
 
 const STATUS: Record<UsageErrorCode, number> = {
@@ -15,6 +19,13 @@ const STATUS: Record<UsageErrorCode, number> = {
   [UsageErrorCode.INVALID_CURSOR]: 400,
   [UsageErrorCode.ADJUSTMENT_EXCEEDS_BALANCE]: 409,
   [UsageErrorCode.ADJUSTMENT_KEY_REUSED]: 409,
+  // Sponsored credits (docs/earnings.md): withdrawing from an app that never had a pool.
+  [UsageErrorCode.SPONSOR_POOL_NOT_FOUND]: 404,
+  // A first funding needs an amount above 0 and an allowance per user.
+  [UsageErrorCode.SPONSOR_POOL_INCOMPLETE]: 400,
+  [UsageErrorCode.SPONSOR_ENDS_AT_PAST]: 400,
+  // The maker's free balance (credits − debits − holds) cannot pay the amount: nothing moves.
+  [UsageErrorCode.SPONSOR_BALANCE_TOO_LOW]: 409,
 };
 
 export class UsageException extends AppException {

@@ -1,3 +1,7 @@
+import { OperatorMoneyRepository } from './ledger/operator-money.repository';
+import { OperatorMoneyService } from './ledger/operator-money.service';
+import { SponsorRepository } from './ledger/sponsor.repository';
+import { SponsorService } from './ledger/sponsor.service';
 import { EarningsRepository } from './ledger/earnings.repository';
 import { EarningsService } from './ledger/earnings.service';
 import { PayoutsRepository } from './ledger/payouts.repository';
@@ -39,6 +43,10 @@ import { UsageService } from './usage.service';
     ReservationSweeper,
     ReservationService,
     SpendReadService,
+    SponsorRepository,
+    SponsorService,
+    OperatorMoneyRepository,
+    OperatorMoneyService,
     UsageService,
     ReconciliationService,
     EarningsRepository,
@@ -53,6 +61,8 @@ import { UsageService } from './usage.service';
     UsageService,
     ReconciliationService,
     EarningsService,
+    SponsorService,
+    OperatorMoneyService,
   ],
 })
 export class UsageModule {}

@@ -101,8 +101,12 @@ export class UsageService {
               outcome: money.status === 'open' ? 'open' : (money.status as 'settled' | 'released'),
               reason: money.reason,
               markup: money.markupPercent > 0 ? markupLine(charged, money.markupPercent) : null,
+              // The sponsor pays min(charge, its hold) (sy_sponsor_settle); an open call shows what it holds.
+              sponsored: toUnits(
+                money.status === 'open' ? money.sponsorMicros : Math.min(charged, money.sponsorMicros),
+              ),
             }
-          : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null, markup: null },
+          : { reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null, markup: null, sponsored: 0 },
       };
     });
     const last = page.at(-1);

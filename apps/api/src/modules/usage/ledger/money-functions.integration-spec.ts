@@ -11,6 +11,13 @@ import {
   SY_SPEND,
   SY_SPEND_AT,
 } from './money-functions';
+import {
+  SY_SPONSOR_ALLOWANCE,
+  SY_SPONSOR_CLOSE,
+  SY_SPONSOR_FUND,
+  SY_SPONSOR_SETTLE,
+  SY_SPONSOR_TAKE_BACK,
+} from './sponsor-functions';
 
 /** The body of a CREATE FUNCTION text, between its $fn$ quotes. */
 const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf('$fn$'));
@@ -102,6 +109,11 @@ describe('the money functions', () => {
       ['sy_cap_room', SY_CAP_ROOM],
       ['sy_lease_rate', SY_LEASE_RATE],
       ['sy_earn', SY_EARN],
+      ['sy_sponsor_allowance', SY_SPONSOR_ALLOWANCE],
+      ['sy_sponsor_settle', SY_SPONSOR_SETTLE],
+      ['sy_sponsor_fund', SY_SPONSOR_FUND],
+      ['sy_sponsor_take_back', SY_SPONSOR_TAKE_BACK],
+      ['sy_sponsor_close', SY_SPONSOR_CLOSE],
     ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
       expect(rows).toHaveLength(1);
@@ -369,5 +381,60 @@ describe('the money functions', () => {
     expect(await earned(drawn)).toEqual([{ maker, paid: 130, provider: 100, fee: 6, earnings: 24 }]);
     await query(`UPDATE reservations SET status = 'settled', settled_micros = 5 WHERE id = $1`, [lease]);
     expect(await earned(lease)).toEqual([]);
+  });
+  it('sy_reserve draws the allowance from the pool within the hold, refuses a lease meanwhile; settling gives back the rest', async () => {
+    const maker = await newUser(1_000_000);
+    const [{ client_id: client, id: clientPk }] = await query<{ client_id: string; id: number }>(
+      `INSERT INTO oauth_clients (client_id, owner_id, client_name, client_type, redirect_uris, scopes, access_token_ttl_seconds,
+                                  refresh_token_ttl_seconds)
+       VALUES ($1, $2, 'Sponsor', 'PUBLIC', ARRAY['http://127.0.0.1/cb'], ARRAY['api:access'], 3600, 86400)
+       RETURNING client_id, id`,
+      [`syc_${randomUUID()}`, maker],
+    );
+    const [funded] = await query<{ outcome: string }>(
+      'SELECT outcome FROM sy_sponsor_fund($1, $2, 500, 300, NULL, $3)',
+      [maker, client, randomUUID()],
+    );
+    expect(funded.outcome).toBe('ok');
+    const user = await newUser(0);
+    await query(`INSERT INTO oauth_consents (user_id, client_pk, scopes) VALUES ($1, $2, ARRAY['api:access'])`, [
+      user,
+      clientPk,
+    ]);
+    const lease = await query<{ amount: string | null; tripped: string | null }>(
+      'SELECT amount, tripped FROM sy_reserve($1, 1000, 1, $2, NULL, NULL, $3, 0, 60, true)',
+      [user, randomUUID(), client],
+    );
+    expect(lease[0]).toEqual({ amount: null, tripped: 'sponsored' });
+    // No money of their own: the hold is what the allowance covers.
+    const id = randomUUID();
+    const [held] = await query<{ amount: string }>(
+      'SELECT amount FROM sy_reserve($1, 1000, 1, $2, NULL, NULL, $3, 0, 60, false)',
+      [user, id, client],
+    );
+    expect(Number(held.amount)).toBe(300);
+    expect((await reserve(user, 1000, 1, { client })).tripped).toBe('account');
+    // Settled at 120 as the settling statements do (the hold and the debit in the same statement as the status).
+    await query(
+      `WITH r AS (UPDATE reservations SET status = 'settled', settled_micros = 120, settled_at = now() WHERE id = $1 RETURNING user_id)
+       UPDATE balances SET reserved_micros = reserved_micros - 300, debits_micros = debits_micros + 120 FROM r
+        WHERE balances.user_id = r.user_id`,
+      [id],
+    );
+    const [pool] = await query<{ left_micros: string; drawn_micros: string }>(
+      'SELECT left_micros, drawn_micros FROM sponsor_pools WHERE oauth_client_id = $1',
+      [client],
+    );
+    expect(pool).toEqual({ left_micros: '380', drawn_micros: '120' });
+    const [free] = await query<{ free: string }>(
+      'SELECT credits_micros - debits_micros - reserved_micros AS free FROM balances WHERE user_id = $1',
+      [user],
+    );
+    expect(Number(free.free)).toBe(0);
+    const [back] = await query<{ taken: string }>('SELECT taken FROM sy_sponsor_take_back($1, $2)', [
+      client,
+      randomUUID(),
+    ]);
+    expect(Number(back.taken)).toBe(380);
   });
 });

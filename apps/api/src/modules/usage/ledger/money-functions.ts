@@ -67,6 +67,11 @@ export const SY_CAPS = `
  * (a call whose headroom is below its hold settles before its answer ends: ReservationService). `p_markup`: the
  * app's markup the call is priced at (the grant's rate, docs/earnings.md), kept on the reservation for settlement;
  * the amounts are already marked up. Only a call through an app (`p_client`) carries one.
+ * Sponsored credits (docs/earnings.md): through an app whose pool is open, the user's allowance left and the pool's
+ * money left (both rows locked, after the balance) count as free beside the balance; the call's sponsored part
+ * (min(that, its hold)) leaves the pool and is credited to the user (ledger `sponsor`, key `sponsor:<call>`), and the
+ * user holds the whole call as always: sy_sponsor_settle gives back what the call did not use. A lease is refused
+ * (`sponsored`) while the credential has sponsored money: its calls reserve one by one, each drawing the allowance.
  */
 export const SY_RESERVE = `
       CREATE FUNCTION sy_reserve(p_user uuid, p_worst bigint, p_minimum bigint, p_id uuid, p_request text, p_key uuid,
@@ -78,6 +83,8 @@ export const SY_RESERVE = `
         caps record;
         allowed bigint;
         room bigint;
+        sponsor bigint := 0;
+        own bigint;
       BEGIN
         amount := NULL;
         tripped := NULL;
@@ -85,6 +92,19 @@ export const SY_RESERVE = `
           FROM balances WHERE user_id = p_user FOR UPDATE;
         remaining := COALESCE(remaining, 0);
         balance := COALESCE(balance, 0);
+        own := GREATEST(remaining, 0);
+        IF p_client IS NOT NULL THEN
+          SELECT LEAST(p.left_micros, a.allowance_micros - a.drawn_micros) INTO sponsor
+            FROM sponsor_pools p JOIN sponsor_allowances a ON a.oauth_client_id = p.oauth_client_id AND a.user_id = p_user
+           WHERE p.oauth_client_id = p_client AND p.withdrawn_at IS NULL AND (p.ends_at IS NULL OR p.ends_at > now())
+             FOR UPDATE OF p, a;
+          sponsor := GREATEST(COALESCE(sponsor, 0), 0);
+          IF sponsor > 0 AND p_lease THEN
+            tripped := 'sponsored';
+            RETURN;
+          END IF;
+        END IF;
+        remaining := own + sponsor;
         IF remaining <= 0 OR remaining < p_minimum THEN
           tripped := 'account';
           RETURN;
@@ -116,11 +136,26 @@ export const SY_RESERVE = `
         END IF;
         amount := allowed;
         headroom := headroom - amount;
-        UPDATE balances SET reserved_micros = reserved_micros + amount, updated_at = now() WHERE user_id = p_user;
+        sponsor := LEAST(sponsor, amount);
+        IF sponsor > 0 THEN
+          UPDATE sponsor_pools SET left_micros = left_micros - sponsor, drawn_micros = drawn_micros + sponsor, updated_at = now()
+           WHERE oauth_client_id = p_client;
+          UPDATE sponsor_allowances SET drawn_micros = drawn_micros + sponsor WHERE oauth_client_id = p_client AND user_id = p_user;
+          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
+          VALUES (p_user, sponsor, 'sponsor', p_client, 'sponsor:' || p_id::text);
+        END IF;
+        UPDATE balances SET credits_micros = credits_micros + sponsor, reserved_micros = reserved_micros + amount, updated_at = now()
+         WHERE user_id = p_user;
+        IF NOT FOUND THEN
+          -- No balance row yet: the sponsor pays all of this hold (own is 0).
+          INSERT INTO balances (user_id, credits_micros, reserved_micros) VALUES (p_user, sponsor, amount)
+          ON CONFLICT (user_id) DO UPDATE SET credits_micros = balances.credits_micros + sponsor,
+                 reserved_micros = balances.reserved_micros + amount, updated_at = now();
+        END IF;
         INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros, expires_at, lease,
-                                  markup_percent)
+                                  markup_percent, sponsor_micros)
         VALUES (p_id, p_request, p_user, p_key, p_client, amount, p_input, now() + make_interval(secs => p_ttl), p_lease,
-                CASE WHEN p_client IS NULL THEN 0 ELSE COALESCE(p_markup, 0) END);
+                CASE WHEN p_client IS NULL THEN 0 ELSE COALESCE(p_markup, 0) END, sponsor);
       END
       $fn$`;
 

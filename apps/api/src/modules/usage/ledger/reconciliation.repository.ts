@@ -115,4 +115,41 @@ export class ReconciliationRepository {
       [since, userId],
     );
   }
+
+  /**
+   * Per sponsor pool (of one maker, or all): its own figures beside the ledger's `sponsor_fund`, `sponsor_back` and
+   * `sponsor` (the users' draws, net of what calls gave back) entries naming the app, what its calls paid or hold
+   * (min(charge, sponsored hold), an open call its hold), and what its allowances say was drawn.
+   */
+  sponsorPools(userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT p.oauth_client_id, p.maker_id, p.funded_micros, p.left_micros, p.drawn_micros, p.taken_back_micros,
+              (SELECT COALESCE(-sum(amount_micros), 0) FROM ledger_entries
+                WHERE kind = 'sponsor_fund' AND source = p.oauth_client_id) AS ledger_funded,
+              (SELECT COALESCE(sum(amount_micros), 0) FROM ledger_entries
+                WHERE kind = 'sponsor_back' AND source = p.oauth_client_id) AS ledger_back,
+              (SELECT COALESCE(sum(amount_micros), 0) FROM ledger_entries
+                WHERE kind = 'sponsor' AND source = p.oauth_client_id) AS ledger_drawn,
+              (SELECT COALESCE(sum(CASE WHEN status = 'open' THEN sponsor_micros
+                                        ELSE LEAST(GREATEST(COALESCE(settled_micros, 0), 0), sponsor_micros) END), 0)
+                 FROM reservations WHERE oauth_client_id = p.oauth_client_id AND sponsor_micros > 0) AS calls_drawn,
+              (SELECT COALESCE(sum(drawn_micros), 0) FROM sponsor_allowances a
+                WHERE a.oauth_client_id = p.oauth_client_id) AS allowances_drawn
+         FROM sponsor_pools p WHERE $1::uuid IS NULL OR p.maker_id = $1`,
+      [userId],
+    );
+  }
+
+  /**
+   * Refunds and disputes that took more than the user's balance still held (payment_refunds.lost_micros > 0, since
+   * `since`), largest first: the rest is the operator's loss (docs/payments.md), less what was clawed back.
+   */
+  refundLosses(since: Date | null, userId: string | null): Promise<Record<string, unknown>[]> {
+    return this.dataSource.query(
+      `SELECT id, user_id, kind, amount_micros, debited_micros, lost_micros, clawed_micros FROM payment_refunds
+        WHERE lost_micros > 0 AND ($1::timestamptz IS NULL OR created_at >= $1) AND ($2::uuid IS NULL OR user_id = $2)
+        ORDER BY lost_micros DESC`,
+      [since, userId],
+    );
+  }
 }

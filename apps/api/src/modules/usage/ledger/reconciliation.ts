@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { earningsDrifts, type MoneyDay } from './earnings-reconciliation';
 import { ReconciliationRepository } from './reconciliation.repository';
+import { type SponsorBooks, sponsorDrifts } from './sponsor-reconciliation';
 
 /** One disagreement between the ledger, the balances, the reservations and the usage records. */
 export interface Drift {
@@ -24,6 +25,15 @@ export interface OperatorLoss {
   bound: string;
 }
 
+/** One refund or dispute the user's balance could not cover in full: the rest is the operator's loss. */
+export interface RefundLoss {
+  userId: string;
+  refundId: string;
+  kind: string;
+  lost: number;
+  clawed: number;
+}
+
 export interface ReconcileReport {
   drifts: Drift[];
   usersChecked: number;
@@ -32,8 +42,15 @@ export interface ReconcileReport {
   lostRecords: number;
   /** The operator's losses: how many calls, how much in all, and the largest (at most 20). */
   losses: { calls: number; micros: number; largest: OperatorLoss[] };
+  /**
+   * Refunds and disputes that took more than the balance held (payment_refunds.lost_micros): how many, how much in
+   * all, what claw-backs of makers' earnings recovered of it, and the largest (at most 20).
+   */
+  refundLosses: { refunds: number; micros: number; clawed: number; largest: RefundLoss[] };
   /** Per UTC day: what users paid = provider cost + makers' earnings + operator's fees (earnings-reconciliation.ts). */
   days: MoneyDay[];
+  /** Each sponsor pool's books: funded = drawn + left + taken back (sponsor-reconciliation.ts). */
+  sponsorPools: SponsorBooks[];
 }
 
 const n = (value: unknown) => Number(value ?? 0);
@@ -49,10 +66,13 @@ const n = (value: unknown) => Number(value ?? 0);
  * - `record_unsettled`: a usage record with a cost whose call has no settled reservation;
  * - `loss_charge`: an operator loss whose call was not charged what the loss says it was (or is not settled);
  * - the earnings' checks (earnings-reconciliation.ts): every charged call through a marked-up app has its earnings
- *   row and none without a charge, each split exactly, moves matching the ledger, and each day adding up.
+ *   row and none without a charge, each split exactly, moves matching the ledger, and each day adding up;
+ * - the sponsor pools' checks (sponsor-reconciliation.ts): each pool's funded = drawn + left + taken back, each
+ *   figure matching the ledger, its calls and its allowances.
  * Balance checks cover all time; per-call checks the calls made since `since`. The operator's losses (calls charged
  * less than their cost, within the caps: operator_losses) are reported apart: not a drift, the books account for
- * them, but CI fails on any in the money suites.
+ * them, but CI fails on any in the money suites; so are refunds and disputes that took more than the balance held
+ * (payment_refunds.lost_micros, docs/payments.md).
  */
 @Injectable()
 export class ReconciliationService {
@@ -112,15 +132,32 @@ export class ReconciliationService {
           actual: n(loss.settled_micros),
         });
 
+    const refundLosses: Record<string, unknown>[] = await this.repository.refundLosses(since, userId);
+
     const earnings = await earningsDrifts(this.repository, since, userId);
     drifts.push(...earnings.drifts);
+    const sponsor = await sponsorDrifts(this.repository, userId);
+    drifts.push(...sponsor.drifts);
 
     return {
       drifts,
       days: earnings.days,
+      sponsorPools: sponsor.pools,
       usersChecked: balances.length,
       callsChecked: calls.length,
       lostRecords,
+      refundLosses: {
+        refunds: refundLosses.length,
+        micros: refundLosses.reduce((sum, loss) => sum + n(loss.lost_micros), 0),
+        clawed: refundLosses.reduce((sum, loss) => sum + n(loss.clawed_micros), 0),
+        largest: refundLosses.slice(0, 20).map((loss) => ({
+          userId: String(loss.user_id),
+          refundId: String(loss.id),
+          kind: String(loss.kind),
+          lost: n(loss.lost_micros),
+          clawed: n(loss.clawed_micros),
+        })),
+      },
       losses: {
         calls: losses.length,
         micros: losses.reduce((sum, loss) => sum + n(loss.lost_micros), 0),

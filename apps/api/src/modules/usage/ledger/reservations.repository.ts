@@ -306,12 +306,19 @@ export class ReservationsRepository {
   ): Promise<
     Map<
       string,
-      { reserved: number; settled: number | null; status: string; reason: string | null; markupPercent: number }
+      {
+        reserved: number;
+        settled: number | null;
+        status: string;
+        reason: string | null;
+        markupPercent: number;
+        sponsorMicros: number;
+      }
     >
   > {
     const rows: Record<string, unknown>[] = callIds.length
       ? await this.dataSource.query(
-          'SELECT id, amount_micros, settled_micros, status, reason, markup_percent FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
+          'SELECT id, amount_micros, settled_micros, status, reason, markup_percent, sponsor_micros FROM reservations WHERE user_id = $1 AND id = ANY($2::uuid[])',
           [userId, callIds],
         )
       : [];
@@ -324,6 +331,7 @@ export class ReservationsRepository {
           status: String(row.status),
           reason: (row.reason as string) ?? null,
           markupPercent: num(row.markup_percent),
+          sponsorMicros: num(row.sponsor_micros),
         },
       ]),
     );

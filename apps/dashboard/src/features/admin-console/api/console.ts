@@ -9,6 +9,8 @@ import {
 } from '@tanstack/react-query';
 import type {
   AccountStatus,
+  AdminMoneyQuery,
+  AdminMoneyResponse,
   AdminUsageGroupBy,
   AdminUsageQuery,
   AdminUsageResponse,
@@ -31,6 +33,7 @@ export const consoleKeys = {
   users: (q: string, status: AccountStatus | '') => [...consoleKeys.all, 'users', q, status] as const,
   usage: (query: AdminUsageQuery) => [...consoleKeys.all, 'usage', query] as const,
   audit: (userId: string | null) => [...consoleKeys.all, 'audit', userId] as const,
+  money: (days: number) => [...consoleKeys.all, 'money', days] as const,
 };
 
 export const adminUsersQuery = (q: string, status: AccountStatus | '') =>
@@ -61,6 +64,19 @@ export const adminUsageQuery = (query: AdminUsageQuery) =>
       http.get<AdminUsageResponse>(`/api/v1/admin/usage${queryString<AdminUsageQuery>(query)}`, { signal }),
     placeholderData: keepPreviousData,
   });
+
+/** The operator's fees on app markups and losses, per UTC day (docs/operations.md). */
+export const adminMoneyQuery = (days: number) =>
+  queryOptions({
+    queryKey: consoleKeys.money(days),
+    queryFn: ({ signal }) =>
+      http.get<AdminMoneyResponse>(`/api/v1/admin/money${queryString<AdminMoneyQuery>({ days })}`, { signal }),
+    placeholderData: keepPreviousData,
+  });
+
+export function useAdminMoney(days: number) {
+  return useQuery(adminMoneyQuery(days));
+}
 
 export const auditLogQuery = (userId: string | null) =>
   infiniteQueryOptions({

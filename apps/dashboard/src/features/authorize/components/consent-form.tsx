@@ -7,7 +7,7 @@ import { FormAlert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
 import { SpendCapFields } from '../../../components/ui/spend-cap-fields';
 import { toFormErrors } from '../../../lib/form-errors';
-import { capInputsFrom, parseCapInputs } from '../../../lib/money';
+import { capInputsFrom, formatMoney, parseCapInputs } from '../../../lib/money';
 import type { CapInputs } from '../../../lib/money';
 import { useDecideAuthorization } from '../api/decide-authorization';
 
@@ -89,6 +89,12 @@ export function ConsentForm({ info, params, onDecided }: ConsentFormProps) {
           {info.agreedMarkupPercent !== null && info.agreedMarkupPercent < info.markupPercent
             ? ` You agreed to ${info.agreedMarkupPercent}% before; allowing accepts the new rate.`
             : ''}
+        </p>
+      ) : null}
+      {asksForApi && info.sponsoredUpTo !== null ? (
+        <p className="consent-sponsored" data-testid="consent-sponsored">
+          {client.clientName} pays up to <strong>{formatMoney(info.sponsoredUpTo)}</strong> of your calls through it;
+          after that, they come from your budget.
         </p>
       ) : null}
       <p className="consent-redirect">

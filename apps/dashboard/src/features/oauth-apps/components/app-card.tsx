@@ -14,6 +14,7 @@ import { authorizeUrl, pkceSnippet, sdkSnippet } from '../lib/authorize-snippet'
 import { AppUsage } from './app-usage';
 import { EditAppForm } from './edit-app-form';
 import { MarkupForm } from './markup-form';
+import { SponsorPanel } from './sponsor-panel';
 
 type Confirming = 'deactivate' | 'delete' | 'rotate' | null;
 
@@ -39,6 +40,7 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
   const [returnFocus, setReturnFocus] = useState<Confirming>(null);
   const [editing, setEditing] = useState(false);
   const [showCode, setShowCode] = useState(false);
+  const [showSponsor, setShowSponsor] = useState(false);
   // The new secret lives in this component only, until the card goes away.
   const [newSecret, setNewSecret] = useState<string | null>(null);
   const deactivateMutation = useOAuthAppAction('deactivate');
@@ -184,6 +186,10 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
               {showUsage ? 'Hide usage' : 'Show usage'}
               <span className="visually-hidden"> of {app.clientName}</span>
             </Button>
+            <Button variant="secondary" aria-expanded={showSponsor} onClick={() => setShowSponsor((shown) => !shown)}>
+              {showSponsor ? 'Hide sponsored credits' : 'Sponsored credits'}
+              <span className="visually-hidden"> of {app.clientName}</span>
+            </Button>
             <Button variant="secondary" aria-expanded={editing} onClick={() => setEditing((shown) => !shown)}>
               Edit<span className="visually-hidden"> {app.clientName}</span>
             </Button>
@@ -238,6 +244,7 @@ export function AppCard({ app, onAnnounce }: AppCardProps) {
           />
         </div>
       ) : null}
+      {showSponsor ? <SponsorPanel app={app} onSaved={(message) => onAnnounce(message)} /> : null}
       {showUsage ? <AppUsage clientId={app.clientId} id={usageId} /> : null}
     </article>
   );

@@ -127,6 +127,17 @@ function RequestDetail({ record, onClose }: { record: ActivityRecord; onClose: (
           <dt>Released</dt>
           <dd>{formatMoney(money.released)}</dd>
         </div>
+        {money.sponsored > 0 ? (
+          <div data-testid="sponsored-line">
+            <dt>
+              {money.outcome === 'open' ? 'Held by' : 'Paid by'} {record.name}
+            </dt>
+            <dd>
+              {formatMoney(money.sponsored)} of it, from the app’s sponsored credits; you paid{' '}
+              {formatMoney(Math.max(0, money.charged - money.sponsored))}
+            </dd>
+          </div>
+        ) : null}
         {money.markup ? (
           <div data-testid="markup-line">
             <dt>App markup ({money.markup.percent}%)</dt>

@@ -62,13 +62,13 @@ describe('the Requests values in words', () => {
   });
 
   it('explain the money trace', () => {
-    const money = { reserved: 0.01, charged: 0.002, released: 0.008, markup: null };
+    const money = { reserved: 0.01, charged: 0.002, released: 0.008, markup: null, sponsored: 0 };
     expect(moneyReason({ ...money, outcome: 'settled', reason: 'success' })).toMatch(/rest of the hold was released/);
     expect(moneyReason({ ...money, outcome: 'released', reason: 'upstream_error' })).toMatch(/provider failed/);
     expect(moneyReason({ ...money, outcome: 'open', reason: null })).toMatch(/Still held/);
-    expect(moneyReason({ reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null, markup: null })).toMatch(
-      /Nothing/,
-    );
+    expect(
+      moneyReason({ reserved: 0, charged: 0, released: 0, outcome: 'none', reason: null, markup: null, sponsored: 0 }),
+    ).toMatch(/Nothing/);
     expect(moneyReason({ ...money, outcome: 'settled', reason: 'odd_case' })).toBe('Settled (odd case).');
   });
 });
