@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { SpendLimitName, SpendLimitScope } from '@switchyard/shared-dto';
-import { hotQuery, pgArray } from '../../../database/hot-path';
+import { batchQuery, hotQuery, pgArray } from '../../../database/hot-path';
 import type { LimitFigures } from './spend-limit-refusal';
 
 export interface ReserveInput {
@@ -187,7 +187,7 @@ export class ReservationsRepository {
    * settle(), each reservation at most once. Returns what was debited per reservation actually settled here.
    */
   async settleMany(items: { id: string; costMicros: number; reason: string }[]): Promise<Map<string, number>> {
-    const rows = await hotQuery(
+    const rows = await batchQuery(
       this.dataSource,
       'sy_settle_many',
       `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS t(id, cost, reason)),
@@ -216,7 +216,7 @@ export class ReservationsRepository {
    *   missing from the result, and the caller charges it on its own (settleExact).
    */
   async settleLeased(items: LeasedSettlement[]): Promise<Map<string, number>> {
-    const rows = await hotQuery(
+    const rows = await batchQuery(
       this.dataSource,
       'sy_settle_leased',
       `WITH given AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS t(lease, id, request, hold, cost, reason)),
