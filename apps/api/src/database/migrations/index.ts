@@ -29,6 +29,7 @@ import { AppMarkup1763800040000 } from './1763800040000-app-markup';
 import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
 import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
 import { PaymentRefunds1763800040300 } from './1763800040300-payment-refunds';
+import { LeaseRateInline1763800042800 } from './1763800042800-lease-rate-inline';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   MakerEarnings1763800040100,
   MakerPayouts1763800040200,
   PaymentRefunds1763800040300,
+  LeaseRateInline1763800042800,
 ];

@@ -1,16 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../../database/database';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import {
-  SY_CAP_ROOM,
-  SY_CAPS,
-  SY_EARN,
-  SY_LEASE_RATE,
-  SY_RESERVE,
-  SY_SETTLE_EXACT,
-  SY_SPEND,
-  SY_SPEND_AT,
-} from './money-functions';
+import { SY_CAP_ROOM, SY_CAPS, SY_EARN, SY_RESERVE, SY_SETTLE_EXACT, SY_SPEND, SY_SPEND_AT } from './money-functions';
 
 /** The body of a CREATE FUNCTION text, between its $fn$ quotes. */
 const body = (sql: string) => sql.slice(sql.indexOf('$fn$') + 4, sql.lastIndexOf('$fn$'));
@@ -100,7 +91,6 @@ describe('the money functions', () => {
       ['sy_spend', SY_SPEND],
       ['sy_spend_at', SY_SPEND_AT],
       ['sy_cap_room', SY_CAP_ROOM],
-      ['sy_lease_rate', SY_LEASE_RATE],
       ['sy_earn', SY_EARN],
     ]) {
       const rows = await query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);

@@ -207,8 +207,9 @@ export class ReservationsRepository {
   /**
    * Settles calls that drew on a lease (a reservation this instance holds for many calls of one credential; see
    * BudgetService) in one statement: each call gets its own settled reservation row, keyed by its call id and naming
-   * its lease (so key and app spend windows, activity and reconciliation see every call), the lease shrinks by what
-   * they cost, and the balance moves that amount from reserved to debited.
+   * its lease (so key and app spend windows, activity and reconciliation see every call) and priced at its lease's
+   * markup rate (docs/earnings.md), the lease shrinks by what they cost, and the balance moves that amount from
+   * reserved to debited.
    * - A call whose row already exists (a batch that committed but whose answer was lost, retried) is not written
    *   again: it is reported with what it was charged. Two attempts racing on the same calls cannot both commit:
    *   the second's insert meets the first's primary keys and fails as a whole.
@@ -226,12 +227,13 @@ export class ReservationsRepository {
        lease AS (
          UPDATE reservations res SET amount_micros = res.amount_micros - spent.total
            FROM spent WHERE res.id = spent.lease AND res.status = 'open'
-           RETURNING res.id, res.user_id, res.api_key_id, res.oauth_client_id, spent.total),
+           RETURNING res.id, res.user_id, res.api_key_id, res.oauth_client_id, res.markup_percent, spent.total),
        calls AS (
          INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros,
-                                   status, settled_micros, reason, expires_at, settled_at, lease_id)
+                                   status, settled_micros, reason, expires_at, settled_at, lease_id, markup_percent)
          SELECT input.id, input.request, lease.user_id, lease.api_key_id, lease.oauth_client_id, input.hold, 0,
-                CASE WHEN input.cost > 0 THEN 'settled' ELSE 'released' END, input.cost, input.reason, now(), now(), input.lease
+                CASE WHEN input.cost > 0 THEN 'settled' ELSE 'released' END, input.cost, input.reason, now(), now(), input.lease,
+                lease.markup_percent
            FROM input JOIN lease ON lease.id = input.lease
          RETURNING id, user_id, settled_micros),
        agg AS (SELECT user_id, sum(total) AS held, sum(total) AS settled FROM lease GROUP BY user_id),
