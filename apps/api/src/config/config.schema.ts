@@ -366,7 +366,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     env: 'DB_POOL_SIZE',
     key: 'dbPoolSize',
-    description: 'Database connections per instance',
+    description: 'Database connections per instance (on PostgreSQL, two more for the usage and settlement batches)',
     defaultValue: '10',
     parse: integer(1, 200, 'set DB_POOL_SIZE to a number such as 10'),
   },

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
+import { Pool } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
 import { EmbeddedPostgres } from './embedded-postgres';
-import { markSharedSession } from './hot-path';
+import { BATCH_SESSION_OPTIONS, markSharedSession, useBatchPool } from './hot-path';
 import { MIGRATIONS } from './migrations';
 import { SafeTypeOrmLogger } from './typeorm-logger';
 
@@ -56,6 +57,7 @@ export class Database {
     readonly dataSource: DataSource,
     readonly kind: DatabaseKind,
     private readonly embedded: EmbeddedPostgres | null,
+    private readonly batches: Pool | null = null,
   ) {}
 
   /**
@@ -77,13 +79,27 @@ export class Database {
     }
     const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, entities, embedded !== null));
     if (embedded) markSharedSession(dataSource);
+    // The usage and settlement batches' own connections (database/hot-path.ts, batchQuery): one writer of each.
+    const batches = embedded
+      ? null
+      : new Pool({
+          connectionString: url,
+          max: 2,
+          options: BATCH_SESSION_OPTIONS,
+          connectionTimeoutMillis: 15_000,
+          idleTimeoutMillis: 30_000,
+        });
+    // An idle connection the server dropped is replaced on the next batch; unhandled, its error would end the process.
+    batches?.on('error', (error) => logger.warn(`a batch connection failed: ${error.message}`));
+    if (batches) useBatchPool(dataSource, batches);
     try {
       await dataSource.initialize();
-      const database = new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);
+      const database = new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded, batches);
       await database.migrate();
       return database;
     } catch (error) {
       if (dataSource.isInitialized) await dataSource.destroy();
+      await batches?.end();
       await embedded?.stop();
       throw error;
     }
@@ -127,6 +143,7 @@ export class Database {
 
   async close(): Promise<void> {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.batches?.end();
     await this.embedded?.stop();
   }
 }

@@ -30,6 +30,7 @@ import { MakerEarnings1763800040100 } from './1763800040100-maker-earnings';
 import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
 import { PaymentRefunds1763800040300 } from './1763800040300-payment-refunds';
 import { SponsorPools1763800040400 } from './1763800040400-sponsor-pools';
+import { LeaseRateInline1763800042800 } from './1763800042800-lease-rate-inline';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   MakerPayouts1763800040200,
   PaymentRefunds1763800040300,
   SponsorPools1763800040400,
+  LeaseRateInline1763800042800,
 ];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ActivityStatusFilter, AnalyticsGroupBy } from '@switchyard/shared-dto';
-import { hotQuery, pgArray } from '../../database/hot-path';
+import { batchQuery, pgArray } from '../../database/hot-path';
 import type { UsageRecordInput } from './usage-recorder';
 import { splitWindow, usageSource } from './usage-window';
 
@@ -112,7 +112,7 @@ export class UsageRepository {
    * statement; a record already written (a retried batch) is skipped and counted nowhere twice.
    */
   async insertRecords(batch: UsageRecordInput[]): Promise<void> {
-    await hotQuery(
+    await batchQuery(
       this.dataSource,
       'sy_usage_insert',
       INSERT_WITH_ROLLUPS,

@@ -224,7 +224,8 @@ export const SY_CAP_ROOM = `
  * cap that bound it (`bound`), never dropped. Cases:
  * - an open reservation `p_id`: settled, its hold released, the charge debited;
  * - no reservation `p_id` (a call drawn on a lease, whose hold is the lease's): a settled row is written for it (so
- *   spend windows, activity and reconciliation see it), charged within what is free and what the caps leave;
+ *   spend windows, activity and reconciliation see it), charged within what is free and what the caps leave, at
+ *   its lease's markup rate (docs/earnings.md);
  * - already settled: nothing changes, and what it was charged is returned (a retry is harmless).
  * Returns what the call was charged (debited), what was lost, and the cap that bound the charge.
  */
@@ -299,9 +300,10 @@ export const SY_SETTLE_EXACT = `
            WHERE user_id = p_user;
         ELSE
           INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros,
-                                    status, settled_micros, reason, expires_at, settled_at, lease_id)
+                                    status, settled_micros, reason, expires_at, settled_at, lease_id, markup_percent)
           VALUES (p_id, p_request, p_user, p_key, p_client, charged, 0, CASE WHEN charged > 0 THEN 'settled' ELSE 'released' END,
-                  charged, p_reason, now(), now(), p_lease);
+                  charged, p_reason, now(), now(), p_lease,
+                  COALESCE((SELECT l.markup_percent FROM reservations l WHERE l.id = p_lease), 0));
           UPDATE balances SET debits_micros = debits_micros + charged, updated_at = now() WHERE user_id = p_user;
         END IF;
         IF charged > 0 THEN
@@ -312,18 +314,6 @@ export const SY_SETTLE_EXACT = `
           INSERT INTO operator_losses (call_id, user_id, api_key_id, oauth_client_id, cost_micros, charged_micros, lost_micros, bound, reason)
           VALUES (p_id, p_user, p_key, p_client, cost, charged, lost, bound, p_reason);
         END IF;
-      END
-      $fn$`;
-
-/**
- * sy_lease_rate (a BEFORE INSERT trigger on reservations, for rows naming a lease): a call written against a lease
- * (settleLeased, sy_settle_exact) is priced at its lease's markup rate (docs/earnings.md; leases are per rate).
- */
-export const SY_LEASE_RATE = `
-      CREATE FUNCTION sy_lease_rate() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        NEW.markup_percent := COALESCE((SELECT markup_percent FROM reservations WHERE id = NEW.lease_id), NEW.markup_percent);
-        RETURN NEW;
       END
       $fn$`;
 

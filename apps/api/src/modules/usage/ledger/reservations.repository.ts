@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { SpendLimitName, SpendLimitScope } from '@switchyard/shared-dto';
-import { hotQuery, pgArray } from '../../../database/hot-path';
+import { batchQuery, hotQuery, pgArray } from '../../../database/hot-path';
 import type { LimitFigures } from './spend-limit-refusal';
 
 export interface ReserveInput {
@@ -187,7 +187,7 @@ export class ReservationsRepository {
    * settle(), each reservation at most once. Returns what was debited per reservation actually settled here.
    */
   async settleMany(items: { id: string; costMicros: number; reason: string }[]): Promise<Map<string, number>> {
-    const rows = await hotQuery(
+    const rows = await batchQuery(
       this.dataSource,
       'sy_settle_many',
       `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS t(id, cost, reason)),
@@ -207,8 +207,9 @@ export class ReservationsRepository {
   /**
    * Settles calls that drew on a lease (a reservation this instance holds for many calls of one credential; see
    * BudgetService) in one statement: each call gets its own settled reservation row, keyed by its call id and naming
-   * its lease (so key and app spend windows, activity and reconciliation see every call), the lease shrinks by what
-   * they cost, and the balance moves that amount from reserved to debited.
+   * its lease (so key and app spend windows, activity and reconciliation see every call) and priced at its lease's
+   * markup rate (docs/earnings.md), the lease shrinks by what they cost, and the balance moves that amount from
+   * reserved to debited.
    * - A call whose row already exists (a batch that committed but whose answer was lost, retried) is not written
    *   again: it is reported with what it was charged. Two attempts racing on the same calls cannot both commit:
    *   the second's insert meets the first's primary keys and fails as a whole.
@@ -216,7 +217,7 @@ export class ReservationsRepository {
    *   missing from the result, and the caller charges it on its own (settleExact).
    */
   async settleLeased(items: LeasedSettlement[]): Promise<Map<string, number>> {
-    const rows = await hotQuery(
+    const rows = await batchQuery(
       this.dataSource,
       'sy_settle_leased',
       `WITH given AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS t(lease, id, request, hold, cost, reason)),
@@ -226,12 +227,13 @@ export class ReservationsRepository {
        lease AS (
          UPDATE reservations res SET amount_micros = res.amount_micros - spent.total
            FROM spent WHERE res.id = spent.lease AND res.status = 'open'
-           RETURNING res.id, res.user_id, res.api_key_id, res.oauth_client_id, spent.total),
+           RETURNING res.id, res.user_id, res.api_key_id, res.oauth_client_id, res.markup_percent, spent.total),
        calls AS (
          INSERT INTO reservations (id, request_id, user_id, api_key_id, oauth_client_id, amount_micros, input_estimate_micros,
-                                   status, settled_micros, reason, expires_at, settled_at, lease_id)
+                                   status, settled_micros, reason, expires_at, settled_at, lease_id, markup_percent)
          SELECT input.id, input.request, lease.user_id, lease.api_key_id, lease.oauth_client_id, input.hold, 0,
-                CASE WHEN input.cost > 0 THEN 'settled' ELSE 'released' END, input.cost, input.reason, now(), now(), input.lease
+                CASE WHEN input.cost > 0 THEN 'settled' ELSE 'released' END, input.cost, input.reason, now(), now(), input.lease,
+                lease.markup_percent
            FROM input JOIN lease ON lease.id = input.lease
          RETURNING id, user_id, settled_micros),
        agg AS (SELECT user_id, sum(total) AS held, sum(total) AS settled FROM lease GROUP BY user_id),
