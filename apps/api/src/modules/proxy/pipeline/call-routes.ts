@@ -51,40 +51,10 @@ export function withoutPreferences(input: { json: Json | null; raw: Buffer | nul
  * call costs on each, which of them it may be sent to, and where it is reserved.
  */
 export class CallRoutes {
-  /**
-   * The routes worked out for a call, by model and deployment, under the output bound they read: planning, the
-   * reservation's choice and the fitting candidates ask for the same routes, and each is an estimate (a walk over
-   * the prompt) and a policy verdict. Written again once billing writes the bound into the request (boundOutput
-   * makes a new `outputBound`), since the estimate reads it.
-   */
-  private readonly known = new WeakMap<
-    Call,
-    {
-      bound: Record<string, number> | null;
-      routes: Map<CatalogModel, Map<string, { route: Route | null; strict: boolean }>>;
-    }
-  >();
-
   constructor(
     private readonly routing: RoutingService,
     private readonly adapters: ProviderAdapters,
   ) {}
-
-  /** routeOf, once per call, model, deployment and output bound; a strict ask again where it gave none (to throw). */
-  private routeFor(call: Call, model: CatalogModel, deployment: Deployment, strict = false): Route | null {
-    let known = this.known.get(call);
-    if (!known || known.bound !== call.outputBound) {
-      known = { bound: call.outputBound, routes: new Map() };
-      this.known.set(call, known);
-    }
-    let routes = known.routes.get(model);
-    if (!routes) known.routes.set(model, (routes = new Map<string, { route: Route | null; strict: boolean }>()));
-    const seen = routes.get(deployment.key);
-    if (seen && (seen.route || seen.strict || !strict)) return seen.route;
-    const route = this.routeOf(call, model, deployment, strict);
-    routes.set(deployment.key, { route, strict });
-    return route;
-  }
 
   /**
    * The call on `deployment` of `model`, with the request as it stands (its output bound, once written); null when
@@ -118,14 +88,18 @@ export class CallRoutes {
    */
   plan(call: Call, model: CatalogModel, preferences: ProviderPreferences, strict = false): Planned | null {
     if (!model.methods.includes(catalogMethodOf(call.route.action))) return null;
-    // Strict for the primary only: another deployment the policy refuses is left out, not the call refused.
-    const routeOf = (d: Deployment) => this.routeFor(call, model, d, strict && d === model.deployments[0]);
+    const routes = new Map<string, Route | null>();
+    const routeOf = (d: Deployment) => {
+      // Strict for the primary only: another deployment the policy refuses is left out, not the call refused.
+      if (!routes.has(d.key)) routes.set(d.key, this.routeOf(call, model, d, strict && d === model.deployments[0]));
+      return routes.get(d.key)!;
+    };
     const cost = (d: Deployment) => routeOf(d)?.estimate.worstMicros ?? Number.MAX_SAFE_INTEGER;
     const balanced = this.routing.plan(model, preferences, cost);
     const action = call.route.action;
     const takes = balanced.candidates.filter((c) => routeOf(c.deployment));
     const priced = takes.filter(
-      (c) => model.free || !isBillable(action) || isPriced(action, routeOf(c.deployment)!.model),
+      (c) => model.free || !isBillable(action) || isPriced(action, routeOf(c.deployment).model),
     );
     return { model, balanced, candidates: priced.length || !strict ? priced : takes };
   }
@@ -136,8 +110,8 @@ export class CallRoutes {
    */
   reservedAt(call: Call, planned: Planned): Route {
     const usable = planned.candidates.slice(0, 1 + DEFAULT_RETRY_BUDGET);
-    const worst = (d: Deployment) => this.routeFor(call, planned.model, d)?.estimate.worstMicros ?? 0;
-    return this.routeFor(call, planned.model, reservationDeployment(usable, worst)!, true)!;
+    const worst = (d: Deployment) => this.routeOf(call, planned.model, d)?.estimate.worstMicros ?? 0;
+    return this.routeOf(call, planned.model, reservationDeployment(usable, worst)!, true)!;
   }
 
   /**
@@ -149,7 +123,7 @@ export class CallRoutes {
     const action = call.route.action;
     const fitting: { candidate: Candidate; route: Route }[] = [];
     for (const candidate of planned.candidates) {
-      const route = this.routeFor(call, planned.model, candidate.deployment);
+      const route = this.routeOf(call, planned.model, candidate.deployment);
       if (!route) continue;
       const worst = route.estimate.worstMicros;
       if (candidate.deployment === current || (worst <= held && (worst > 0 || !isPriced(action, route.model))))
