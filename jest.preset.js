@@ -1,5 +1,5 @@
 // Shared Jest preset. Nest 12 ships ES modules only, so @swc/jest also transforms @nestjs/* (and the ESM-only
-// packages they pull in) to CommonJS; the Nx resolver maps `./x.js` imports to `./x.ts`.
+// packages they pull in) to CommonJS; tools/jest/resolver.cjs maps `./x.js` imports to `./x.ts`.
 const swcOptions = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -14,7 +14,7 @@ module.exports = {
   testEnvironment: 'node',
   // The default output, and each file's seconds when SY_TEST_TIMINGS names a file (.ci/run's timing report).
   reporters: ['default', '<rootDir>/../../tools/timing/jest-reporter.cjs'],
-  resolver: '@nx/jest/plugins/resolver',
+  resolver: '<rootDir>/../../tools/jest/resolver.cjs',
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },
   transformIgnorePatterns: [

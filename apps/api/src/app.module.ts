@@ -24,11 +24,11 @@ import { UsageModule } from './modules/usage';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, database: Database): DynamicModule {
+  static forRoot(config: AppConfig, database: Database, passwordHashCost: number | null = null): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(config, passwordHashCost),
         DatabaseModule.forRoot(database),
         RedisModule,
         LifecycleModule,

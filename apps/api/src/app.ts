@@ -56,6 +56,8 @@ export interface CreateAppOptions {
   logWrite?: (line: string, level: NestLogLevel) => void;
   /** An embedded `memory://` database starts from this migrated snapshot (tests: test/support/test-database.ts). */
   databaseSnapshot?: Blob | null;
+  /** log2 of scrypt's N for new password hashes instead of 15: tests only, to spare their CPU (docs/accounts.md). */
+  passwordHashCost?: number;
 }
 
 /** The app's logger (LOG_FORMAT, LOG_LEVEL, secrets masked), for Nest and for anything logging before Nest runs. */
@@ -122,10 +124,13 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
   }
   let app: NestExpressApplication | undefined;
   try {
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
-      bodyParser: false,
-      logger,
-    });
+    app = await NestFactory.create<NestExpressApplication>(
+      AppModule.forRoot(config, database, options.passwordHashCost ?? null),
+      {
+        bodyParser: false,
+        logger,
+      },
+    );
     app.set('trust proxy', config.trustProxy);
     app.disable('x-powered-by');
     app.set('etag', false);

@@ -12,6 +12,14 @@ describe('passwords', () => {
     expect(await hashPassword('same')).not.toBe(await hashPassword('same'));
   });
 
+  it('stores the cost it hashed with, so a hash of a lower cost (the tests’ apps) verifies the same way', async () => {
+    const stored = await hashPassword('correct horse battery', 10);
+    expect(stored).toMatch(/^scrypt\$10\$8\$1\$/);
+    await expect(verifyPassword('correct horse battery', stored)).resolves.toBe(true);
+    await expect(verifyPassword('correct horse batterY', stored)).resolves.toBe(false);
+    expect(await hashPassword('x', null)).toMatch(/^scrypt\$15\$/);
+  });
+
   it('refuses a stored value of another scheme', async () => {
     await expect(verifyPassword('x', 'md5$abc')).resolves.toBe(false);
   });

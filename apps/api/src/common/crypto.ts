@@ -26,15 +26,20 @@ const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encodi
 // hash so they can be raised later without breaking existing passwords.
 const SCRYPT = { logN: 15, r: 8, p: 1, keylen: 32 };
 
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * `logN` replaces 15 only where the app was started with a lower cost in code, which the tests do to spare their
+ * CPU (CreateAppOptions.passwordHashCost; no setting reaches it). Verifying reads the cost from the stored hash.
+ */
+export async function hashPassword(password: string, logN: number | null = null): Promise<string> {
+  const cost = logN ?? SCRYPT.logN;
   const salt = randomBytes(16);
   const hash = await scrypt(password.normalize('NFKC'), salt, SCRYPT.keylen, {
-    N: 2 ** SCRYPT.logN,
+    N: 2 ** cost,
     r: SCRYPT.r,
     p: SCRYPT.p,
-    maxmem: 128 * 2 ** SCRYPT.logN * SCRYPT.r * 2,
+    maxmem: 128 * 2 ** cost * SCRYPT.r * 2,
   });
-  return ['scrypt', SCRYPT.logN, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  return ['scrypt', cost, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

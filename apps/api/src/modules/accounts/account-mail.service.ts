@@ -3,7 +3,7 @@ import type { SignedOutResponse } from '@switchyard/shared-dto';
 import type { PasswordResetConfirmDto } from '@switchyard/shared-dto/validation';
 import { hashPassword, randomToken, sha256 } from '../../common/crypto';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
-import { APP_CONFIG } from '../../config/config.module';
+import { APP_CONFIG, PASSWORD_HASH_COST } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { MailService } from '../mail';
 import { AccountCredentials } from './account-credentials';
@@ -38,6 +38,7 @@ export class AccountMailService implements OnModuleInit, OnApplicationShutdown {
     private readonly rateLimiter: RateLimiterService,
     private readonly credentials: AccountCredentials,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PASSWORD_HASH_COST) private readonly hashCost: number | null,
   ) {}
 
   onModuleInit(): void {
@@ -90,7 +91,7 @@ export class AccountMailService implements OnModuleInit, OnApplicationShutdown {
         'This reset link is unknown, was used already or has expired: ask for a new one',
         'token',
       );
-    await this.accounts.setPasswordHash(user.id, await hashPassword(dto.newPassword));
+    await this.accounts.setPasswordHash(user.id, await hashPassword(dto.newPassword, this.hashCost));
     await this.tokens.endAll(user.id, 'password_reset');
     await this.accounts.markEmailVerified(user.id, user.email);
     await this.rateLimiter.reset({ ...this.addressLimit(user.email), bucket: 'login-failures' });

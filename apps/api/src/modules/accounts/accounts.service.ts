@@ -7,7 +7,7 @@ import type {
   AuthRegisterDto,
   PasswordChangeDto,
 } from '@switchyard/shared-dto/validation';
-import { APP_CONFIG } from '../../config/config.module';
+import { APP_CONFIG, PASSWORD_HASH_COST } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../../common/crypto';
 import { RateLimiterService } from '../../common/rate-limit/rate-limiter.service';
@@ -74,12 +74,13 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly credentials: AccountCredentials,
     private readonly accountMail: AccountMailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PASSWORD_HASH_COST) private readonly hashCost: number | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const { adminEmail, adminPassword } = this.config;
     if (adminEmail && adminPassword) {
-      await this.repository.upsertAdmin(adminEmail, await hashPassword(adminPassword));
+      await this.repository.upsertAdmin(adminEmail, await hashPassword(adminPassword, this.hashCost));
       this.logger.log(`admin account ${adminEmail} is ready`);
     }
   }
@@ -89,7 +90,7 @@ export class AccountsService implements OnApplicationBootstrap {
     const user = await this.repository.insertUser({
       email: dto.email,
       name: dto.name?.trim() || null,
-      passwordHash: await hashPassword(dto.password),
+      passwordHash: await hashPassword(dto.password, this.hashCost),
       role: 'user',
     });
     if (!user) throw new AccountsException(AccountsErrorCode.EMAIL_TAKEN, 'An account with this email already exists');
@@ -148,7 +149,7 @@ export class AccountsService implements OnApplicationBootstrap {
    */
   async changePassword(principal: SessionPrincipal, dto: PasswordChangeDto): Promise<SignedOutResponse> {
     await this.checkPassword(principal, dto.currentPassword, 'currentPassword');
-    await this.repository.setPasswordHash(principal.userId, await hashPassword(dto.newPassword));
+    await this.repository.setPasswordHash(principal.userId, await hashPassword(dto.newPassword, this.hashCost));
     const signedOutSessions = await this.repository.revokeSessions(principal.userId, principal.sessionId);
     return { signedOutSessions, ...(await this.revokeCredentials(principal.userId, dto.revokeCredentials)) };
   }
@@ -177,7 +178,7 @@ export class AccountsService implements OnApplicationBootstrap {
    */
   async deleteAccount(principal: SessionPrincipal, dto: AccountDeleteDto): Promise<void> {
     await this.checkPassword(principal, dto.password, 'password');
-    await this.repository.anonymise(principal.userId, await hashPassword(randomToken('')));
+    await this.repository.anonymise(principal.userId, await hashPassword(randomToken(''), this.hashCost));
     const failed = await this.deletion.run(principal.userId);
     if (failed.length) this.logger.error(`account ${principal.userId} deleted, but ${failed.join(', ')} failed`);
   }
@@ -263,7 +264,7 @@ export class AccountsService implements OnApplicationBootstrap {
   }
 
   private dummy(): Promise<string> {
-    this.dummyHash ??= hashPassword(randomToken(''));
+    this.dummyHash ??= hashPassword(randomToken(''), this.hashCost);
     return this.dummyHash;
   }
 }

@@ -3,6 +3,7 @@ import OpenAI, { PermissionDeniedError } from 'openai';
 import { ReservationService } from '.';
 import { freePort, OAuthTestKit } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
+import { UsageRecorder } from './usage-recorder';
 
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Which limit?' }] };
 
@@ -11,6 +12,12 @@ const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 
  * scope and figures, in OpenAI's shape on /v1 and Anthropic's on /v1/messages; the account's balance stays
  * `budget_exhausted`; the request log names the limit (docs/budgets.md, "Which limit refused a call").
  */
+interface ActivityItem {
+  errorCode: string | null;
+  refusedLimit: unknown;
+  httpStatus: number;
+}
+
 describe('spend_limit_exceeded', () => {
   let app: TestApp;
   let kit: OAuthTestKit;
@@ -31,15 +38,13 @@ describe('spend_limit_exceeded', () => {
   const openai = (key: string, headers: Record<string, string> = {}) =>
     new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0, defaultHeaders: headers });
   const activity = async (session: string) =>
-    (await app.http('/api/v1/usage/me/activity?limit=100', { token: session })).body.data.items as Array<{
-      errorCode: string | null;
-      refusedLimit: unknown;
-      httpStatus: number;
-    }>;
-  const logged = async (session: string, count: number) => {
+    (await app.http('/api/v1/usage/me/activity?limit=100', { token: session })).body.data.items as ActivityItem[];
+  /** The request log once it holds `count` lines and `until` holds (its lines are written after the answers). */
+  const logged = async (session: string, count: number, until: (items: ActivityItem[]) => boolean = () => true) => {
     for (let i = 0; i < 100; i += 1) {
+      await app.app.get(UsageRecorder).flush();
       const items = await activity(session);
-      if (items.length >= count) return items;
+      if (items.length >= count && until(items)) return items;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return activity(session);
@@ -103,7 +108,10 @@ describe('spend_limit_exceeded', () => {
     ]);
 
     // The request log names the limit of each refusal.
-    const items = await logged(user.session, 2);
+    // Several calls succeeded before the refusal: wait for the refusal's own line, not just any two.
+    const items = await logged(user.session, 2, (lines) =>
+      lines.some((item) => item.errorCode === 'spend_limit_exceeded'),
+    );
     const refused = items.find((item) => item.errorCode === 'spend_limit_exceeded');
     expect(refused).toMatchObject({ httpStatus: 403, refusedLimit: { scope: 'key', limit: 'daily' } });
     expect(items.filter((item) => item.errorCode === null).every((item) => item.refusedLimit === null)).toBe(true);
