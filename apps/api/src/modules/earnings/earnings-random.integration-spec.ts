@@ -16,23 +16,35 @@ function random(seed: number) {
   };
 }
 
+const ADMIN = { email: 'random-admin@example.com', password: 'random earnings admin password' };
+
 /**
- * A randomised run (docs/earnings.md): makers with apps at random markups, users with random caps calling chat,
- * streams and embeddings through them in bursts, markups raised and cut between bursts, earnings made available and
- * moved at random; after it, reconcile finds no drift, every day adds up to the micro-unit, and each maker's books
- * agree (earned = pending + available + moved; moved = the ledger's `earnings` credits).
+ * A randomised run (docs/earnings.md): makers with apps at random markups, one app sponsoring its users, users with
+ * random caps and card top-ups calling chat, streams and embeddings through them in bursts; between bursts markups
+ * raised and cut, earnings made available, moved and paid out (the sandbox), and card top-ups refunded in part or
+ * whole (after calls have spent them: the rest a refund cannot take is a loss); after it, reconcile finds no drift,
+ * every day adds up to the micro-unit (reconcile's checks include the sponsor pool's), and each maker's books agree
+ * (earned = pending + available + moved; moved = the ledger's `earnings` credits + what was paid out).
  */
-describe(`earnings under random calls, markup changes and moves (seed ${SEED})`, () => {
+describe(`earnings under random calls, markup changes, moves, payouts and refunds (seed ${SEED})`, () => {
   let app: TestApp;
   let kit: OAuthTestKit;
+  let admin: string;
   const next = random(SEED);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
 
   beforeAll(async () => {
     console.log(`earnings-random: seed ${SEED} (SY_EARNINGS_SEED=${SEED} replays this run)`);
     const port = await freePort();
-    app = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}`, signupCredit: 0 });
+    app = await startTestApp({
+      port,
+      publicUrl: `http://127.0.0.1:${port}`,
+      signupCredit: 0,
+      adminEmail: ADMIN.email,
+      adminPassword: ADMIN.password,
+    });
     kit = await OAuthTestKit.start(app);
+    admin = (await app.http('/api/v1/auth/login', { body: ADMIN })).body.data.token;
   });
   afterAll(() => app?.close());
 
@@ -43,6 +55,21 @@ describe(`earnings under random calls, markup changes and moves (seed ${SEED})`,
     await app.app.get(UsageRecorder).flush();
   };
 
+  /** A card top-up through the sandbox checkout; its session id, which the admin refunds. */
+  async function topUp(user: OAuthTestUser, amount: number): Promise<string> {
+    const { sessionId } = (
+      await app.http('/api/v1/payment/create-checkout-session', { token: user.session, body: { amount } })
+    ).body.data;
+    const paid = await fetch(`${app.url}/api/v1/payment/sandbox/${sessionId}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(paid.status).toBe(303);
+    return sessionId;
+  }
+
   it('balances to the micro-unit', async () => {
     const makers = [await kit.newUser(0), await kit.newUser(1_000_000)];
     const clients: { clientId: string; maker: OAuthTestUser }[] = [];
@@ -52,9 +79,21 @@ describe(`earnings under random calls, markup changes and moves (seed ${SEED})`,
         const created = await kit.createClient({ clientName: `Random ${i}`, markupPercent }, maker);
         clients.push({ clientId: created.clientId, maker });
       }
+    // The second maker sponsors their first app's users (docs/earnings.md, "Sponsored credits").
+    const sponsored = clients[2];
+    const funded = await app.http(`/api/v1/oauth2/clients/${sponsored.clientId}/sponsor`, {
+      method: 'PUT',
+      token: sponsored.maker.session,
+      body: { amount: 0.01, allowancePerUser: pick([0.0002, 0.001]) },
+    });
+    expect(funded.status).toBe(200);
+    for (const maker of makers)
+      expect((await app.http('/api/v1/earnings/connect', { method: 'POST', token: maker.session })).status).toBe(200);
+    const payments: { user: OAuthTestUser; session: string }[] = [];
     const grants: { token: string; clientId: string }[] = [];
     for (let u = 0; u < 4; u += 1) {
       const user = await kit.newUser(pick([20_000, 200_000, 5_000_000]));
+      if (u === 0 || next() < 0.75) payments.push({ user, session: await topUp(user, pick([5, 10])) });
       for (const client of clients) {
         const capped = next() < 0.5;
         const tokens = await kit.tokensFor(client, {
@@ -97,26 +136,42 @@ describe(`earnings under random calls, markup changes and moves (seed ${SEED})`,
       );
       const mover = pick(makers);
       expect((await app.http('/api/v1/earnings/move', { method: 'POST', token: mover.session })).status).toBe(200);
+      const payee = pick(makers);
+      expect((await app.http('/api/v1/earnings/payouts', { method: 'POST', token: payee.session })).status).toBe(200);
+      // A refund of a random top-up, in part or whole (a second refund of the same one may find nothing left).
+      if (burst === 0 || next() < 0.6) {
+        const payment = pick(payments);
+        const refunded = await app.http(`/api/v1/admin/users/${payment.user.id}/payments/${payment.session}/refund`, {
+          token: admin,
+          body: next() < 0.5 ? {} : { amount: pick([1, 2.5]) },
+        });
+        expect([200, 409]).toContain(refunded.status);
+      }
     }
     expect(statuses.has(200)).toBe(true);
     await flushed();
+    const [refunds] = await db<{ n: number }>('SELECT count(*)::int AS n FROM payment_refunds');
+    expect(refunds.n).toBeGreaterThan(0);
 
     const report = await app.app.get(ReconciliationService).reconcile();
     expect(report.drifts).toEqual([]);
     expect(report.losses.calls).toBe(0);
     for (const day of report.days) expect(day.paid).toBe(day.provider + day.earnings + day.fees);
     for (const maker of makers) {
+      // Net of what refunds clawed back; a move or a payout takes the net, a payout's whole cents leave as a transfer
+      // and what is below a cent is credited like a move.
       const [books] = await db<Record<string, string>>(
-        `SELECT COALESCE(sum(earnings_micros), 0) AS earned,
-                COALESCE(sum(earnings_micros) FILTER (WHERE moved_at IS NOT NULL), 0) AS moved,
-                (SELECT COALESCE(sum(amount_micros), 0) FROM ledger_entries WHERE user_id = $1 AND kind = 'earnings') AS credited
+        `SELECT COALESCE(sum(earnings_micros - clawed_micros), 0) AS earned,
+                COALESCE(sum(earnings_micros - clawed_micros) FILTER (WHERE moved_at IS NOT NULL), 0) AS moved,
+                (SELECT COALESCE(sum(amount_micros), 0) FROM ledger_entries WHERE user_id = $1 AND kind = 'earnings') AS credited,
+                (SELECT COALESCE(sum(amount_micros), 0) FROM maker_payouts WHERE maker_id = $1) AS paid_out
            FROM maker_earnings WHERE maker_id = $1`,
         [maker.id],
       );
       const page = (await app.http('/api/v1/earnings', { token: maker.session })).body.data.totals;
       const micros = (units: number) => Math.round(units * 1e6);
       expect(micros(page.pending) + micros(page.available) + micros(page.moved)).toBe(Number(books.earned));
-      expect(Number(books.moved)).toBe(Number(books.credited));
+      expect(Number(books.moved)).toBe(Number(books.credited) + Number(books.paid_out));
     }
   });
 });

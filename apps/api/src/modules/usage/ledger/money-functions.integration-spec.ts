@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../../database/database';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import {
-  SY_CAP_ROOM,
-  SY_CAPS,
-  SY_EARN,
-  SY_RESERVE,
-  SY_SETTLE_EXACT,
-  SY_SPEND,
-  SY_SPEND_AT,
-} from './money-functions';
+import { SY_CAP_ROOM, SY_CAPS, SY_EARN, SY_RESERVE, SY_SETTLE_EXACT, SY_SPEND, SY_SPEND_AT } from './money-functions';
 import {
   SY_SPONSOR_ALLOWANCE,
   SY_SPONSOR_CLOSE,
