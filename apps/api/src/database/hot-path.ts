@@ -46,7 +46,9 @@ export async function batchQuery<T = Record<string, unknown>>(
   values: unknown[],
 ): Promise<T[]> {
   const pool = batchPools.get(dataSource);
-  if (!pool) return hotQuery<T>(dataSource, name, text, values);
+  // A session shared with other connections (the embedded server, also when a second instance reaches it by URL
+  // and is marked afterwards) takes names per connection: hotQuery's rule.
+  if (!pool || sharedSession.has(dataSource)) return hotQuery<T>(dataSource, name, text, values);
   return (await pool.query({ name, text, values })).rows as T[];
 }
 
