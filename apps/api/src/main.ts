@@ -36,6 +36,11 @@ async function main(): Promise<void> {
   logger.log(
     `hosted space apps listening on ${running.spacesUrl}: each on its own origin {handle}--{slug}.${new URL(running.spacesOrigin).host} (nothing else is served there)`,
   );
+  // Several instances on one PostgreSQL agree on limits, revocations and rates through Redis only.
+  if (running.database.kind !== 'embedded' && !config.redisUrl)
+    logger.warn(
+      'REDIS_URL is unset: run one instance on this database; several instances need Redis to share rate limits and to see revoked keys and changed limits at once (docs/operations.md)',
+    );
   if (!config.spacesOrigin && config.publicUrl.startsWith('https:'))
     logger.warn(
       `SPACES_ORIGIN is unset: apps are linked at ${running.spacesOrigin}; set it to a separate domain routed to port ${new URL(running.spacesUrl).port} (docs/operations.md)`,
