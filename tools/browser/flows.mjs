@@ -1,5 +1,5 @@
 // Steps several specs take the same way. Each waits at most the expectations' bounded timeouts.
-import { expectPath } from './expect.mjs';
+import { expectPath, expectText } from './expect.mjs';
 
 /** Creates an account through the registration form; the page lands on the overview, signed in. */
 export async function registerThroughForm(page, user) {
@@ -39,6 +39,39 @@ export async function recordReplyLengths(page) {
 
 export function replyLengths(page) {
   return page.evaluate(() => window.__replyLengths);
+}
+
+/**
+ * Sends `text` in the Playground's chat and waits for the reply ("You said: …" and its cost line); answers the
+ * lengths it rendered through (recordReplyLengths).
+ */
+export async function sendChat(page, text) {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await recordReplyLengths(page);
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.chat-turn-assistant').last();
+  await expectText(reply, `You said: "${text}"`);
+  await expectText(reply, 'tokens · $0.000');
+  return replyLengths(page);
+}
+
+/**
+ * The demo streams a short reply in about 250 ms; on a loaded machine (CI runs two browsers and two servers at
+ * once) the page may sleep through all of it, read the stream at once and render it once. While the last reply
+ * rendered in one step, this sends `text` again (in a fresh conversation when `clear`), up to three chats in all,
+ * and fails when none streamed in steps. Answers how many chats were sent, the first included.
+ */
+export async function expectStreamedInSteps(page, text, { clear = false } = {}) {
+  let calls = 1;
+  let lengths = await replyLengths(page);
+  while (lengths.length < 2 && calls < 3) {
+    calls += 1;
+    if (clear) await page.getByRole('button', { name: 'Clear conversation' }).click();
+    lengths = await sendChat(page, `${text} (again, ${calls})`);
+  }
+  if (lengths.length < 2)
+    throw new Error(`expected the reply to stream in several steps, saw lengths ${JSON.stringify(lengths)}`);
+  return calls;
 }
 
 /** Goes to a section through the nav, opening the Menu first on a phone (where the sections are behind it). */

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { recordReplyLengths, registerThroughForm, replyLengths, signInThrough } from '../flows.mjs';
+import { expectStreamedInSteps, recordReplyLengths, registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'dashboard';
 
@@ -228,24 +228,7 @@ export const tests = [
       await expectVisible(page.locator('.chat-turn-user img[alt="Attached: noise.png"]'), {
         what: 'the picture in the conversation',
       });
-      // The demo streams this reply in about 250 ms. On a loaded machine (CI runs two browsers and two servers at
-      // once) the page may sleep through all of it and read the whole stream at once, so it renders once: then
-      // up to two more chats in a fresh conversation, each counted in the activity below. A reply that never
-      // streams fails all three.
-      let calls = 1;
-      let lengths = await replyLengths(page);
-      while (lengths.length < 2 && calls < 3) {
-        calls += 1;
-        await page.getByRole('button', { name: 'Clear conversation' }).click();
-        const again = `${CHAT_TEXT} (again, ${calls})`;
-        await page.getByRole('textbox', { name: 'Message' }).fill(again);
-        await recordReplyLengths(page);
-        await page.getByRole('button', { name: 'Send' }).click();
-        await expectText(page.locator('.chat-turn-assistant').last(), 'tokens · $0.000');
-        lengths = await replyLengths(page);
-      }
-      if (lengths.length < 2)
-        throw new Error(`expected the reply to stream in several steps, saw lengths ${JSON.stringify(lengths)}`);
+      const calls = await expectStreamedInSteps(page, CHAT_TEXT, { clear: true }); // counted below
 
       // The Overview's activity table has the call, named after the key.
       await nav(page).getByRole('link', { name: 'Overview' }).click();

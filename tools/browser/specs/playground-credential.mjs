@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
 import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
-import { recordReplyLengths, registerThroughForm, replyLengths, signInThrough } from '../flows.mjs';
+import { expectStreamedInSteps, registerThroughForm, sendChat, signInThrough } from '../flows.mjs';
 
 export const name = 'playground-credential';
 const SESSION_CREDENTIAL = 'Calls from this page use your Dashboard key';
@@ -16,27 +16,10 @@ const main = (page) => page.getByRole('main');
 const dashboardCards = (page) =>
   page.locator('article').filter({ has: page.getByRole('heading', { name: 'Dashboard', exact: true }) });
 
-/** Sends a chat in the Playground and waits for the reply; answers the lengths the reply grew through. */
-async function chat(page, text) {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await recordReplyLengths(page);
-  await page.getByRole('button', { name: 'Send' }).click();
-  const reply = page.locator('.chat-turn-assistant').last();
-  await expectText(reply, `You said: "${text}"`);
-  await expectText(reply, 'tokens · $0.000');
-  return replyLengths(page);
-}
-
-/**
- * chat(), up to three times while the reply rendered at once: the demo streams it in about 250 ms, and on a loaded
- * machine the page may sleep through all of it and read the whole stream at once. A reply that never streams fails
- * all three.
- */
+/** Sends a chat and fails unless its reply streamed in steps (expectStreamedInSteps). */
 async function chatInSteps(page, text) {
-  let lengths = [];
-  for (let attempt = 1; attempt <= 3 && lengths.length < 2; attempt += 1)
-    lengths = await chat(page, attempt === 1 ? text : `${text} (again, ${attempt})`);
-  return lengths;
+  await sendChat(page, text);
+  await expectStreamedInSteps(page, text);
 }
 
 async function noSecretStored(page) {
@@ -70,12 +53,7 @@ export const tests = DEVICES.map((device) => ({
     const second = await page.context().newPage();
     await second.goto('/playground');
     await expectText(main(second), SESSION_CREDENTIAL);
-    const [first, other] = await Promise.all([
-      chatInSteps(page, `first tab ${unique}`),
-      chatInSteps(second, `second tab ${unique}`),
-    ]);
-    for (const lengths of [first, other])
-      if (lengths.length < 2) throw new Error(`expected the reply to stream in steps, saw ${JSON.stringify(lengths)}`);
+    await Promise.all([chatInSteps(page, `first tab ${unique}`), chatInSteps(second, `second tab ${unique}`)]);
     await second.close();
     await noSecretStored(page);
     await mkdir(screenshotDir, { recursive: true });
@@ -111,7 +89,7 @@ export const tests = DEVICES.map((device) => ({
     await pasteField.fill(key);
     await page.getByRole('button', { name: 'Use this key' }).click();
     await expectText(main(page), `Calls from this page use your key ${key.slice(0, 12)}…${key.slice(-4)}`);
-    await chat(page, `pasted ${unique}`);
+    await sendChat(page, `pasted ${unique}`);
     await noSecretStored(page);
     if ((await page.content()).includes(key)) throw new Error('expected the pasted key nowhere in the page');
     await page.getByRole('button', { name: 'Use the Dashboard key' }).click();
@@ -122,7 +100,7 @@ export const tests = DEVICES.map((device) => ({
     await expectPath(page, '/signin');
     await signInThrough(page, user, '/playground');
     await expectText(main(page), SESSION_CREDENTIAL);
-    await chat(page, `again ${unique}`);
+    await sendChat(page, `again ${unique}`);
     await page.goto('/keys');
     await expectText(dashboardCards(page), 'Active');
     expectEqual(await dashboardCards(page).count(), 1, 'the number of keys named Dashboard after signing in again');
