@@ -56,6 +56,11 @@ export interface CreateAppOptions {
   logWrite?: (line: string, level: NestLogLevel) => void;
   /** An embedded `memory://` database starts from this migrated snapshot (tests: test/support/test-database.ts). */
   databaseSnapshot?: Blob | null;
+  /**
+   * DATABASE_URL is another instance's embedded server in this process, whose one session every connection shares
+   * (tests only: test/support/test-app.ts, startTwoInstances; Database.open's sharedSession).
+   */
+  sharedDatabaseSession?: boolean;
   /** log2 of scrypt's N for new password hashes instead of 15: tests only, to spare their CPU (docs/accounts.md). */
   passwordHashCost?: number;
 }
@@ -117,7 +122,12 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
       throw new Error(
         `hosted apps would share the dashboard's origin ${dashboardOrigin}: set SPACES_ORIGIN (or SPACES_PORT) to give them their own`,
       );
-    database = await Database.open(config, ENTITIES, options.databaseSnapshot ?? null);
+    database = await Database.open(
+      config,
+      ENTITIES,
+      options.databaseSnapshot ?? null,
+      options.sharedDatabaseSession ?? false,
+    );
   } catch (error) {
     spacesServer.close();
     throw error;

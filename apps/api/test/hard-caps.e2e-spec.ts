@@ -1,8 +1,7 @@
-import { markSharedSession } from '../src/database/hot-path';
 import { PIECE, startUsageUpstream } from './support/fake-usage-upstream';
 import { moneySuite, sleep } from './support/money-suite';
-import { freePort, OAuthTestKit, type OAuthTestUser } from './support/oauth-flow';
-import { startTestApp, TestApp } from './support/test-app';
+import { OAuthTestKit, type OAuthTestUser } from './support/oauth-flow';
+import { startTwoInstances, TestApp, TwoInstances } from './support/test-app';
 
 // The providers here bill past every cap on purpose: CI keeps this suite's databases apart from the money suites'
 // (which must show no operator loss) and reconciles them for drift (.ci/run). Read when a database is created.
@@ -80,6 +79,7 @@ type Limits = Partial<Record<'total' | 'daily' | 'weekly' | 'monthly' | 'perRequ
 describe('the hard-cap guarantee: charged ≤ limit for every account, key and app grant, on every endpoint', () => {
   const { random, pick } = generator(SEED);
   let upstream: Awaited<ReturnType<typeof startUsageUpstream>>;
+  let instances: TwoInstances | undefined;
   let apps: TestApp[] = [];
   let kit: OAuthTestKit;
   const suite = moneySuite(() => apps);
@@ -87,23 +87,14 @@ describe('the hard-cap guarantee: charged ≤ limit for every account, key and a
   beforeAll(async () => {
     console.log(`hard-caps.e2e-spec: seed ${SEED} (SY_HARD_CAPS_SEED=${SEED} replays this run)`);
     upstream = await startUsageUpstream(catalog);
-    const port = await freePort();
-    const config = { signupCredit: 0, modelsConfig: upstream.catalogPath, publicUrl: `http://127.0.0.1:${port}` };
-    const first = await startTestApp({ ...config, port });
     // The second instance shares the first's database: the same PostgreSQL database, or the first's embedded
     // server (its socket bridge: one PGlite session, transactions one at a time, as for the first's own pool).
-    const url = first.testDatabase.databaseUrl ?? (first.database.dataSource.options as { url: string }).url;
-    const second = await startTestApp(
-      { ...config, redisPrefix: first.config.redisPrefix },
-      { databaseUrl: url, dataDir: 'memory://', drop: async () => undefined },
-    );
-    if (!first.testDatabase.databaseUrl) markSharedSession(second.database.dataSource);
-    apps = [first, second];
-    kit = await OAuthTestKit.start(first);
+    instances = await startTwoInstances({ signupCredit: 0, modelsConfig: upstream.catalogPath });
+    apps = instances.apps;
+    kit = await OAuthTestKit.start(apps[0]);
   });
   afterAll(async () => {
-    await apps[1]?.close();
-    await apps[0]?.close();
+    await instances?.close();
     await upstream?.close();
   });
 

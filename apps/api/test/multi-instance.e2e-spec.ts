@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { fakeChatCatalog, FakeOpenAI } from './support/fake-openai';
-import { freePort, OAuthTestKit } from './support/oauth-flow';
+import { OAuthTestKit } from './support/oauth-flow';
 import { startServiceProcess } from './support/service-process';
-import { startTestApp, TestApp, uniqueEmail } from './support/test-app';
+import { startTestApp, startTwoInstances, TestApp, TwoInstances, uniqueEmail } from './support/test-app';
 import { createRestartableDatabase, TestDatabase } from './support/test-database';
 
 /**
@@ -39,22 +39,18 @@ async function msUntilRefused(probe: () => Promise<number>, refused: number): Pr
 }
 
 describe('revocation on two instances (one PostgreSQL, one Redis)', () => {
-  let one: Awaited<ReturnType<typeof startTestApp>>;
+  let instances: TwoInstances | undefined;
+  let one: TestApp;
   let two: TestApp;
 
   beforeAll(async () => {
     if (!twoInstances) return;
     // Both answer as one public URL (the OAuth issuer), as instances behind a load balancer do.
-    const port = await freePort();
-    one = await startTestApp({ port, publicUrl: `http://127.0.0.1:${port}` });
-    two = await startTestApp(
-      { publicUrl: one.config.publicUrl, redisPrefix: one.config.redisPrefix },
-      one.testDatabase,
-    );
+    instances = await startTwoInstances();
+    [one, two] = instances.apps;
   });
   afterAll(async () => {
-    await two?.close();
-    await one?.close();
+    await instances?.close();
   });
 
   itWithTwo('an API key revoked through one instance is refused by the other within a second', async () => {

@@ -1,7 +1,6 @@
-import { markSharedSession } from '../src/database/hot-path';
 import { ReconciliationService, ReservationService, UsageRecorder } from '../src/modules/usage';
-import { freePort, OAuthTestKit } from './support/oauth-flow';
-import { startTestApp, TestApp } from './support/test-app';
+import { OAuthTestKit } from './support/oauth-flow';
+import { startTwoInstances, TestApp, TwoInstances } from './support/test-app';
 
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user', content: 'Two instances, one pool' }], max_tokens: 30 };
 const micros = (units: number) => Math.round(units * 1e6);
@@ -11,25 +10,17 @@ const micros = (units: number) => Math.round(units * 1e6);
  * through both at once never take the pool below zero, what they drew is what left it, and reconcile balances.
  */
 describe('a sponsor pool on two instances', () => {
+  let instances: TwoInstances | undefined;
   let apps: TestApp[] = [];
   let kit: OAuthTestKit;
 
   beforeAll(async () => {
-    const port = await freePort();
-    const config = { signupCredit: 0, publicUrl: `http://127.0.0.1:${port}` };
-    const first = await startTestApp({ ...config, port });
-    const url = first.testDatabase.databaseUrl ?? (first.database.dataSource.options as { url: string }).url;
-    const second = await startTestApp(
-      { ...config, redisPrefix: first.config.redisPrefix },
-      { databaseUrl: url, dataDir: 'memory://', drop: async () => undefined },
-    );
-    if (!first.testDatabase.databaseUrl) markSharedSession(second.database.dataSource);
-    apps = [first, second];
-    kit = await OAuthTestKit.start(first);
+    instances = await startTwoInstances({ signupCredit: 0 });
+    apps = instances.apps;
+    kit = await OAuthTestKit.start(apps[0]);
   });
   afterAll(async () => {
-    await apps[1]?.close();
-    await apps[0]?.close();
+    await instances?.close();
   });
 
   it('never takes the pool below zero across instances, and the users paid the rest of their calls', async () => {

@@ -63,11 +63,15 @@ export class Database {
   /**
    * @param snapshot an embedded `memory://` database starts from this dump (Database.closeToSnapshot) instead of
    *   empty; tests only, so that each test file copies one migrated database rather than migrating its own.
+   * @param sharedSession the server at `databaseUrl` is another instance's embedded one, reached through its socket
+   *   bridge (tests only: two instances in one process, test/support/test-app.ts): its connections share that one
+   *   PGlite session, so they are marked shared before anything runs on them, and no batch pool is opened.
    */
   static async open(
     config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>,
     entities: EntityList = [],
     snapshot: Blob | null = null,
+    sharedSession = false,
   ): Promise<Database> {
     const logger = new Logger('Database');
     let embedded: EmbeddedPostgres | null = null;
@@ -77,10 +81,11 @@ export class Database {
       url = embedded.url;
       logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir === 'memory://' ? 'memory' : config.dataDir}`);
     }
-    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, entities, embedded !== null));
-    if (embedded) markSharedSession(dataSource);
+    const shared = embedded !== null || sharedSession;
+    const dataSource = new DataSource(dataSourceOptions(url, config.dbPoolSize, entities, shared));
+    if (shared) markSharedSession(dataSource);
     // The usage and settlement batches' own connections (database/hot-path.ts, batchQuery): one writer of each.
-    const batches = embedded
+    const batches = shared
       ? null
       : new Pool({
           connectionString: url,

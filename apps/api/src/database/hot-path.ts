@@ -46,8 +46,9 @@ export async function batchQuery<T = Record<string, unknown>>(
   values: unknown[],
 ): Promise<T[]> {
   const pool = batchPools.get(dataSource);
-  // A session shared with other connections (the embedded server, also when a second instance reaches it by URL
-  // and is marked afterwards) takes names per connection: hotQuery's rule.
+  // A session shared with other connections (the embedded server, also reached by URL from a second instance:
+  // Database.open's sharedSession) has no batch pool; should one be marked shared after its pool was made, it
+  // still takes names per connection: hotQuery's rule.
   if (!pool || sharedSession.has(dataSource)) return hotQuery<T>(dataSource, name, text, values);
   return (await pool.query({ name, text, values })).rows as T[];
 }

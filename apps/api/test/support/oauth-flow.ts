@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { LedgerService } from '../../src/modules/usage';
 import * as oauth from 'oauth4webapi';
 import { CSRF_COOKIE, SESSION_COOKIE } from '@switchyard/shared-dto';
@@ -9,30 +8,8 @@ export const CALLBACK = 'http://127.0.0.1:8765/callback';
 /** oauth4webapi refuses http:// unless told; the test app listens on http. */
 export const insecure = { [oauth.allowInsecureRequests]: true };
 
-/** A port nothing listens on right now, so an app can be started with a PUBLIC_URL (its OAuth issuer) that matches. */
-export async function freePort(): Promise<number> {
-  // Below Linux's ephemeral range (32768–60999): a port the OS hands out for listen(0) is free only until some
-  // outgoing connection of the same run (database, HTTP clients) takes it as its local port before the app
-  // listens (EADDRINUSE, seen once in a full run). A random port below that range is not handed out that way.
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await listensOn(port)) return port;
-  }
-  return listensOn(0) as Promise<number>;
-}
-
-/** Binds `port` on loopback and lets it go: the port bound (false when it was taken). */
-async function listensOn(port: number): Promise<number | false> {
-  const server = createServer();
-  const bound = await new Promise<boolean>((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => resolve(true));
-  });
-  if (!bound) return false;
-  const { port: taken } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return taken;
-}
+// freePort lives beside the app boot (startTwoInstances takes one too); the suites import it from here as well.
+export { freePort } from './test-app';
 
 export interface OAuthTestUser {
   id: string;
