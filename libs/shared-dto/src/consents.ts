@@ -26,6 +26,24 @@ export interface ConsentResponse {
   markupPercent: number;
   /** A raised markup the user has not approved (it applies only once they authorize the app again); else null. */
   pendingMarkupPercent: number | null;
+  /**
+   * Sponsored credits (docs/earnings.md): what the app pays of this user's calls through it; null when it pays none
+   * (no allowance: they approved before its pool opened, or it has none; or the pool was withdrawn or has ended).
+   */
+  sponsor: ConsentSponsor | null;
+}
+
+/** What an app pays of its user's calls from its sponsor pool (currency units, like the consent page's figure). */
+export interface ConsentSponsor {
+  /** The allowance the user got by approving the app while its pool was open. */
+  allowance: number;
+  /**
+   * What the app still pays: the allowance less what its calls drew (calls in flight count what they hold), never
+   * more than the pool has left; 0 when it is used up.
+   */
+  left: number;
+  /** When the pool stops paying (ISO 8601); null: no end. */
+  endsAt: string | null;
 }
 
 /**

@@ -31,6 +31,7 @@ import { MakerPayouts1763800040200 } from './1763800040200-maker-payouts';
 import { PaymentRefunds1763800040300 } from './1763800040300-payment-refunds';
 import { SponsorPools1763800040400 } from './1763800040400-sponsor-pools';
 import { LeaseRateInline1763800042800 } from './1763800042800-lease-rate-inline';
+import { SponsorAllowancesByUser1763800043000 } from './1763800043000-sponsor-allowances-by-user';
 
 /** Every migration, oldest first. Listed by hand so the build output needs no file globbing. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   PaymentRefunds1763800040300,
   SponsorPools1763800040400,
   LeaseRateInline1763800042800,
+  SponsorAllowancesByUser1763800043000,
 ];

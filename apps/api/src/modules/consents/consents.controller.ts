@@ -17,7 +17,9 @@ export class ConsentsController {
 
   @Get()
   @Access()
-  @ApiOperation({ summary: 'The apps the caller authorized, with their scopes, caps and spend this month' })
+  @ApiOperation({
+    summary: 'The apps the caller authorized: scopes, caps, spend this month, what each pays of their calls (sponsor)',
+  })
   async list(@CurrentUser() user: SessionPrincipal): Promise<Envelope<ConsentResponse[]>> {
     return envelope(await this.consents.list(user.userId));
   }
@@ -45,7 +47,9 @@ export class ConsentsController {
 
   @Get(':clientId')
   @Access()
-  @ApiOperation({ summary: 'One app the caller authorized: its scopes, caps, spend this month and redirect URIs' })
+  @ApiOperation({
+    summary: 'One app the caller authorized: its scopes, caps, spend this month, sponsor and redirect URIs',
+  })
   @ApiNotFoundResponse({ description: 'CONSENT_NOT_FOUND' })
   async get(
     @CurrentUser() user: SessionPrincipal,

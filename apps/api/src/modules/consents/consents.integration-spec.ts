@@ -1,6 +1,6 @@
 import { freePort, OAuthTestKit, type OAuthTestUser as User } from '../../../test/support/oauth-flow';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
-import { ReservationService } from '../usage';
+import { ReservationService, SponsorService, UsageRecorder } from '../usage';
 import { ConsentsService } from './consents.service';
 
 const CHAT = { model: 'demo-chat', messages: [{ role: 'user' as const, content: 'Hello from an app' }] };
@@ -54,6 +54,7 @@ describe('consents', () => {
         redirectUris: ['http://127.0.0.1:8765/callback'],
         markupPercent: 0,
         pendingMarkupPercent: null,
+        sponsor: null,
       },
     ]);
     expect((await consentsOf(bob)).map((consent) => consent.clientId)).toEqual([forBob.clientId]);
@@ -249,5 +250,101 @@ describe('consents', () => {
     await app.app.get(ConsentsService).flushTouches();
     const { lastUsedAt } = (await consentsOf(alice))[0];
     expect(Date.parse(lastUsedAt)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  describe('sponsored credits (docs/earnings.md)', () => {
+    const micros = (units: number) => Math.round(units * 1e6);
+    const sponsor = (maker: User, clientId: string, body: unknown) =>
+      app.http(`/api/v1/oauth2/clients/${clientId}/sponsor`, { method: 'PUT', token: maker.session, body });
+    const sponsorOf = async (user: User, clientId: string) => {
+      const consent = (await consentsOf(user)).find((one) => one.clientId === clientId);
+      expect(consent).toBeDefined();
+      return consent!.sponsor as { allowance: number; left: number; endsAt: string | null } | null;
+    };
+    const settled = async () => {
+      await app.app.get(ReservationService).flushSettlements(true);
+      await app.app.get(UsageRecorder).flush();
+    };
+
+    it('shows each user their own allowance, what is left of it after a call, and the end; null without one', async () => {
+      const maker = await kit.newUser(1_000_000);
+      const client = await kit.createClient({ clientName: 'Sponsoring App' }, maker);
+      const plain = await kit.createClient({ clientName: 'Plain App' });
+      const early = await kit.newUser();
+      await kit.codeFor(client.clientId, { user: early });
+      const endsAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+      expect((await sponsor(maker, client.clientId, { amount: 0.5, allowancePerUser: 0.01, endsAt })).status).toBe(200);
+
+      const [user, other] = [await kit.newUser(), await kit.newUser()];
+      const tokens = await kit.tokensFor(client, { user });
+      await kit.codeFor(client.clientId, { user: other });
+      await kit.codeFor(plain.clientId, { user });
+      expect(await sponsorOf(user, client.clientId)).toEqual({ allowance: 0.01, left: 0.01, endsAt });
+      // An app with no pool, and a user who approved before the pool opened: nothing.
+      expect(await sponsorOf(user, plain.clientId)).toBeNull();
+      expect(await sponsorOf(early, client.clientId)).toBeNull();
+
+      // A call through the app: what is left drops by what the app paid of it, for this user only.
+      expect((await chat(tokens.access_token, client.clientId)).status).toBe(200);
+      await settled();
+      const activity = await app.http('/api/v1/usage/me/activity?limit=5', { token: user.session });
+      const [call] = activity.body.data.items as Array<{ money: { sponsored: number; charged: number } }>;
+      expect(call.money.sponsored).toBeGreaterThan(0);
+      expect(call.money.sponsored).toBe(call.money.charged);
+      const after = await sponsorOf(user, client.clientId);
+      expect(after).toEqual({ allowance: 0.01, left: expect.any(Number), endsAt });
+      expect(micros(after!.left)).toBe(micros(0.01) - micros(call.money.sponsored));
+      expect(await sponsorOf(other, client.clientId)).toEqual({ allowance: 0.01, left: 0.01, endsAt });
+      // The one app's answers say the same as the list, and saving caps keeps it.
+      const one = await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { token: user.session });
+      expect(one.body.data.sponsor).toEqual(after);
+      expect((await setLimits(user, client.clientId, { monthly: 3 })).body.data.sponsor).toEqual(after);
+
+      // No one else reads a user's figures: not another user, not the app's maker (who consented to nothing).
+      const mallory = await kit.newUser();
+      expect((await app.http(`/api/v1/oauth2/consents/${client.clientId}`, { token: mallory.session })).status).toBe(
+        404,
+      );
+      expect(await consentsOf(mallory)).toEqual([]);
+      expect(await consentsOf(maker)).toEqual([]);
+
+      // Withdrawn, the pool pays no more: no line for anyone.
+      const withdrawn = await app.http(`/api/v1/oauth2/clients/${client.clientId}/sponsor/withdraw`, {
+        method: 'POST',
+        token: maker.session,
+      });
+      expect(withdrawn.status).toBe(200);
+      expect([await sponsorOf(user, client.clientId), await sponsorOf(other, client.clientId)]).toEqual([null, null]);
+    });
+
+    it('shows an allowance used up as 0 left, and reads every app’s sponsorship in one query', async () => {
+      const maker = await kit.newUser(1_000_000);
+      const apps = [
+        await kit.createClient({ clientName: 'Tiny Sponsor' }, maker),
+        await kit.createClient({ clientName: 'Open Sponsor' }, maker),
+      ];
+      await sponsor(maker, apps[0].clientId, { amount: 0.01, allowancePerUser: 0.000001 });
+      await sponsor(maker, apps[1].clientId, { amount: 0.01, allowancePerUser: 0.002 });
+      const user = await kit.newUser();
+      const tokens = await kit.tokensFor(apps[0], { user });
+      await kit.codeFor(apps[1].clientId, { user });
+      expect((await chat(tokens.access_token, apps[0].clientId)).status).toBe(200);
+      await settled();
+      expect(await sponsorOf(user, apps[0].clientId)).toEqual({ allowance: 0.000001, left: 0, endsAt: null });
+
+      // Two sponsored apps, one read of the allowances (not one per consent).
+      const reads = jest.spyOn(app.app.get(SponsorService), 'sponsorshipsOf');
+      const queries = jest.spyOn(app.database.dataSource, 'query');
+      const list = await consentsOf(user);
+      const calls = reads.mock.calls.length;
+      const allowanceQueries = queries.mock.calls.filter(([sql]) => String(sql).includes('sponsor_allowances')).length;
+      reads.mockRestore();
+      queries.mockRestore();
+      expect(list.map((consent) => [consent.clientName, consent.sponsor])).toEqual([
+        ['Open Sponsor', { allowance: 0.002, left: 0.002, endsAt: null }],
+        ['Tiny Sponsor', { allowance: 0.000001, left: 0, endsAt: null }],
+      ]);
+      expect([calls, allowanceQueries]).toEqual([1, 1]);
+    });
   });
 });

@@ -1,10 +1,16 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { AppAllowanceResponse, ConsentLimits, ConsentResponse, OAuthScope } from '@switchyard/shared-dto';
+import type {
+  AppAllowanceResponse,
+  ConsentLimits,
+  ConsentResponse,
+  ConsentSponsor,
+  OAuthScope,
+} from '@switchyard/shared-dto';
 import type { ConsentLimitsDto } from '@switchyard/shared-dto/validation';
 import { OAUTH_TOKENS_TOPIC } from '../../common/redis/topics';
 import { InvalidationBus } from '../../common/redis/invalidation-bus';
 import { limitChanges, limitsOf } from '../../common/spend-limits';
-import { SpendReadService } from '../usage';
+import { SpendReadService, SponsorService } from '../usage';
 import { ConsentsErrorCode, ConsentsException } from './consents.exception';
 import { ConsentRow, ConsentsRepository } from './consents.repository';
 import type { ConsentEntity } from './entities/consent.entity';
@@ -26,6 +32,7 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly repository: ConsentsRepository,
     private readonly bus: InvalidationBus,
     private readonly spendReads: SpendReadService,
+    private readonly sponsors: SponsorService,
     private readonly deletion: AccountDeletion,
     private readonly credentials: AccountCredentials,
   ) {}
@@ -82,12 +89,14 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     return this.repository.countOnOldRate(clientPks);
   }
 
+  /** Every app the user authorized: three reads in all (consents, spend, sponsorships), whatever their number. */
   async list(userId: string): Promise<ConsentResponse[]> {
-    const [rows, spend] = await Promise.all([
+    const [rows, spend, sponsors] = await Promise.all([
       this.repository.listByUser(userId),
       this.spendReads.appSpendThisMonth(userId),
+      this.sponsors.sponsorshipsOf(userId),
     ]);
-    return rows.map((row) => toResponse(row, spend.get(row.clientId) ?? 0));
+    return rows.map((row) => toResponse(row, spend.get(row.clientId) ?? 0, sponsors.get(row.clientId) ?? null));
   }
 
   count(userId: string): Promise<number> {
@@ -121,15 +130,12 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     await this.repository.setLimits(userId, consent.clientPk, limitChanges(limits));
     // Every instance gives back the budget it leased for this app's calls, so the new caps hold from the next call.
     await this.bus.publish(OAUTH_TOKENS_TOPIC, `consent-limits:${userId}:${consent.clientPk}`);
-    const spend = await this.spendReads.appSpendThisMonth(userId);
-    return toResponse((await this.repository.findByClientId(userId, clientId))!, spend.get(clientId) ?? 0);
+    return this.respond(userId, (await this.repository.findByClientId(userId, clientId))!);
   }
 
   /** One app the user authorized (the dashboard's popups check the app's redirect URIs with it). */
   async get(userId: string, clientId: string): Promise<ConsentResponse> {
-    const consent = await this.owned(userId, clientId);
-    const spend = await this.spendReads.appSpendThisMonth(userId);
-    return toResponse(consent, spend.get(clientId) ?? 0);
+    return this.respond(userId, await this.owned(userId, clientId));
   }
 
   /** What is left of the caps the user set on this app (GET /api/v1/oauth2/consents/current, for the app). */
@@ -173,6 +179,14 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
     }
   }
 
+  private async respond(userId: string, consent: ConsentRow): Promise<ConsentResponse> {
+    const [spend, sponsors] = await Promise.all([
+      this.spendReads.appSpendThisMonth(userId),
+      this.sponsors.sponsorshipsOf(userId),
+    ]);
+    return toResponse(consent, spend.get(consent.clientId) ?? 0, sponsors.get(consent.clientId) ?? null);
+  }
+
   /** The user's consent for the app, or CONSENT_NOT_FOUND. */
   private async owned(userId: string, clientId: string): Promise<ConsentRow> {
     const consent = await this.repository.findByClientId(userId, clientId);
@@ -181,7 +195,7 @@ export class ConsentsService implements OnModuleInit, BeforeApplicationShutdown 
   }
 }
 
-function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
+function toResponse(row: ConsentRow, spentThisMonth: number, sponsor: ConsentSponsor | null): ConsentResponse {
   return {
     clientId: row.clientId,
     clientName: row.clientName,
@@ -193,5 +207,6 @@ function toResponse(row: ConsentRow, spentThisMonth: number): ConsentResponse {
     redirectUris: row.redirectUris,
     markupPercent: Math.min(row.markupPercent, row.appMarkupPercent),
     pendingMarkupPercent: row.appMarkupPercent > row.markupPercent ? row.appMarkupPercent : null,
+    sponsor,
   };
 }

@@ -17,6 +17,14 @@ export interface SponsorPoolRow {
   users: number;
 }
 
+/** One user's allowance from one app's open pool (micro-units); `leftMicros` is never more than the pool has left. */
+export interface SponsorAllowanceRow {
+  clientId: string;
+  allowanceMicros: number;
+  leftMicros: number;
+  endsAt: Date | null;
+}
+
 const num = (value: unknown) => Number(value ?? 0);
 
 /**
@@ -87,5 +95,25 @@ export class SponsorRepository {
       [clientId, userId, consented],
     );
     return Math.max(0, num(rows[0]?.offer));
+  }
+
+  /**
+   * Every allowance the user holds from an open pool (not withdrawn, before its end), in one statement: what it
+   * was, and what the app still pays of it (allowance less drawn, at most what the pool has left).
+   */
+  async allowancesOf(userId: string): Promise<SponsorAllowanceRow[]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT a.oauth_client_id, a.allowance_micros, p.ends_at,
+              GREATEST(0, LEAST(p.left_micros, a.allowance_micros - a.drawn_micros)) AS left_micros
+         FROM sponsor_allowances a JOIN sponsor_pools p ON p.oauth_client_id = a.oauth_client_id
+        WHERE a.user_id = $1 AND p.withdrawn_at IS NULL AND (p.ends_at IS NULL OR p.ends_at > now())`,
+      [userId],
+    );
+    return rows.map((row) => ({
+      clientId: String(row.oauth_client_id),
+      allowanceMicros: num(row.allowance_micros),
+      leftMicros: num(row.left_micros),
+      endsAt: (row.ends_at as Date | null) ?? null,
+    }));
   }
 }

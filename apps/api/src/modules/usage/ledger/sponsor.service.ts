@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SponsorPoolResponse, SponsorWithdrawResponse } from '@switchyard/shared-dto';
+import type { ConsentSponsor, SponsorPoolResponse, SponsorWithdrawResponse } from '@switchyard/shared-dto';
 import type { SponsorPoolUpdateDto } from '@switchyard/shared-dto/validation';
 import { UsageErrorCode, UsageException } from '../usage.exception';
 import { toUnits } from './ledger.service';
@@ -55,6 +55,24 @@ export class SponsorService {
   async offer(clientId: string, userId: string, consented: boolean): Promise<number | null> {
     const micros = await this.repository.offer(clientId, userId, consented);
     return micros > 0 ? toUnits(micros) : null;
+  }
+
+  /**
+   * What each app pays of this user's calls (the Authorized apps page), by the app's public client id: every
+   * allowance the user holds from an open pool, read in one query. An app missing from the map pays nothing.
+   */
+  async sponsorshipsOf(userId: string): Promise<Map<string, ConsentSponsor>> {
+    const rows = await this.repository.allowancesOf(userId);
+    return new Map(
+      rows.map((row) => [
+        row.clientId,
+        {
+          allowance: toUnits(row.allowanceMicros),
+          left: toUnits(row.leftMicros),
+          endsAt: row.endsAt?.toISOString() ?? null,
+        },
+      ]),
+    );
   }
 }
 

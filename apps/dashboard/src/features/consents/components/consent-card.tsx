@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { SCOPE_DESCRIPTIONS } from '@switchyard/shared-dto';
-import type { ConsentResponse } from '@switchyard/shared-dto';
+import type { ConsentResponse, ConsentSponsor } from '@switchyard/shared-dto';
 
 import { Alert } from '../../../components/ui/alert';
 import { Button } from '../../../components/ui/button';
@@ -21,6 +21,35 @@ interface ConsentCardProps {
 
 function Cap({ value }: { value: number | null }) {
   return <>{value === null ? 'None' : formatMoney(value)}</>;
+}
+
+/**
+ * Sponsored credits (docs/earnings.md): what the app still pays of the user's calls through it, of the allowance it
+ * gave them, and until when; or that the allowance is used up.
+ */
+function SponsorLine({ clientName, sponsor }: { clientName: string; sponsor: ConsentSponsor }) {
+  return (
+    <p className="consent-sponsored" data-testid="consent-sponsor">
+      {sponsor.left > 0 ? (
+        <>
+          {clientName} pays for your calls: <strong>{formatMoney(sponsor.left)}</strong> of{' '}
+          {formatMoney(sponsor.allowance)} left
+          {sponsor.endsAt ? (
+            <>
+              {' '}
+              until <FormattedDate iso={sponsor.endsAt} />
+            </>
+          ) : null}
+          .
+        </>
+      ) : (
+        <>
+          {clientName} paid for your calls: your {formatMoney(sponsor.allowance)} allowance is used up, so they come
+          from your budget now.
+        </>
+      )}
+    </p>
+  );
 }
 
 /** One app the user authorized: what it may do, what it spent, its caps, and the way to cut it off. */
@@ -98,6 +127,7 @@ export function ConsentCard({ consent, onAnnounce, startEditing = false }: Conse
           </dd>
         </div>
       </dl>
+      {consent.sponsor ? <SponsorLine clientName={consent.clientName} sponsor={consent.sponsor} /> : null}
       {revokeMutation.isError ? <Alert>Revoking failed: {revokeMutation.error.message}</Alert> : null}
       {mode === 'editing' ? (
         <ConsentLimitsForm consent={consent} onDone={finishEditing} />
