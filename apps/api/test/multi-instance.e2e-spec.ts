@@ -9,6 +9,7 @@ import { OAuthTestKit } from './support/oauth-flow';
 import { startServiceProcess } from './support/service-process';
 import { startTestApp, startTwoInstances, TestApp, TwoInstances, uniqueEmail } from './support/test-app';
 import { createRestartableDatabase, TestDatabase } from './support/test-database';
+import { Database } from '../src/database/database';
 
 /**
  * What several instances behind one load balancer promise each other (docs/operations.md). The two-instance
@@ -128,7 +129,10 @@ describe('a SIGTERM while streams run', () => {
 
   type Query = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
 
-  /** Reads the shared database: directly on a server; embedded, through an app that takes over DATA_DIR. */
+  /**
+   * Reads the shared database, as it is: directly on a server; embedded, by opening DATA_DIR once the instance that
+   * owned it has exited (the database alone, not an app whose start could change what it finds).
+   */
   async function readDatabase<T>(work: (query: Query) => Promise<T>): Promise<T> {
     if (database.databaseUrl) {
       const client = new Client({ connectionString: database.databaseUrl });
@@ -139,12 +143,11 @@ describe('a SIGTERM while streams run', () => {
         await client.end();
       }
     }
-    const reader = await startTestApp({ modelsConfig: env.MODELS_CONFIG }, database);
+    const reader = await Database.open({ databaseUrl: null, dataDir: database.dataDir, dbPoolSize: 2 });
     try {
-      return await work((sql, params) => reader.database.dataSource.query(sql, params));
+      return await work((sql, params) => reader.dataSource.query(sql, params));
     } finally {
-      await reader.app.close();
-      await reader.database.close();
+      await reader.close();
     }
   }
 

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { embeddedTemplate } from '../../test/support/test-database';
 import { PgliteBridge } from './pglite-bridge';
 
 /** Many `pg` connections on one PGlite session: queries of different connections must never cross. */
@@ -9,7 +10,8 @@ describe('the PGlite bridge', () => {
   let pool: Pool;
 
   beforeAll(async () => {
-    db = await PGlite.create();
+    // Started from the migrated test template rather than initdb (0.9 s of CPU instead of 3); the table is its own.
+    db = await PGlite.create({ loadDataDir: await embeddedTemplate() });
     bridge = new PgliteBridge(db);
     const port = await bridge.start('127.0.0.1');
     pool = new Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 10 });

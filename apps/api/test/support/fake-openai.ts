@@ -7,8 +7,8 @@ import { closeLocally, listenLocally } from './local-server';
  * Special model names: `fail-500`, `fail-401` (an upstream that leaks its key in the message), `slow-stream`
  * (a chunk every 150 ms for a long time), `hang` (never answers), `paced` (two chunks 300 ms apart),
  * `html-page` (a web page inside a markdown fence, with prose around it), `html-remote` (a page loading a
- * script from another site), `html-slow` (the same after
- * FakeOpenAI.slowPageMs), `stream-2s` (20 chunks 100 ms apart, then the end).
+ * script from another site), `html-slow` (the same after FakeOpenAI.slowPageMs, or, held, when the test calls
+ * releaseSlowPages()), `stream-2s` (20 chunks 100 ms apart, then the end).
  */
 export interface Received {
   method: string;
@@ -24,8 +24,12 @@ export class FakeOpenAI {
   url = '';
   /** When the second chunk of a `paced` stream was written (ms since epoch). */
   pacedSecondChunkAt = 0;
-  /** How long `html-slow` takes to answer. */
-  slowPageMs = 2_000;
+  /**
+   * How long `html-slow` takes to answer, or `'held'`: until the test calls releaseSlowPages(), so a test that needs a
+   * page in flight (a busy app, a restart mid-call) waits for nothing once it has checked what it needed.
+   */
+  slowPageMs: number | 'held' = 2_000;
+  private readonly heldPages = new Set<() => void>();
 
   async start(): Promise<void> {
     const { server, origin } = await listenLocally((req, res) => this.handle(req, res));
@@ -35,6 +39,12 @@ export class FakeOpenAI {
 
   stop(): Promise<void> {
     return closeLocally(this.server);
+  }
+
+  /** Answers every held `html-slow` call now, and the later ones at once (slowPageMs becomes 0). */
+  releaseSlowPages(): void {
+    this.slowPageMs = 0;
+    for (const answer of [...this.heldPages]) answer();
   }
 
   last(path: string): Received | undefined {
@@ -254,8 +264,12 @@ export class FakeOpenAI {
   }
 
   /** A model that wraps its page in a markdown fence and talks around it, as chat models do. */
-  private page(res: ServerResponse, delayMs: number, html = FAKE_PAGE): void {
-    const timer = setTimeout(() => {
+  private page(res: ServerResponse, delayMs: number | 'held', html = FAKE_PAGE): void {
+    let timer: NodeJS.Timeout | undefined;
+    const answer = () => {
+      this.heldPages.delete(answer);
+      clearTimeout(timer);
+      if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -274,8 +288,13 @@ export class FakeOpenAI {
           usage: { prompt_tokens: 120, completion_tokens: 80, total_tokens: 200 },
         }),
       );
-    }, delayMs);
-    res.on('close', () => clearTimeout(timer));
+    };
+    if (delayMs === 'held') this.heldPages.add(answer);
+    else timer = setTimeout(answer, delayMs);
+    res.on('close', () => {
+      clearTimeout(timer);
+      this.heldPages.delete(answer);
+    });
   }
 
   private responses(res: ServerResponse, body: Record<string, any>): void {

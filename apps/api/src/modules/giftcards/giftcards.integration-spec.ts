@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, TestApp, uniqueEmail } from '../../../test/support/test-app';
-import { createTestDatabase } from '../../../test/support/test-database';
+import { createRestartableDatabase } from '../../../test/support/test-database';
 import { GiftcardsService } from './giftcards.service';
 
 const ROOT = join(__dirname, '..', '..', '..', '..', '..');
@@ -289,9 +289,10 @@ describe('one gift card, 50 concurrent redemptions', () => {
 
 describe('npm run admin -- giftcards', () => {
   it('issues cards into the service’s database and prints each code once, for the service to redeem', async () => {
-    const database = await createTestDatabase();
     const dir = mkdtempSync(join(tmpdir(), 'sy-admin-'));
-    const dataDir = database.databaseUrl ? 'memory://' : dir;
+    // The service's database: a server's, or embedded data on disk that the command opens, then the app.
+    const database = await createRestartableDatabase(dir);
+    const { dataDir } = database;
     try {
       const output = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
         const child = spawn('npm', ['run', '--silent', 'admin', '--', 'giftcards', '--amount', '10', '--count', '3'], {
@@ -316,7 +317,7 @@ describe('npm run admin -- giftcards', () => {
       for (const code of codes) expect(code).toMatch(CODE);
       expect(output.stderr).toContain('3 gift cards of 10.00, no expiry');
 
-      const app = await startTestApp({ signupCredit: 0 }, { ...database, dataDir });
+      const app = await startTestApp({ signupCredit: 0 }, database);
       try {
         const user = await register(app, 'cli');
         const res = await redeem(app, user.token, codes[1], '127.0.0.1');

@@ -23,7 +23,6 @@ describe('space jobs across restarts', () => {
 
   beforeAll(async () => {
     await fake.start();
-    fake.slowPageMs = 2_500;
     dir = mkdtempSync(join(tmpdir(), 'sy-space-jobs-'));
     catalogPath = join(dir, 'models.yaml');
     writeFileSync(catalogPath, fakeChatCatalog(fake.url, ['html-slow']));
@@ -31,6 +30,7 @@ describe('space jobs across restarts', () => {
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
+    fake.releaseSlowPages();
     await app?.close();
     await database?.drop();
     await fake.stop();
@@ -70,6 +70,11 @@ describe('space jobs across restarts', () => {
   let token = '';
   let userId = '';
 
+  // Each test holds the slow model's pages (its job stays in flight until the test releases them).
+  beforeEach(() => {
+    fake.slowPageMs = 'held';
+  });
+
   it('hands a job cut by a graceful shutdown back to the queue, and writes the page after the restart', async () => {
     app = await start({ shutdownGraceSeconds: 0 });
     const registered = await app.http('/api/v1/auth/register', {
@@ -91,6 +96,8 @@ describe('space jobs across restarts', () => {
     await upstreamCalls(1);
     await app.close();
 
+    // The page is written after the restart as soon as the model answers.
+    fake.releaseSlowPages();
     app = await start();
     const ready = await settled(app, token, slug);
     expect(ready).toMatchObject({ status: 'ready', version: 1 });
@@ -129,6 +136,7 @@ describe('space jobs across restarts', () => {
     await exited;
     child = undefined;
 
+    fake.releaseSlowPages();
     app = await start();
     if (database.databaseUrl) {
       // On a server the job stays the dead instance's until its lease runs out (a minute); skip the wait.

@@ -703,6 +703,12 @@ describe('spaces with a fake upstream', () => {
       body: { handle: uniqueHandle('fake') },
     });
   });
+  // A test that holds the slow model's pages (fake.slowPageMs = 'held': a job stays busy until it releases them)
+  // leaves none held for the next, and the slow model at its 1.5 s again.
+  afterEach(() => {
+    fake.releaseSlowPages();
+    fake.slowPageMs = 1_500;
+  });
   afterAll(async () => {
     await app?.close();
     await fake.stop();
@@ -838,6 +844,7 @@ describe('spaces with a fake upstream', () => {
   });
 
   it('runs one job per app: edits and undo wait while a model writes, and deleting abandons the job', async () => {
+    fake.slowPageMs = 'held';
     const { slug } = await generate(['html-slow']);
     const busyEdit = await app.http(`/api/v1/spaces/${slug}/edit`, {
       method: 'PUT',
@@ -845,7 +852,9 @@ describe('spaces with a fake upstream', () => {
       body: { prompt: 'Another change' },
     });
     expect([busyEdit.status, busyEdit.body.error.code]).toEqual([409, 'SPACE_APP_BUSY']);
+    fake.releaseSlowPages();
     expect((await settled(app, user, slug)).status).toBe('ready');
+    fake.slowPageMs = 'held';
     expect(
       (
         await app.http(`/api/v1/spaces/${slug}/edit`, {
@@ -862,8 +871,10 @@ describe('spaces with a fake upstream', () => {
       const res = await app.http(`/api/v1/spaces/${slug}/${path}`, { method, token: user.token, body });
       expect([path, res.status, res.body.error.code]).toEqual([path, 409, 'SPACE_APP_BUSY']);
     }
+    fake.releaseSlowPages();
     expect((await settled(app, user, slug)).version).toBe(2);
 
+    fake.slowPageMs = 'held';
     const doomed = await generate(['html-slow'], 'An app deleted while it is written');
     expect((await app.http(`/api/v1/spaces/${doomed.slug}`, { method: 'DELETE', token: user.token })).status).toBe(200);
     const [{ n }] = await app.database.dataSource.query(
@@ -875,6 +886,7 @@ describe('spaces with a fake upstream', () => {
   });
 
   it('writes at most three apps of one user at once (429 beyond)', async () => {
+    fake.slowPageMs = 'held';
     const slugs = [];
     for (let n = 1; n <= 3; n++) slugs.push((await generate(['html-slow'], `Slow app number ${n} of three`)).slug);
     const fourth = await app.http('/api/v1/spaces/generate', {
@@ -882,6 +894,7 @@ describe('spaces with a fake upstream', () => {
       body: { prompt: 'One app too many for now', models: ['html-slow'] },
     });
     expect([fourth.status, fourth.body.error.code]).toEqual([429, 'SPACE_TOO_MANY_JOBS']);
+    fake.releaseSlowPages();
     for (const slug of slugs) expect((await settled(app, user, slug)).status).toBe('ready');
     expect(
       (
@@ -939,6 +952,7 @@ describe('spaces with a fake upstream', () => {
       token: burst.token,
       body: { handle: uniqueHandle('burst') },
     });
+    fake.slowPageMs = 'held';
     const generateAll = () =>
       Promise.all(
         Array.from({ length: 12 }, (_, n) =>
@@ -971,7 +985,9 @@ describe('spaces with a fake upstream', () => {
 
     // Edits share the limit: with the three apps ready, three edits and nine generations race for three slots.
     const slugs = accepted.map((res) => res.body.data.slug as string);
+    fake.releaseSlowPages();
     for (const slug of slugs) expect((await settled(app, burst, slug)).status).toBe('ready');
+    fake.slowPageMs = 'held';
     const mixed = await Promise.all([
       ...slugs.map((slug) =>
         app.http(`/api/v1/spaces/${slug}/edit`, {
@@ -998,6 +1014,7 @@ describe('spaces with a fake upstream', () => {
       [burst.userId],
     );
     expect(active).toBe(3);
+    fake.releaseSlowPages();
     const mine = (await app.http('/api/v1/spaces/me/apps', { token: burst.token })).body.data as Array<{
       slug: string;
     }>;

@@ -47,12 +47,16 @@ async function readLedger(app: TestApp, userId: string) {
   };
 }
 
+// One app for the file (each test has users of its own); the concurrency cases add a second instance on a server.
+let booted: Promise<TestApp> | undefined;
+const firstApp = () => (booted ??= startTestApp({ signupCredit: 0 }));
+afterAll(async () => (await booted)?.close());
+
 describe('budgets', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ signupCredit: 0 });
+    app = await firstApp();
   });
-  afterAll(() => app?.close());
 
   it('refuses a call the budget cannot cover with 403 budget_exhausted, as JSON even for a stream', async () => {
     const { key } = await newUser(app, 0);
@@ -267,7 +271,7 @@ describe('money safety under concurrency', () => {
   let apps: TestApp[] = [];
 
   beforeAll(async () => {
-    const first = await startTestApp({ signupCredit: 0 });
+    const first = await firstApp();
     apps = [first];
     // Two instances share one PostgreSQL when there is a server; the embedded database has one owner.
     // They share Redis too (CI sets REDIS_URL with DATABASE_URL): changed limits reach both at once.
@@ -276,7 +280,6 @@ describe('money safety under concurrency', () => {
   });
   afterAll(async () => {
     for (const app of apps.slice(1)) await app.close();
-    await apps[0]?.close();
   });
 
   it(`never spends past the budget: 100 concurrent calls, ${twoInstances ? 'two instances' : 'one instance'}, 20 rounds`, async () => {
