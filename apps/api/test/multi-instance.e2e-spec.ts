@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { fakeChatCatalog, FakeOpenAI } from './support/fake-openai';
 import { OAuthTestKit } from './support/oauth-flow';
 import { startServiceProcess } from './support/service-process';
-import { startTestApp, startTwoInstances, TestApp, TwoInstances, uniqueEmail } from './support/test-app';
+import { startTwoInstances, TestApp, TwoInstances, uniqueEmail } from './support/test-app';
 import { createRestartableDatabase, TestDatabase } from './support/test-database';
 import { Database } from '../src/database/database';
 
