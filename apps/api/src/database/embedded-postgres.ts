@@ -9,7 +9,7 @@ import { PgliteBridge } from './pglite-bridge';
  * PGlite's start parameters plus a 32 MB buffer pool instead of initdb's 128 MB. The pool lives in PGlite's
  * WebAssembly memory, whose touched pages stay resident for the process's life (it never shrinks): 128 MB made
  * that memory 188 MB with about 160 MB resident under load, 32 MB keeps it at its initial 128 MB with about 55 MB
- * resident, about 90 MB less RSS at start and at the peak of the bench (docs/benchmarks.md, 2026-11-29). The
+ * resident, about 100 MB less RSS at start and at the peak of the bench (docs/benchmarks.md, 2026-11-29). The
  * embedded database is for small installations; a bigger one belongs on PostgreSQL.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
