@@ -143,4 +143,13 @@ embeddedOnly('the embedded database on disk', () => {
       await second.close();
     }
   });
+
+  it('serves its folder with a 32 MB buffer pool (its WebAssembly memory stays at 128 MB)', async () => {
+    const db = await Database.open({ databaseUrl: null, dataDir, dbPoolSize: 2 });
+    try {
+      expect(await db.dataSource.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+    } finally {
+      await db.close();
+    }
+  });
 });

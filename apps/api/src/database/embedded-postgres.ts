@@ -6,6 +6,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { PgliteBridge } from './pglite-bridge';
 
 /**
+ * PGlite's start parameters plus a 32 MB buffer pool instead of initdb's 128 MB. The pool lives in PGlite's
+ * WebAssembly memory, whose touched pages stay resident for the process's life (it never shrinks): 128 MB made
+ * that memory 188 MB with about 160 MB resident under load, 32 MB keeps it at its initial 128 MB with about 55 MB
+ * resident, about 100 MB less RSS at start and at the peak of the bench (docs/benchmarks.md, 2026-11-29). The
+ * embedded database is for small installations; a bigger one belongs on PostgreSQL.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
+/**
  * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind a socket bridge
  * (pglite-bridge.ts), reached with the ordinary `pg` driver. Why not typeorm-pglite: it hands one PGlite session to
  * every caller, so concurrent transactions interleave and `SELECT … FOR UPDATE` protects nothing. The bridge runs
@@ -29,7 +38,7 @@ export class EmbeddedPostgres {
     let lockFile: string | null = null;
     let db: PGlite;
     if (dataDir === 'memory://') {
-      db = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {});
+      db = await PGlite.create({ ...(snapshot ? { loadDataDir: snapshot } : {}), startParams: START_PARAMS });
     } else {
       const root = resolve(dataDir);
       mkdirSync(root, { recursive: true });
@@ -38,7 +47,7 @@ export class EmbeddedPostgres {
         const folder = join(root, 'pglite');
         if (!existsSync(join(folder, 'PG_VERSION')) && !(await initialiseApart(folder)))
           rmSync(folder, { recursive: true, force: true }); // a half-made folder: initialised here instead
-        db = await PGlite.create({ dataDir: folder });
+        db = await PGlite.create({ dataDir: folder, startParams: START_PARAMS });
       } catch (error) {
         releaseLock(lockFile);
         throw error;
