@@ -236,7 +236,7 @@ describe('the SDK against the server', () => {
   });
 
   it('drives the openai SDK (streaming) and @anthropic-ai/sdk through its options, billed to the app', async () => {
-    const { sy } = await signedIn();
+    const { sy, client } = await signedIn();
     const openai = new OpenAI(sy.openaiOptions());
     const stream = await openai.chat.completions.create({
       model: 'demo-chat',
@@ -254,9 +254,17 @@ describe('the SDK against the server', () => {
       messages: [{ role: 'user', content: 'Hello from Anthropic’s SDK' }],
     });
     expect(message.content[0]).toMatchObject({ type: 'text' });
-    // Both went with the user's token and the client-id header: the user's activity names the app.
-    const activity = await app.http('/api/v1/usage/me/activity?limit=5', { token: kit.alice.session });
-    expect(activity.body.data.items?.[0] ?? activity.body.data[0]).toBeDefined();
+    // Both went with the user's token and the client-id header: the user's activity names the app. Usage records
+    // are written in batches a moment after the answer, so wait (bounded) for both.
+    let viaApp: { appId: string | null }[] = [];
+    for (let tries = 0; tries < 200 && viaApp.length < 2; tries += 1) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      const activity = await app.http('/api/v1/usage/me/activity?limit=50', { token: kit.alice.session });
+      viaApp = (activity.body.data.items as { appId: string | null }[]).filter(
+        (item) => item.appId === client.clientId,
+      );
+    }
+    expect(viaApp).toHaveLength(2);
   });
 
   it('drives the Vercel AI SDK’s OpenAI-compatible provider through openaiOptions(), and maps its refusal', async () => {
