@@ -1,5 +1,7 @@
 // Steps several specs take the same way. Each waits at most the expectations' bounded timeouts.
-import { expectPath, expectText } from './expect.mjs';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { expectEqual, expectPath, expectText } from './expect.mjs';
 
 /** Creates an account through the registration form; the page lands on the overview, signed in. */
 export async function registerThroughForm(page, user) {
@@ -79,4 +81,64 @@ export async function goToSection(page, label) {
   const menu = page.getByRole('button', { name: 'Menu', exact: true });
   if (await menu.isVisible()) await menu.click();
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: label, exact: true }).click();
+}
+
+/** An OAuth app's callback on a free port: answers "done" and hands over the query it got (`query`, a promise). */
+export async function appCallback() {
+  let resolveQuery;
+  const query = new Promise((resolve) => (resolveQuery = resolve));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (url.pathname === '/callback') resolveQuery(Object.fromEntries(url.searchParams));
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('done');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return { redirectUri: `http://127.0.0.1:${server.address().port}/callback`, query, close: () => server.close() };
+}
+
+/**
+ * An app's sign-in with PKCE, up to its consent page: opens the authorize URL signed out and signs `account` in.
+ * Answers `allow()`, which clicks Allow, checks the state at `callback` and answers the token endpoint's JSON.
+ */
+export async function reachConsent(page, { baseUrl, clientId, callback, account }) {
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(8).toString('hex');
+  await page.goto(
+    `/oauth2/authorize?${new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: callback.redirectUri,
+      response_type: 'code',
+      scope: 'api:access',
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })}`,
+  );
+  await expectPath(page, (url) => url.pathname === '/signin');
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expectPath(page, (url) => url.pathname === '/consent');
+  return {
+    async allow() {
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
+      const answer = await callback.query;
+      callback.close();
+      expectEqual(answer.state, state, 'the state at the callback');
+      const response = await fetch(`${baseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: answer.code,
+          code_verifier: verifier,
+          redirect_uri: callback.redirectUri,
+          client_id: clientId,
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return response.json();
+    },
+  };
 }

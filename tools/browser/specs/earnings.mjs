@@ -3,30 +3,14 @@
 // (each call costs the provider's price plus the markup); the maker's Earnings page shows what the calls earned
 // and moves it into the maker's budget. The browser run has no hold (EARNINGS_HOLD_DAYS=0). Screenshot:
 // earnings-desktop.png.
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { signInThrough } from '../flows.mjs';
+import { appCallback, reachConsent, signInThrough } from '../flows.mjs';
 import { api, loaded, newAccount, screenshot } from '../devices.mjs';
 
 export const name = 'earnings';
 
-/** The app's callback: answers "done" and hands over the query it got. */
-async function callbackServer() {
-  let resolveQuery;
-  const query = new Promise((resolve) => (resolveQuery = resolve));
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (url.pathname === '/callback') resolveQuery(Object.fromEntries(url.searchParams));
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('done');
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  return { redirectUri: `http://127.0.0.1:${server.address().port}/callback`, query, close: () => server.close() };
-}
-
 export async function run({ newPage, baseUrl }) {
-  const cb = await callbackServer();
+  const cb = await appCallback();
   const maker = await newAccount(baseUrl, 'maker');
   const app = await api(baseUrl, '/api/v1/oauth2/clients', {
     token: maker.token,
@@ -49,43 +33,10 @@ export async function run({ newPage, baseUrl }) {
 
   // A user authorizes the app: the consent page states the markup before Allow.
   const user = await newAccount(baseUrl, 'payer');
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(8).toString('hex');
-  const authorize = `/oauth2/authorize?${new URLSearchParams({
-    client_id: app.clientId,
-    redirect_uri: cb.redirectUri,
-    response_type: 'code',
-    scope: 'api:access',
-    state,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  })}`;
   const userPage = await newPage();
-  await userPage.goto(authorize);
-  await expectPath(userPage, (url) => url.pathname === '/signin');
-  await userPage.getByLabel('Email').fill(user.email);
-  await userPage.getByLabel('Password').fill(user.password);
-  await userPage.getByRole('button', { name: 'Sign in' }).click();
-  await expectPath(userPage, (url) => url.pathname === '/consent');
+  const consentPage = await reachConsent(userPage, { baseUrl, clientId: app.clientId, callback: cb, account: user });
   await expectText(userPage.getByTestId('consent-markup'), 'adds 50% to the price of each call');
-  await userPage.getByRole('button', { name: 'Allow', exact: true }).click();
-  const answer = await cb.query;
-  expectEqual(answer.state, state, 'the state at the callback');
-  const tokens = await (
-    await fetch(`${baseUrl}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: answer.code,
-        code_verifier: verifier,
-        redirect_uri: cb.redirectUri,
-        client_id: app.clientId,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    })
-  ).json();
-  cb.close();
+  const tokens = await consentPage.allow();
 
   // The app calls the gateway for the user: each answer states the markup in its cost.
   const calls = async (count, tag) => {

@@ -3,10 +3,8 @@
 // pays of their calls and allows it; the app calls the gateway for them; their Authorized apps page says what is
 // left of the allowance, and their Requests page's money trace says the app paid for the call; the maker takes
 // back what is left, and the line goes. Screenshots: sponsor-desktop.png, sponsor-authorized-apps-desktop.png.
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { signInThrough } from '../flows.mjs';
+import { expectEqual, expectText, expectVisible } from '../expect.mjs';
+import { appCallback, reachConsent, signInThrough } from '../flows.mjs';
 import { api, loaded, newAccount, screenshot } from '../devices.mjs';
 
 export const name = 'sponsor';
@@ -20,27 +18,12 @@ const money = new Intl.NumberFormat('en-US', {
 });
 const micros = (units) => Math.round(units * 1e6);
 
-/** The app's callback: answers "done" and hands over the query it got. */
-async function callbackServer() {
-  let resolveQuery;
-  const query = new Promise((resolve) => (resolveQuery = resolve));
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (url.pathname === '/callback') resolveQuery(Object.fromEntries(url.searchParams));
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('done');
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  return { redirectUri: `http://127.0.0.1:${server.address().port}/callback`, query, close: () => server.close() };
-}
-
 export async function run({ newPage, baseUrl }) {
-  const cb = await callbackServer();
-  const { redirectUri } = cb;
+  const cb = await appCallback();
   const maker = await newAccount(baseUrl, 'sponsor');
   const app = await api(baseUrl, '/api/v1/oauth2/clients', {
     token: maker.token,
-    body: { clientName: 'Sponsored app', redirectUris: [redirectUri], requestedScopes: ['api:access'] },
+    body: { clientName: 'Sponsored app', redirectUris: [cb.redirectUri], requestedScopes: ['api:access'] },
   });
 
   // The maker funds the pool on the app's card.
@@ -62,45 +45,12 @@ export async function run({ newPage, baseUrl }) {
 
   // A new user reads what the app pays of their calls before Allow.
   const user = await newAccount(baseUrl, 'sponsored');
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(8).toString('hex');
-  const authorize = `/oauth2/authorize?${new URLSearchParams({
-    client_id: app.clientId,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope: 'api:access',
-    state,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  })}`;
   const userPage = await newPage();
-  await userPage.goto(authorize);
-  await expectPath(userPage, (url) => url.pathname === '/signin');
-  await userPage.getByLabel('Email').fill(user.email);
-  await userPage.getByLabel('Password').fill(user.password);
-  await userPage.getByRole('button', { name: 'Sign in' }).click();
-  await expectPath(userPage, (url) => url.pathname === '/consent');
+  const consentPage = await reachConsent(userPage, { baseUrl, clientId: app.clientId, callback: cb, account: user });
   await expectText(userPage.getByTestId('consent-sponsored'), 'Sponsored app pays up to $0.25 of your calls');
 
   // They allow it; the app calls the gateway for them once.
-  await userPage.getByRole('button', { name: 'Allow', exact: true }).click();
-  const answer = await cb.query;
-  cb.close();
-  expectEqual(answer.state, state, 'the state at the callback');
-  const tokens = await (
-    await fetch(`${baseUrl}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: answer.code,
-        code_verifier: verifier,
-        redirect_uri: redirectUri,
-        client_id: app.clientId,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    })
-  ).json();
+  const tokens = await consentPage.allow();
   const call = await fetch(`${baseUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: {
