@@ -15,6 +15,8 @@ module.exports = {
   // The default output, and each file's seconds when SY_TEST_TIMINGS names a file (.ci/run's timing report).
   reporters: ['default', '<rootDir>/../../tools/timing/jest-reporter.cjs'],
   resolver: '<rootDir>/../../tools/jest/resolver.cjs',
+  // Jest's runtime with a V8 code cache and WebAssembly without its optimising tier (tools/jest/runtime.cjs).
+  runtime: '<rootDir>/../../tools/jest/runtime.cjs',
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swcOptions] },
   transformIgnorePatterns: [

@@ -14,6 +14,7 @@ import { refuseCrossSiteWrites } from './common/http/same-origin';
 import { dashboardStatic } from './common/http/dashboard-static';
 import { readSdkScript, sdkScript } from './common/http/sdk-script';
 import { buildOpenApiDocument } from './common/http/openapi';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { oauthCors } from './common/http/open-cors';
 import { answerMalformedRequests, refuseBadUrls } from './common/http/input-hygiene';
 import { requestContext } from './common/http/request-context';
@@ -166,13 +167,20 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     app.useGlobalFilters(new AllExceptionsFilter());
     app.useGlobalPipes(createValidationPipe());
 
-    const document = buildOpenApiDocument(app, config.publicUrl);
-    addGatewayPaths(document);
-    addSpacesHostingPaths(document);
+    // Built at its first request, not at every start: generating it costs about 70 ms of CPU that each start (and
+    // each of the test suites' hundreds of app boots) spent for a document few ever read.
+    let document: OpenAPIObject | undefined;
     app
       .getHttpAdapter()
       .getInstance()
-      .get('/openapi.json', (_req: Request, res: Response) => res.json(document));
+      .get('/openapi.json', (_req: Request, res: Response) => {
+        if (!document) {
+          document = buildOpenApiDocument(app, config.publicUrl);
+          addGatewayPaths(document);
+          addSpacesHostingPaths(document);
+        }
+        res.json(document);
+      });
 
     // Gateway calls skip Express altogether (modules/proxy/front-door.ts): the gateway reads its own bodies (raw
     // JSON kept for pass-through, multipart streamed to disk) and needs none of the router's machinery.
