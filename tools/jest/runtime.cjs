@@ -13,7 +13,7 @@
 //
 // Everything else is Jest's own runtime. (CommonJS: Jest requires it.)
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
@@ -23,6 +23,14 @@ const Runtime = require('jest-runtime').default;
 v8.setFlagsFromString('--liftoff-only');
 
 const CACHE_DIR = join(tmpdir(), 'switchyard-jest-code-cache', `${process.version}-${process.arch}`);
+// Every edited module leaves its old entry behind: past about ten runs' worth of modules the folder starts afresh
+// (the next files fill it again), so months of edits never fill the disk.
+const MAX_ENTRIES = 30_000;
+try {
+  if (readdirSync(CACHE_DIR).length > MAX_ENTRIES) rmSync(CACHE_DIR, { recursive: true, force: true });
+} catch {
+  // No folder yet.
+}
 mkdirSync(CACHE_DIR, { recursive: true });
 
 function readCache(key) {
