@@ -14,6 +14,8 @@
 //                 the failover scenario (tools/bench/failover.mjs), whose section of the doc is written whenever it
 //                 runs. Quick: BENCH_ONLY=failover BENCH_DURATION_MS=4000 BENCH_ROUNDS=0 BENCH_PROFILE=0
 //   BENCH_SY_PROF=dir   every Switchyard process runs under --cpu-prof, its profile written to dir at exit
+//   BENCH_MAIN=path   the Switchyard build to run (apps/api/dist/main.js): a copy of an earlier build's dist kept
+//                 beside it (in apps/api, so that its packages resolve), for alternating A/B runs of two builds
 //   BENCH_PROFILE=0   skip the CPU-profile pass ("Where the time goes")
 //   BENCH_PROFILE_STREAM=1   profile stream-10 instead of json-10 (for work on the streaming path)
 //   BENCH_ROUNDS (5)   interleaved json-10 rounds of relay, Portkey and Switchyard (PostgreSQL), all running at

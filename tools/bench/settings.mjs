@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT } from './common.mjs';
 
 export const HERE = dirname(fileURLToPath(import.meta.url));
-export const MAIN = join(ROOT, 'apps/api/dist/main.js');
+export const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'apps/api/dist/main.js');
 /** Switchyard runs with the node flags `npm start` gives it (and the Docker image): the bench measures what users run. */
 export const NODE_FLAGS = (() => {
   const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;

@@ -76,6 +76,8 @@ export class CallBilling {
       tokens = affordableOutputTokens(call.model, estimate, providerPart(reservation.amountMicros, markup));
       // The rest of the request must fit the lowered bound too (a Messages call's thinking budget), or it is refused.
       const fits = !call.fitOutput || !call.json || call.fitOutput(call.json, tokens);
+      // fitOutput may have written into the request (a thinking budget): what was worked out from it is stale.
+      call.requestChanged();
       if (tokens < Math.min(1, output.tokens) || !call.json || !fits) {
         call.release();
         await this.reservations.settle(reservation, 0, 'refused');

@@ -9,7 +9,12 @@ import { estimateTextTokens } from './prompt-size';
  * served; retrieving a video is not a billable call, its creation was).
  */
 export function billedUsage(call: Call): Metered {
-  return isBillable(call.route.action) ? { ...call.metered, requests: 1 } : call.metered;
+  if (!isBillable(call.route.action)) return call.metered;
+  // A copy and one field, not `{ ...call.metered, requests: 1 }`: a spread that adds a key the object lacks takes
+  // V8's slow path (about 0.7 µs, against 0.1; docs/benchmarks.md).
+  const billed: Metered = Object.assign({}, call.metered);
+  billed.requests = 1;
+  return billed;
 }
 
 /**

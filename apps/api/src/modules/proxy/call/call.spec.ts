@@ -63,6 +63,21 @@ describe('Call: its state changes only through named operations', () => {
     expect(other.outputBoundReplaces).toBe(false);
   });
 
+  it('keeps what was worked out from its request (a route) until the gateway changes the request', () => {
+    const call = newCall();
+    const deployment = {};
+    const route = { worked: 'out' };
+    expect(call.keptFor(deployment)).toBeUndefined();
+    call.keepFor(deployment, route);
+    expect(call.keptFor(deployment)).toBe(route);
+    expect(call.keptFor({})).toBeUndefined();
+    call.boundOutput(['max_tokens'], 20);
+    expect(call.keptFor(deployment)).toBeUndefined();
+    call.keepFor(deployment, route);
+    call.requestChanged();
+    expect(call.keptFor(deployment)).toBeUndefined();
+  });
+
   it('merges the usage the provider reports, count by count, and keeps it final once final', () => {
     const call = newCall();
     expect(call.noteUsage({ completion_tokens: 3 }, fromOpenAiChat, false)).toBe(false);

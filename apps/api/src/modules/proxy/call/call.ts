@@ -101,6 +101,8 @@ export class Call {
   #usageFinal = false;
   #usageVersion = 0;
   #priced: object | null = null;
+  /** What the pipeline worked out for the request as it stands, by deployment (pipeline/call-routes.ts). */
+  #kept: Map<object, object> | null = null;
 
   constructor(start: CallStart, startedAt: Date, model: CatalogModel, request: CallRequest) {
     this.requestId = start.requestId;
@@ -227,6 +229,22 @@ export class Call {
     const bound: Record<string, number> = {};
     for (const field of fields) bound[field] = json[field] = tokens;
     this.#outputBound = bound;
+    this.requestChanged();
+  }
+
+  /**
+   * What the pipeline worked out from the request as it stands (a deployment's route: its policy verdict and
+   * estimate, pipeline/call-routes.ts), kept by `key` until the gateway changes the request (requestChanged).
+   */
+  keptFor(key: object): object | undefined {
+    return this.#kept?.get(key);
+  }
+  keepFor(key: object, value: object): void {
+    (this.#kept ??= new Map()).set(key, value);
+  }
+  /** The gateway changed the request (its output bound, a field that must fit it): nothing kept from it holds. */
+  requestChanged(): void {
+    this.#kept = null;
   }
 
   /** Keeps what billing priced the usage at (priced-usage.ts). */

@@ -21,6 +21,12 @@ export interface Route {
   estimate: Estimate;
 }
 
+/** A route kept with the call (Call.keepFor), for the model it was worked out for. */
+interface KeptRoute {
+  model: CatalogModel;
+  route: Route;
+}
+
 /** One model's plan for a call: its candidates in order (each one the call can be sent to), or why there are none. */
 export interface Planned {
   model: CatalogModel;
@@ -63,6 +69,18 @@ export class CallRoutes {
    * call's own model: its errors are the caller's answer, as before routing).
    */
   routeOf(call: Call, model: CatalogModel, deployment: Deployment, strict = false): Route | null {
+    // The plan, the reservation's choice and the fitting check each ask for the same routes: each is worked out
+    // once for the request as it stands (the policy walks the body, the estimate measures the prompt), again only
+    // once the gateway has changed the request (its output bound). A refusal is not kept: it is worked out again,
+    // and thrown when strict.
+    const kept = call.keptFor(deployment) as KeptRoute | undefined;
+    if (kept?.model === model) return kept.route;
+    const route = this.workOut(call, model, deployment, strict);
+    if (route) call.keepFor(deployment, { model, route } satisfies KeptRoute);
+    return route;
+  }
+
+  private workOut(call: Call, model: CatalogModel, deployment: Deployment, strict: boolean): Route | null {
     const served = servedBy(model, deployment);
     if (call.format !== OPENAI_FORMAT && !this.adapters.takes(served, call.format)) return null;
     try {

@@ -209,6 +209,25 @@ describe('balance', () => {
     expect(balance(routable(model, {}, { p1: CLOSED }), options()).retryAfterMs).toBeNull();
   });
 
+  it('one deployment (its own short path): its breaker alone decides; busy, over its limits or stalled, it is still tried', () => {
+    const one = modelWith([{ provider: 'p1' }], 'least-busy');
+    const off = { state: 'forced_open', until: 0, level: 0, reason: 'forced' } as SharedBreaker;
+    const busy = { inFlight: 9, oldestWaitMs: 60_000, requestsThisMinute: 1e9, tokensThisMinute: 1e12 };
+    const deployment = one.deployments[0];
+    const cases: [SharedBreaker, ReturnType<typeof balance>][] = [
+      [CLOSED, { candidates: [{ deployment, probe: false }], retryAfterMs: null, rateLimited: false }],
+      // Cooled down: half-open, and the call is its probe.
+      [open(NOW - 1), { candidates: [{ deployment, probe: true }], retryAfterMs: null, rateLimited: false }],
+      [open(NOW + 4_000), { candidates: [], retryAfterMs: 4_000, rateLimited: false }],
+      [open(NOW + 2_500, 'rate_limited'), { candidates: [], retryAfterMs: 2_500, rateLimited: true }],
+      [off, { candidates: [], retryAfterMs: null, rateLimited: false }],
+    ];
+    for (const [breaker, expected] of cases) {
+      expect(balance(routable(one, { p1: busy }, { p1: breaker }), options())).toEqual(expected);
+      expect(balance(routable(one, {}, { p1: breaker }), options({ strategy: 'weighted' }))).toEqual(expected);
+    }
+  });
+
   it('puts last a deployment whose oldest attempt waits far longer than usual for a first byte (it may hang)', () => {
     const model = modelWith([{ provider: 'p1', weight: 1000 }, { provider: 'p2' }]);
     const waits = (p1: number, ttfbMs: number | null) =>

@@ -60,6 +60,7 @@ const LATENCY_BUFFER = 0.1;
  */
 export function balance(deployments: RoutableDeployment[], options: BalanceOptions): Balanced {
   const { now } = options;
+  if (deployments.length === 1) return balanceOne(deployments[0], now);
   const random = options.random ?? Math.random;
   const probes: RoutableDeployment[] = [];
   const closed: RoutableDeployment[] = [];
@@ -88,6 +89,26 @@ export function balance(deployments: RoutableDeployment[], options: BalanceOptio
     candidates,
     retryAfterMs: candidates.length ? null : retryAfterMs,
     rateLimited: !candidates.length && retryAfterMs !== null && rateLimited,
+  };
+}
+
+/**
+ * balance() of a model with one deployment (most models): the same answer, without the draw, the sorts and their
+ * arrays, on every call. Nothing to order: its breaker alone decides (a rate or a stall only ever reorders).
+ */
+function balanceOne(item: RoutableDeployment, now: number): Balanced {
+  const phase = phaseOf(item.breaker, now);
+  if (phase === 'closed' || phase === 'half_open')
+    return {
+      candidates: [{ deployment: item.deployment, probe: phase === 'half_open' }],
+      retryAfterMs: null,
+      rateLimited: false,
+    };
+  const open = phase === 'open';
+  return {
+    candidates: [],
+    retryAfterMs: open ? item.breaker.until - now : null,
+    rateLimited: open && item.breaker.reason === 'rate_limited',
   };
 }
 
