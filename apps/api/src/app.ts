@@ -170,12 +170,13 @@ export async function createApp(given: AppConfig, options: CreateAppOptions = {}
     // Built at its first request, not at every start: generating it costs about 70 ms of CPU that each start (and
     // each of the test suites' hundreds of app boots) spent for a document few ever read.
     let document: OpenAPIObject | undefined;
+    const nest = app;
     app
       .getHttpAdapter()
       .getInstance()
       .get('/openapi.json', (_req: Request, res: Response) => {
         if (!document) {
-          document = buildOpenApiDocument(app, config.publicUrl);
+          document = buildOpenApiDocument(nest, config.publicUrl);
           addGatewayPaths(document);
           addSpacesHostingPaths(document);
         }
