@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { PgliteBridge } from './pglite-bridge';
 
@@ -13,6 +14,22 @@ import { PgliteBridge } from './pglite-bridge';
  * embedded database is for small installations; a bigger one belongs on PostgreSQL.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
+/**
+ * PGlite's WebAssembly compiled by Liftoff (V8's baseline compiler) only, never again by TurboFan for the functions
+ * that turn hot. PGlite is 9 MB of WebAssembly: V8's default tiering kept 60–90 MB more resident (both tiers' code and
+ * the background compilations' memory), the embedded process's peak under 100 streams 423–510 MB against 339–427 MB
+ * in alternating runs, and an idle server 332–366 MB against 254–274 MB (docs/benchmarks.md, 2026-11-29). The price
+ * is PGlite's speed: a PGlite-only loop of the gateway's kind of transaction took 0–10% more CPU; in the bench the
+ * difference was within the machine's noise. Compiling with TurboFan only (`--no-liftoff`) was faster but saved less.
+ * The flag is the process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults; it applies
+ * to all WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node is kept.
+ */
+function compileWebAssemblyWithLiftoff(): void {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (given.some((flag) => /^--(no-)?liftoff/.test(flag))) return;
+  setFlagsFromString('--liftoff-only');
+}
 
 /**
  * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind a socket bridge
@@ -37,6 +54,7 @@ export class EmbeddedPostgres {
   static async start(dataDir: string, snapshot: Blob | null = null): Promise<EmbeddedPostgres> {
     let lockFile: string | null = null;
     let db: PGlite;
+    compileWebAssemblyWithLiftoff(); // before PGlite compiles its WebAssembly
     if (dataDir === 'memory://') {
       db = await PGlite.create({ ...(snapshot ? { loadDataDir: snapshot } : {}), startParams: START_PARAMS });
     } else {
