@@ -17,13 +17,13 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
 
 /**
  * PGlite's WebAssembly compiled by Liftoff (V8's baseline compiler) only, never again by TurboFan for the functions
- * that turn hot. PGlite is 9 MB of WebAssembly: V8's default tiering kept 60–90 MB more resident (both tiers' code and
- * the background compilations' memory), the embedded process's peak under 100 streams 423–510 MB against 339–427 MB
- * in alternating runs, and an idle server 332–366 MB against 254–274 MB (docs/benchmarks.md, 2026-11-29). The price
- * is PGlite's speed: a PGlite-only loop of the gateway's kind of transaction took 0–10% more CPU; in the bench the
- * difference was within the machine's noise. Compiling with TurboFan only (`--no-liftoff`) was faster but saved less.
- * The flag is the process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults; it applies
- * to all WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node is kept.
+ * that turn hot. PGlite is 9 MB of WebAssembly: V8's default tiering kept 60–90 MB more resident (the background
+ * compilations' memory and both tiers' code), the embedded process's peak under 100 streams 400–510 MB against
+ * 326–427 MB in alternating runs, an idle server 332–366 MB against 254–274 MB (docs/benchmarks.md, 2026-11-29,
+ * "WebAssembly tiering"). Its price was not measurable: a PGlite-only loop of the gateway's kind of transaction and a
+ * loop of streamed undici requests cost the same CPU either way, and start-up is a second faster. The flag is the
+ * process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults; it applies to all
+ * WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node is kept.
  */
 function compileWebAssemblyWithLiftoff(): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
