@@ -25,10 +25,17 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
  * process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults; it applies to all
  * WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node is kept.
  */
+export function wasmTieringFlag(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): string | null {
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  return given.some((flag) => /^--(no-)?liftoff/.test(flag)) ? null : '--liftoff-only';
+}
+
 function compileWebAssemblyWithLiftoff(): void {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((flag) => /^--(no-)?liftoff/.test(flag))) return;
-  setFlagsFromString('--liftoff-only');
+  const flag = wasmTieringFlag();
+  if (flag) setFlagsFromString(flag);
 }
 
 /**
