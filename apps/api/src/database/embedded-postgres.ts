@@ -20,10 +20,12 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
  * that turn hot. PGlite is 9 MB of WebAssembly: V8's default tiering kept 60–90 MB more resident (the background
  * compilations' memory and both tiers' code), the embedded process's peak under 100 streams 400–510 MB against
  * 326–427 MB in alternating runs, an idle server 332–366 MB against 254–274 MB (docs/benchmarks.md, 2026-11-29,
- * "WebAssembly tiering"). Its price was not measurable: a PGlite-only loop of the gateway's kind of transaction and a
- * loop of streamed undici requests cost the same CPU either way, and start-up is a second faster. The flag is the
- * process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults; it applies to all
- * WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node is kept.
+ * "WebAssembly tiering"), and start-up is a second faster. The price, measured on a quiet machine: about 15% of the
+ * embedded database's throughput under 100 connections and 13–18% more CPU per call, a trade for small
+ * installations (a busier one belongs on PostgreSQL). TurboFan only (`--no-liftoff`) was faster but saved nothing at
+ * the peak. The flag is the process's: set when an embedded database opens, so PostgreSQL mode keeps V8's defaults;
+ * it applies to all WebAssembly compiled after it (undici's HTTP parser included). A `--liftoff…` flag given to node
+ * is kept.
  */
 export function wasmTieringFlag(
   execArgv: readonly string[] = process.execArgv,
