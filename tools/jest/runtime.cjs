@@ -9,7 +9,9 @@
 //   each written aside and renamed (two workers writing at once each leave a whole file).
 // - WebAssembly without the optimising tier (`--liftoff-only`, set once per worker before anything compiles): a
 //   test file's database lives a few seconds, too short for TurboFan's compile of PGlite's hot functions to pay
-//   for itself (0.5–0.7 s of CPU per database start). The product keeps V8's defaults.
+//   for itself (0.5–0.7 s of CPU per database start). An embedded database sets the same flag when it opens
+//   (database/embedded-postgres.ts); setting it here first keeps V8's flags, and so the code cache, the same for the
+//   worker's whole life, and covers the PostgreSQL pass too.
 //
 // Everything else is Jest's own runtime. (CommonJS: Jest requires it.)
 const { createHash } = require('node:crypto');
