@@ -1,8 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Global, Header, Headers, Inject, Injectable, Module } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Global,
+  Header,
+  Headers,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { CallTotals, type ObservedCall } from './call-totals';
+import { startDefaultMetrics } from './default-metrics';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { Access } from '../auth/access.decorator';
@@ -16,8 +27,9 @@ export type { ObservedCall } from './call-totals';
  * catalog model ids, gateway methods, outcome names; never users, keys or request ids.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationShutdown {
   readonly registry = new Registry();
+  private readonly stopDefaultMetrics: () => void;
   /** Each call adds to plain running totals; the series below are read from them when scraped. */
   private readonly totals = new CallTotals();
   private readonly upstreamErrors = new Counter({
@@ -65,7 +77,11 @@ export class MetricsService {
         totals.fill(this, [(t) => ({ model: t.model }), (t) => t.costMicros / 1e6]);
       },
     });
-    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_' });
+    this.stopDefaultMetrics = startDefaultMetrics(this.registry, 'switchyard_');
+  }
+
+  onApplicationShutdown(): void {
+    this.stopDefaultMetrics();
   }
 
   observeCall(call: ObservedCall): void {
