@@ -66,15 +66,28 @@ export interface ExactSettlement {
 
 const num = (value: unknown) => Number(value ?? 0);
 
+/** How often a reservation is asked when PostgreSQL failed it for a deadlock or a serialization conflict. */
+const RESERVE_ATTEMPTS = 3;
+/** deadlock_detected, serialization_failure: the statement was undone and may be run again as it was. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
 /**
  * The tail of a batched settlement: `agg` (user_id, held, settled) moves each balance's held amount out of
  * reserved and its settled amount into debits; `calls` (id, user_id, settled_micros) gets one ledger debit per
- * charged call, keyed by the call's id. Yields the CTEs `b` and `l`.
+ * charged call, keyed by the call's id. Yields the CTEs `locked`, `b` and `l`.
+ * A batch names several users, and two batches (two instances, or a batch and the sweeper) may name the same ones:
+ * `locked` takes their balance rows in user id order before `b` updates any (b cannot yield a row before `locked`'s
+ * one row, its count, exists), so two batches never hold one balance each while waiting for the other's. Updating in
+ * whatever order the join came up with, they did: PostgreSQL failed one of them, and a reservation queued behind
+ * either could be the one it failed (docs/budgets.md, "Locks").
  */
-const debitCtes = (calls: string) => `b AS (
+const debitCtes = (calls: string) => `locked AS (
+         SELECT count(*) AS n FROM (SELECT 1 FROM balances WHERE user_id IN (SELECT user_id FROM agg)
+                                     ORDER BY user_id FOR NO KEY UPDATE) AS o),
+       b AS (
          UPDATE balances SET reserved_micros = balances.reserved_micros - agg.held,
                 debits_micros = balances.debits_micros + agg.settled, updated_at = now()
-           FROM agg WHERE balances.user_id = agg.user_id RETURNING 1),
+           FROM agg, locked WHERE balances.user_id = agg.user_id AND locked.n >= 0 RETURNING 1),
        l AS (
          INSERT INTO ledger_entries (user_id, amount_micros, kind, source, idempotency_key)
          SELECT user_id, -settled_micros, 'usage', id::text, 'usage:' || id::text FROM ${calls} WHERE settled_micros > 0
@@ -125,24 +138,36 @@ export class ReservationsRepository {
    * concurrent reservations on any instance serialise on it.
    */
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const rows = await hotQuery(
-      this.dataSource,
-      'sy_reserve',
-      'SELECT remaining, amount, tripped, balance, headroom FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      [
-        input.userId,
-        input.worstMicros,
-        input.minimumMicros,
-        input.id,
-        input.requestId,
-        input.apiKeyId,
-        input.oauthClientId,
-        input.inputEstimateMicros,
-        input.ttlSeconds,
-        input.lease === true,
-        input.markupPercent ?? 0,
-      ],
-    );
+    const values = [
+      input.userId,
+      input.worstMicros,
+      input.minimumMicros,
+      input.id,
+      input.requestId,
+      input.apiKeyId,
+      input.oauthClientId,
+      input.inputEstimateMicros,
+      input.ttlSeconds,
+      input.lease === true,
+      input.markupPercent ?? 0,
+    ];
+    let rows: Record<string, unknown>[];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        rows = await hotQuery(
+          this.dataSource,
+          'sy_reserve',
+          'SELECT remaining, amount, tripped, balance, headroom FROM sy_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+          values,
+        );
+        break;
+      } catch (error) {
+        // A reservation queued on a balance row behind statements that deadlocked among themselves can be the one
+        // PostgreSQL fails to break the cycle. The statement was undone as a whole, so it is simply asked again
+        // rather than answered 500 (docs/budgets.md, "Locks").
+        if (attempt >= RESERVE_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      }
+    }
     const row = rows[0] ?? {};
     return {
       amountMicros: row.amount === null || row.amount === undefined ? null : num(row.amount),
