@@ -12,8 +12,12 @@
 // `spacesUrl` is SPACES_ORIGIN (localhost, as the API derives it from a loopback PUBLIC_URL), the spaces host
 // whose subdomains `{handle}--{slug}.localhost` are the published apps' own origins (Chromium resolves them). `exampleUrl` is the example chat app the API serves on EXAMPLE_PORT (docs/sdk.md), addressed as
 // localhost so that its origin differs from the dashboard's in host as well as port. `serverLog()` is the API's output so far (one access line per request: what the API received).
-// Use `ctx.newPage()`: it opens a fresh context (no cookies) with bounded default timeouts, and the runner
-// screenshots it on failure and closes it afterwards. Every wait here is bounded.
+// Use `ctx.newPage()`: it opens a new page in a context of its own (no cookies, no storage) with bounded default
+// timeouts, and the runner screenshots it on failure and closes it afterwards. Every wait here is bounded.
+// Contexts are pooled (one pool per set of options): a test's context is one an earlier test used, its cookies,
+// storage and permissions reset, its pages closed but one blank page the runner keeps on the dashboard's site. A new
+// context and its first page cost Chromium about 0.7 s of CPU, a pooled one a third of that, and a pass opens about
+// a hundred (issue 27, docs/architecture.md "Tests"). Two newPage() calls of one test never share a context.
 // The dashboard runs under its Content-Security-Policy: a test fails when a page of the dashboard's origin reports
 // a violation of it (hosted apps' own violations, in their opaque origin, are theirs to report).
 //
@@ -55,6 +59,8 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-component-update',
   '--disable-sync',
+  // Pages of one site share a renderer process (the pooled contexts' kept pages hold the dashboard's open).
+  '--process-per-site',
 ];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -192,8 +198,80 @@ function reportCspViolations(mark) {
   );
 }
 
-async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dataDir }) {
-  const contexts = [];
+/**
+ * Contexts kept from test to test, one pool per set of newPage() options. Each keeps a page of its own open on the
+ * dashboard's site (GET /healthz), so that the renderer process for that site outlives the test's pages and the next
+ * test's pages join it (--process-per-site) rather than start one. Between tests a context is reset: every page but
+ * that one closed, its cookies and permissions cleared (the options' permissions granted again), and every origin its
+ * pages reached cleared of its storage (local storage, IndexedDB, cache storage, service workers); sessionStorage
+ * belongs to a page, and each test's pages are new. A context whose reset fails is closed and not kept.
+ */
+function createContextPool(browser, baseUrl) {
+  const idle = new Map(); // options key -> [{ context, options, keeper, cdp, origins }]
+
+  async function create(options) {
+    const context = await browser.newContext({ baseURL: baseUrl, ...options });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+    context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
+    await context.addInitScript(reportCspViolations, CSP_MARK);
+    const entry = { context, options, origins: new Set(), keeper: null, cdp: null };
+    context.on('request', (request) => {
+      const url = request.url();
+      if (url.startsWith('http')) entry.origins.add(new URL(url).origin);
+    });
+    entry.keeper = await context.newPage();
+    await entry.keeper.goto(`${baseUrl}/healthz`);
+    entry.cdp = await context.newCDPSession(entry.keeper);
+    return entry;
+  }
+
+  async function reset(entry) {
+    const { context, keeper, cdp, options } = entry;
+    await Promise.all(
+      context
+        .pages()
+        .filter((page) => page !== keeper)
+        .map((page) => page.close()),
+    );
+    await context.clearCookies();
+    await context.clearPermissions();
+    if (options.permissions) await context.grantPermissions(options.permissions);
+    for (const origin of entry.origins) {
+      await cdp.send('Storage.clearDataForOrigin', {
+        origin,
+        storageTypes: 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql',
+      });
+    }
+    entry.origins.clear();
+  }
+
+  return {
+    /** A context for one test's newPage(options): an idle pooled one, or a new one. */
+    async lease(options) {
+      const key = JSON.stringify(options);
+      const entry = idle.get(key)?.pop() ?? (await create(options));
+      entry.key = key;
+      return entry;
+    },
+    /**
+     * Resets a context the test is done with and keeps it for the next. A failed test's contexts are closed instead
+     * (what it left running must not reach the next test), as is one whose reset fails.
+     */
+    async release(entry, { keep }) {
+      try {
+        if (!keep) throw new Error('not kept');
+        await withTimeout(reset(entry), 5_000, 'resetting a context');
+        if (!idle.has(entry.key)) idle.set(entry.key, []);
+        idle.get(entry.key).push(entry);
+      } catch {
+        await withTimeout(entry.context.close(), 5_000, 'closing a context').catch(() => {});
+      }
+    },
+  };
+}
+
+async function runTest(test, { browser, pool, baseUrl, spacesUrl, exampleUrl, log, dataDir }) {
+  const leased = [];
   const pageErrors = [];
   const dashboardViolations = [];
   const watch = (page) => {
@@ -215,13 +293,10 @@ async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dat
     dataDir,
     serverLog: () => log.text(),
     async newPage(options = {}) {
-      const context = await browser.newContext({ baseURL: baseUrl, ...options });
-      context.setDefaultTimeout(ACTION_TIMEOUT_MS);
-      context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
-      await context.addInitScript(reportCspViolations, CSP_MARK);
-      context.on('page', watch);
-      contexts.push(context);
-      return context.newPage();
+      const entry = await pool.lease(options);
+      entry.context.on('page', watch);
+      leased.push(entry);
+      return entry.context.newPage();
     },
   };
 
@@ -245,8 +320,8 @@ async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dat
   if (failure) {
     await mkdir(artifactsDir, { recursive: true });
     let index = 0;
-    for (const context of contexts) {
-      for (const page of context.pages()) {
+    for (const { context, keeper } of leased) {
+      for (const page of context.pages().filter((open) => open !== keeper)) {
         const file = join(artifactsDir, `${slug(test.name)}${index ? `-${index}` : ''}.png`);
         index += 1;
         try {
@@ -258,9 +333,8 @@ async function runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dat
       }
     }
   }
-  await Promise.all(
-    contexts.map((context) => withTimeout(context.close(), 5_000, 'closing a context').catch(() => {})),
-  );
+  for (const entry of leased) entry.context.off('page', watch);
+  await Promise.all(leased.map((entry) => pool.release(entry, { keep: !failure })));
   return { failure, ms: Date.now() - started, screenshots, pageErrors };
 }
 
@@ -329,8 +403,9 @@ async function main() {
       'launching Chromium',
     );
 
+    const pool = createContextPool(browser, baseUrl);
     for (const test of tests) {
-      const result = await runTest(test, { browser, baseUrl, spacesUrl, exampleUrl, log, dataDir });
+      const result = await runTest(test, { browser, pool, baseUrl, spacesUrl, exampleUrl, log, dataDir });
       if (!result.failure) {
         passed += 1;
         console.log(`✓ ${test.name} (${result.ms} ms)`);

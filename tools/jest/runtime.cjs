@@ -1,4 +1,4 @@
-// Jest's runtime for every project (jest.preset.js), with two costs of each test file taken out (issue 27,
+// Jest's runtime for every project (jest.preset.js), with three costs of each test file taken out (issue 27,
 // docs/architecture.md "Tests"). Jest gives every test file a fresh module registry, so each file compiles all it
 // loads again (Nest, TypeORM, the app's own modules) and each embedded database compiles PGlite's WebAssembly again.
 //
@@ -12,10 +12,12 @@
 //   for itself (0.5–0.7 s of CPU per database start). An embedded database sets the same flag when it opens
 //   (database/embedded-postgres.ts); setting it here first keeps V8's flags, and so the code cache, the same for the
 //   worker's whole life, and covers the PostgreSQL pass too.
+// - What a worker's earlier files read, kept for its later ones: each module's transform (while its file keeps its
+//   size and modification time), the code cache read or written, and each source's cache key.
 //
 // Everything else is Jest's own runtime. (CommonJS: Jest requires it.)
 const { createHash } = require('node:crypto');
-const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
@@ -35,15 +37,24 @@ try {
 }
 mkdirSync(CACHE_DIR, { recursive: true });
 
+// What this worker has read or written of the code cache, kept for its later files (a worker runs many).
+const cachedInWorker = new Map();
+
 function readCache(key) {
-  try {
-    return readFileSync(join(CACHE_DIR, key));
-  } catch {
-    return undefined;
+  let data = cachedInWorker.get(key);
+  if (data === undefined) {
+    try {
+      data = readFileSync(join(CACHE_DIR, key));
+    } catch {
+      return undefined;
+    }
+    cachedInWorker.set(key, data);
   }
+  return data;
 }
 
 function writeCache(key, data) {
+  cachedInWorker.set(key, data);
   const file = join(CACHE_DIR, key);
   const partial = `${file}.${process.pid}`;
   try {
@@ -54,9 +65,57 @@ function writeCache(key, data) {
   }
 }
 
+/** The code cache's key of each module this worker compiled, so that the same source is not hashed again. */
+const keyOfSource = new Map(); // filename -> { source, key }
+
+function cacheKey(filename, source) {
+  const known = keyOfSource.get(filename);
+  if (known !== undefined && known.source === source) return known.key;
+  const key = createHash('sha1').update(source).digest('hex');
+  keyOfSource.set(filename, { source, key });
+  return key;
+}
+
+/**
+ * Each module's transform, kept for the worker's later files. Jest keeps a transform for one test file only, and for
+ * the next file reads the module again, hashes it with the transform's options and reads the transform's own cache
+ * from disk: for the app's few thousand modules, about 0.2 s of CPU per file. A kept transform is used again while
+ * the module's file has the same size and modification time.
+ */
+const transformsInWorker = new Map(); // filename + options -> { stamp, file }
+
+function stampOf(filename) {
+  try {
+    const { size, mtimeMs } = statSync(filename);
+    return `${size}:${mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+function keepTransforms(transformCache) {
+  const transform = transformCache.transform.bind(transformCache);
+  transformCache.transform = (filename, options) => {
+    if (options?.isInternalModule) return transform(filename, options);
+    const key = `${filename}\0${JSON.stringify(options ?? null)}`;
+    const stamp = stampOf(filename);
+    const kept = transformsInWorker.get(key);
+    if (kept !== undefined && stamp !== null && kept.stamp === stamp) {
+      transformCache.transforms.set(filename, kept.file);
+      if (kept.file.sourceMapPath) transformCache.sourceMaps.set(filename, kept.file.sourceMapPath);
+      return kept.file.code;
+    }
+    const code = transform(filename, options);
+    const file = transformCache.transforms.get(filename);
+    if (stamp !== null && file !== undefined) transformsInWorker.set(key, { stamp, file });
+    return code;
+  };
+}
+
 class CodeCachingRuntime extends Runtime {
   constructor(...args) {
     super(...args);
+    keepTransforms(this.transformCache);
     const executor = this.executor;
     const jestCompile = executor.compile.bind(executor);
     /** Scripts that ran without a usable cache: theirs is written when the file ends. */
@@ -70,7 +129,7 @@ class CodeCachingRuntime extends Runtime {
         return jestCompile(scriptSource, filename);
       // One line, so that the module's own lines keep their numbers in stack traces and source maps.
       const source = `(function (${this.injectedModuleParameters.join(', ')}) {${scriptSource}\n})`;
-      const key = createHash('sha1').update(source).digest('hex');
+      const key = cacheKey(filename, source);
       const cachedData = readCache(key);
       let script;
       try {
