@@ -82,7 +82,7 @@ function cacheKey(filename, source) {
  * from disk: for the app's few thousand modules, about 0.2 s of CPU per file. A kept transform is used again while
  * the module's file has the same size and modification time.
  */
-const transformsInWorker = new Map(); // filename + options -> { stamp, file }
+const transformsInWorker = new Map(); // project + coverage + filename + options -> { stamp, file }
 
 function stampOf(filename) {
   try {
@@ -93,11 +93,12 @@ function stampOf(filename) {
   }
 }
 
-function keepTransforms(transformCache) {
+/** `scope` names what else shapes a transform: the project (a worker may run files of several) and coverage. */
+function keepTransforms(transformCache, scope) {
   const transform = transformCache.transform.bind(transformCache);
   transformCache.transform = (filename, options) => {
     if (options?.isInternalModule) return transform(filename, options);
-    const key = `${filename}\0${JSON.stringify(options ?? null)}`;
+    const key = `${scope}\0${filename}\0${JSON.stringify(options ?? null)}`;
     const stamp = stampOf(filename);
     const kept = transformsInWorker.get(key);
     if (kept !== undefined && stamp !== null && kept.stamp === stamp) {
@@ -115,7 +116,8 @@ function keepTransforms(transformCache) {
 class CodeCachingRuntime extends Runtime {
   constructor(...args) {
     super(...args);
-    keepTransforms(this.transformCache);
+    const [config, , , , , coverageOptions] = args;
+    keepTransforms(this.transformCache, `${config.id}\0${JSON.stringify(coverageOptions ?? null)}`);
     const executor = this.executor;
     const jestCompile = executor.compile.bind(executor);
     /** Scripts that ran without a usable cache: theirs is written when the file ends. */
