@@ -1,5 +1,5 @@
 // The two widths every new flow is checked at (desktop 1280×800, phone 390×844), and checks and helpers the
-// specs of the Requests, Billing, OAuth apps and phone pages share.
+// browser specs share (where screenshots go: SCREENSHOT_DIR=docs/screenshots/dashboard refreshes the committed copies).
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -2,11 +2,9 @@
 // page before anything is sent; each key's spend after a call; rename and new limits; revoked keys hidden until
 // asked for; the page fits the screen and answers fast. Screenshots as dashboard.mjs takes them
 // (SCREENSHOT_DIR=docs/screenshots/dashboard refreshes the committed copies).
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
+import { DEVICES, noHorizontalScroll, screenshot } from '../devices.mjs';
 import { registerThroughForm } from '../flows.mjs';
 
 export const name = 'keys-page';
@@ -110,9 +108,8 @@ export const tests = DEVICES.map((device) => ({
     await expectText(detail(renamed, 'Limits'), '$25.00 in total');
     await expectText(detail(renamed, 'Spent this month'), spent);
 
-    await mkdir(screenshotDir, { recursive: true });
     await noHorizontalScroll(page, `the keys page at ${device.viewport.width} px`);
-    await page.screenshot({ path: join(screenshotDir, `keys-limits-${label}.png`) });
+    await screenshot(page, `keys-limits-${label}.png`, 'here');
 
     // Revoked keys are hidden until asked for.
     await renamed.getByRole('button', { name: 'Revoke' }).click();

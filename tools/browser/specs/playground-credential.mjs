@@ -2,11 +2,9 @@
 // the catalog and the Playground streams a chat, with no key to create or paste; two tabs at once make one key
 // named "Dashboard"; no secret reaches web storage; a pasted string is checked for the key's form at once, and a
 // real key pasted works; after signing out and in again the page works at once. Screenshots as dashboard.mjs.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText, expectVisible } from '../expect.mjs';
-import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
+import { DEVICES, noHorizontalScroll, screenshot } from '../devices.mjs';
 import { expectStreamedInSteps, registerThroughForm, sendChat, signInThrough } from '../flows.mjs';
 
 export const name = 'playground-credential';
@@ -56,9 +54,8 @@ export const tests = DEVICES.map((device) => ({
     await Promise.all([chatInSteps(page, `first tab ${unique}`), chatInSteps(second, `second tab ${unique}`)]);
     await second.close();
     await noSecretStored(page);
-    await mkdir(screenshotDir, { recursive: true });
     await noHorizontalScroll(page, `the playground at ${device.viewport.width} px`);
-    await page.screenshot({ path: join(screenshotDir, `playground-session-${label}.png`) });
+    await screenshot(page, `playground-session-${label}.png`, 'here');
 
     await page.goto('/keys');
     await expectText(dashboardCards(page), 'Used by the dashboard only');

@@ -1,11 +1,9 @@
 // The settings page (issue 21), at desktop and phone width: the name; the password (the current one asked, the
 // new one twice; other sessions signed out, this one kept); sign out everywhere; deleting the account (password
 // and a tick; afterwards no sign-in, and its key refused by the gateway). Screenshots as dashboard.mjs takes them.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import { expectEqual, expectPath, expectText } from '../expect.mjs';
-import { DEVICES, noHorizontalScroll, screenshotDir } from '../screens.mjs';
+import { DEVICES, noHorizontalScroll, screenshot } from '../devices.mjs';
 import { goToSection, registerThroughForm, signInThrough } from '../flows.mjs';
 
 export const name = 'settings';
@@ -66,10 +64,8 @@ export const tests = DEVICES.map((device) => ({
     expectEqual(await status(baseUrl, '/api/v1/auth/me', otherSession), 401, 'the other session after');
     user.password = 'a brand new password';
 
-    await mkdir(screenshotDir, { recursive: true });
     await noHorizontalScroll(page, `the settings page at ${device.viewport.width} px`);
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: join(screenshotDir, `settings-${label}.png`) });
+    await screenshot(page, `settings-${label}.png`);
 
     // Sign out everywhere: this tab too.
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
