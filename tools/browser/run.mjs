@@ -207,14 +207,14 @@ function reportCspViolations(mark) {
  * belongs to a page, and each test's pages are new. A context whose reset fails is closed and not kept.
  */
 function createContextPool(browser, baseUrl) {
-  const idle = new Map(); // options key -> [{ context, options, keeper, cdp, origins }]
+  const idle = new Map(); // options key -> [{ key, context, options, keeper, cdp, origins }]
 
-  async function create(options) {
+  async function create(key, options) {
     const context = await browser.newContext({ baseURL: baseUrl, ...options });
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
     await context.addInitScript(reportCspViolations, CSP_MARK);
-    const entry = { context, options, origins: new Set(), keeper: null, cdp: null };
+    const entry = { key, context, options, origins: new Set(), keeper: null, cdp: null };
     context.on('request', (request) => {
       const url = request.url();
       if (url.startsWith('http')) entry.origins.add(new URL(url).origin);
@@ -249,21 +249,23 @@ function createContextPool(browser, baseUrl) {
     /** A context for one test's newPage(options): an idle pooled one, or a new one. */
     async lease(options) {
       const key = JSON.stringify(options);
-      const entry = idle.get(key)?.pop() ?? (await create(options));
-      entry.key = key;
-      return entry;
+      return idle.get(key)?.pop() ?? (await create(key, options));
     },
     /**
      * Resets a context the test is done with and keeps it for the next. A failed test's contexts are closed instead
      * (what it left running must not reach the next test), as is one whose reset fails.
      */
     async release(entry, { keep }) {
-      try {
-        if (!keep) throw new Error('not kept');
-        await withTimeout(reset(entry), 5_000, 'resetting a context');
+      const kept =
+        keep &&
+        (await withTimeout(reset(entry), 5_000, 'resetting a context').then(
+          () => true,
+          () => false,
+        ));
+      if (kept) {
         if (!idle.has(entry.key)) idle.set(entry.key, []);
         idle.get(entry.key).push(entry);
-      } catch {
+      } else {
         await withTimeout(entry.context.close(), 5_000, 'closing a context').catch(() => {});
       }
     },
