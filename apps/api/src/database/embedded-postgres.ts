@@ -41,6 +41,26 @@ function compileWebAssemblyWithLiftoff(): void {
 }
 
 /**
+ * The old generation grows by half of what survived its last full collection before the next one (V8's own
+ * factor, 1.1–4× depending on how fast it collects, let it reach twice to four times that). Under load the server
+ * promotes call and stream objects that die soon after; with V8's factor they piled up to 217 MB before a full
+ * collection freed half of them, and the embedded process (one V8 heap, PGlite's memory, node) peaked at
+ * 404–512 MB in the bench's four scenarios against 329–345 MB with this flag (three runs against five), for
+ * about 30% more CPU per call in json-100 and none measurable in the other three (docs/benchmarks.md, 2026-11-29,
+ * "Heap growth"); growth by 100% peaked at 355–381 MB. Like
+ * Liftoff, a trade for a small installation, set when an embedded database opens on a data folder (a served
+ * installation; not the test databases in memory), so PostgreSQL mode keeps V8's defaults. A
+ * `--heap-growing-percent` given to node is kept.
+ */
+export function heapGrowthFlag(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): string | null {
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  return given.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag)) ? null : '--heap-growing-percent=50';
+}
+
+/**
  * Embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WASM) behind a socket bridge
  * (pglite-bridge.ts), reached with the ordinary `pg` driver. Why not typeorm-pglite: it hands one PGlite session to
  * every caller, so concurrent transactions interleave and `SELECT … FOR UPDATE` protects nothing. The bridge runs
@@ -67,6 +87,8 @@ export class EmbeddedPostgres {
     if (dataDir === 'memory://') {
       db = await PGlite.create({ ...(snapshot ? { loadDataDir: snapshot } : {}), startParams: START_PARAMS });
     } else {
+      const growth = heapGrowthFlag();
+      if (growth) setFlagsFromString(growth);
       const root = resolve(dataDir);
       mkdirSync(root, { recursive: true });
       lockFile = acquireLock(join(root, 'switchyard.lock'));
