@@ -12,8 +12,15 @@ import { PgliteBridge } from './pglite-bridge';
  * that memory 188 MB with about 160 MB resident under load, 32 MB keeps it at its initial 128 MB with about 55 MB
  * resident, about 100 MB less RSS at start and at the peak of the bench (docs/benchmarks.md, 2026-11-29). The
  * embedded database is for small installations; a bigger one belongs on PostgreSQL.
+ *
+ * And no sequential scan where an index leads to the rows (enable_seqscan = off). The gateway's statements are
+ * prepared once per connection and PostgreSQL keeps a generic plan of them, made from the tables as they were
+ * then; PGlite has no autovacuum, so no ANALYZE ever makes it plan again. A plan made while `reservations` was
+ * small read the whole table for every settlement batch, and the cost per call grew with the table: in the bench,
+ * json-100 at 0.45 ms of CPU per call after a minute of load against 0.34 with this setting (database/hot-path.ts
+ * has the same for PostgreSQL's batch sessions). Queries that must read a whole table still do.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB', '-c', 'enable_seqscan=off'];
 
 /**
  * PGlite's WebAssembly compiled by Liftoff (V8's baseline compiler) only, never again by TurboFan for the functions

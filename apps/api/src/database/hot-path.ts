@@ -35,9 +35,14 @@ export async function hotQuery<T = Record<string, unknown>>(
  * through a small pool whose sessions use generic plans (plan_cache_mode = force_generic_plan). A named statement
  * is parsed once per connection, but PostgreSQL's default ('auto') kept planning these many-CTE statements again
  * for every batch (their custom plans always looked cheaper): about 0.6 ms of the server's CPU per settlement
- * batch, fifty batches a second under load (docs/benchmarks.md). A pool of their own, so that the setting reaches
- * no other query: every other statement keeps PostgreSQL's own choice. Without one (the embedded database, tests
- * that open a bare DataSource) batches go through hotQuery.
+ * batch, fifty batches a second under load (docs/benchmarks.md). A generic plan is made once, from the tables as
+ * they are then, and kept until the tables' statistics change: made while `reservations` held a few hundred rows,
+ * the leased settlement looked its calls up with a hash join over the whole table, a sequential scan that every
+ * batch then repeated on the grown table (PostgreSQL's CPU per call tripled within a minute of load where
+ * autovacuum is off, and grew between analyses where it is on). These statements read only by key, so their
+ * sessions also never choose a sequential scan where an index leads to the rows (enable_seqscan = off).
+ * A pool of their own, so that the settings reach no other query: every other statement keeps PostgreSQL's own
+ * choice. Without one (the embedded database, tests that open a bare DataSource) batches go through hotQuery.
  */
 export async function batchQuery<T = Record<string, unknown>>(
   dataSource: DataSource,
@@ -54,7 +59,7 @@ export async function batchQuery<T = Record<string, unknown>>(
 }
 
 /** The options of the batch pool's connections (see batchQuery). */
-export const BATCH_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
+export const BATCH_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
 const batchPools = new WeakMap<DataSource, Pool>();
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openAsBlob, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, openAsBlob, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -113,11 +113,19 @@ export function embeddedTemplate(): Promise<Blob> {
       dump,
       templates.map(({ oid }) => `base/${oid}`),
     );
-    // Written aside and renamed: two workers building at once each leave a whole file, never half of one.
+    // Written aside and linked in place: a whole file or none, and the first one made is never replaced. A worker
+    // that opened it (openAsBlob reads it again later, and fails if the file changed meanwhile: "The blob could not
+    // be read") must not see a second worker's build renamed over it.
     mkdirSync(folder, { recursive: true });
     const partial = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
     writeFileSync(partial, slim);
-    renameSync(partial, file);
+    try {
+      linkSync(partial, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(partial, { force: true });
+    }
     return new Blob([slim]);
   })();
   return embeddedSnapshot;
