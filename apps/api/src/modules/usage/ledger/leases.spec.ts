@@ -72,6 +72,39 @@ describe('Leases', () => {
     expect(ledger.reserveCount).toBe(22);
   });
 
+  it('takes the next lease before the current one ages out: no call reserves in the database in between', async () => {
+    const { ledger, calls } = fakeReservationsLedger();
+    const { budget } = moneyCoreOn(ledger);
+    const start = Date.now();
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      for (let i = 0; i < 20; i += 1) await budget.reserve(request(`db-${i}`));
+      await ticks();
+      expect(ledger.reserveCount).toBe(21);
+      const first = await budget.reserve(request('young'));
+      // Eight seconds on, the lease still serves the call and its successor is asked for once, not per call.
+      clock.mockReturnValue(start + 8_500);
+      const old = await Promise.all([1, 2].map((i) => budget.reserve(request(`old-${i}`))));
+      expect(old.every((reservation) => reservation.lease?.lease === first.lease?.lease)).toBe(true);
+      await ticks();
+      expect(ledger.reserveCount).toBe(22);
+      // Past the first lease's age the calls draw on the successor, with no database reservation of their own.
+      clock.mockReturnValue(start + 10_500);
+      const next = await budget.reserve(request('next'));
+      expect(next.lease?.lease).toBeDefined();
+      expect(next.lease?.lease).not.toBe(first.lease?.lease);
+      expect(ledger.reserveCount).toBe(22);
+      // The first lease goes back once the calls drawn on it are written, and not before.
+      expect(calls.some((call) => call.what === 'settle')).toBe(false);
+      for (const reservation of [first, ...old]) await budget.settle(reservation, 50, 'success');
+      await budget.flushSettlements();
+      await ticks();
+      expect(calls.filter((call) => call.what === 'settle')).toHaveLength(1);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('asks for a lease with four leases of headroom; a refused one leaves every call reserving exactly', async () => {
     const { ledger } = fakeReservationsLedger();
     const asked: { worstMicros: number; minimumMicros: number }[] = [];

@@ -21,6 +21,12 @@ const LEASE_HEADROOM = 4;
 /** A lease is returned after this long, or this long unused (calendar windows and limits stay current). */
 const LEASE_MAX_AGE_MS = 10_000;
 const LEASE_IDLE_MS = 2_000;
+/**
+ * A lease still in use at this age has its successor taken while calls go on drawing on it: else, once it aged out,
+ * every call of the credential reserved in the database (and queued on the account's row lock behind the settlement
+ * batches) until 20 of them had asked for the next one and it was granted, some 50 calls at each renewal under load.
+ */
+const LEASE_RENEW_AT_MS = 8_000;
 
 /** A credential's recent database reservations, and how large its next lease is. */
 interface Demand {
@@ -86,7 +92,15 @@ export class Leases implements OnModuleInit {
     lease.freeMicros -= request.worstMicros;
     lease.inFlight += 1;
     lease.lastUsedAt = now;
+    if (now - lease.takenAt >= LEASE_RENEW_AT_MS) this.renew(key, request);
     return { id: request.id, amountMicros: request.worstMicros, request, lease: { lease, settled: false } };
+  }
+
+  /** Takes the successor of a credential's lease that is about to age out (once; the lease is retired when it comes). */
+  private renew(key: string, request: ReservationRequest): void {
+    const demand = this.demand.get(key);
+    if (!demand || demand.acquiring || Date.now() < demand.refusedUntil) return;
+    this.acquire(key, request, demand);
   }
 
   /** Counts a credential's database reservations; a busy one gets a lease, taken off the call's path. */
@@ -104,6 +118,10 @@ export class Leases implements OnModuleInit {
       Date.now() < demand.refusedUntil
     )
       return;
+    this.acquire(key, request, demand);
+  }
+
+  private acquire(key: string, request: ReservationRequest, demand: Demand): void {
     demand.acquiring = true;
     void this.take(key, request, demand)
       .catch((error: Error) => this.logger.warn(`taking a lease failed: ${error.message}`))
@@ -146,6 +164,9 @@ export class Leases implements OnModuleInit {
       unwritten: 0,
       lastUsedAt: now,
     };
+    // A successor (renew): the lease it follows draws no more calls, and goes back once its own are written.
+    const previous = this.active.get(key);
+    if (previous) this.retire(previous);
     this.active.set(key, lease);
     // Limits or credentials changed while it was being taken: it must not be used.
     if (generation !== this.generation) this.retire(lease);
