@@ -105,6 +105,32 @@ describe('Leases', () => {
     }
   });
 
+  it('takes a twice larger next lease when three quarters of this one go within a second', async () => {
+    const { ledger } = fakeReservationsLedger();
+    const asked: number[] = [];
+    ledger.reserveAnswer = (input) => {
+      if (input.lease) asked.push(input.worstMicros);
+      return { amountMicros: input.worstMicros, balanceMicros: 1e9, headroomMicros: 1e9, tripped: null };
+    };
+    const { budget } = moneyCoreOn(ledger);
+    for (let i = 0; i < 20; i += 1) await budget.reserve(request(`db-${i}`));
+    await ticks();
+    expect(asked).toEqual([3200]);
+    // 24 calls in flight hold 2,400 of the lease's 3,200: a quarter is still free, nothing is asked.
+    const first = await Promise.all(Array.from({ length: 24 }, (_, i) => budget.reserve(request(`a-${i}`))));
+    await ticks();
+    expect(asked).toEqual([3200]);
+    // The 25th leaves less than a quarter: it is still served by this lease, and the next one is asked for, larger.
+    const last = await budget.reserve(request('a-24'));
+    expect(last.lease?.lease).toBe(first[0].lease?.lease);
+    await ticks();
+    expect(asked).toEqual([3200, 6400]);
+    const next = await budget.reserve(request('b-0'));
+    expect(next.lease?.lease).not.toBe(first[0].lease?.lease);
+    expect(next.lease?.lease.sizeMicros).toBe(6400);
+    expect(ledger.reserveCount).toBe(22);
+  });
+
   it('asks for a lease with four leases of headroom; a refused one leaves every call reserving exactly', async () => {
     const { ledger } = fakeReservationsLedger();
     const asked: { worstMicros: number; minimumMicros: number }[] = [];

@@ -22,11 +22,13 @@ const LEASE_HEADROOM = 4;
 const LEASE_MAX_AGE_MS = 10_000;
 const LEASE_IDLE_MS = 2_000;
 /**
- * A lease still in use at this age has its successor taken while calls go on drawing on it: else, once it aged out,
- * every call of the credential reserved in the database (and queued on the account's row lock behind the settlement
- * batches) until 20 of them had asked for the next one and it was granted, some 50 calls at each renewal under load.
+ * A lease still in use at this age, or with less than this share of its amount free, has its successor taken while
+ * calls go on drawing on it: else, once it aged out or was used up, every call of the credential reserved in the
+ * database (queued on the account's row lock behind the settlement batches) until 20 of them had asked for the next
+ * one and it was granted, some 50 calls at each renewal under load.
  */
 const LEASE_RENEW_AT_MS = 8_000;
+const LEASE_RENEW_FREE_SHARE = 0.25;
 
 /** A credential's recent database reservations, and how large its next lease is. */
 interface Demand {
@@ -92,14 +94,19 @@ export class Leases implements OnModuleInit {
     lease.freeMicros -= request.worstMicros;
     lease.inFlight += 1;
     lease.lastUsedAt = now;
-    if (now - lease.takenAt >= LEASE_RENEW_AT_MS) this.renew(key, request);
+    const low = lease.freeMicros < lease.sizeMicros * LEASE_RENEW_FREE_SHARE;
+    if (low || now - lease.takenAt >= LEASE_RENEW_AT_MS) this.renew(key, request, low && now - lease.takenAt < 1000);
     return { id: request.id, amountMicros: request.worstMicros, request, lease: { lease, settled: false } };
   }
 
-  /** Takes the successor of a credential's lease that is about to age out (once; the lease is retired when it comes). */
-  private renew(key: string, request: ReservationRequest): void {
+  /**
+   * Takes the successor of a credential's lease that is about to age out or run out (one at a time; the lease is
+   * retired when it comes); `fast`: it is running out within a second, so the successor is twice as large.
+   */
+  private renew(key: string, request: ReservationRequest, fast: boolean): void {
     const demand = this.demand.get(key);
     if (!demand || demand.acquiring || Date.now() < demand.refusedUntil) return;
+    if (fast) demand.leaseCalls = Math.min(LEASE_CALLS_MAX, demand.leaseCalls * 2);
     this.acquire(key, request, demand);
   }
 
@@ -160,6 +167,7 @@ export class Leases implements OnModuleInit {
       key,
       takenAt: now,
       freeMicros: result.amountMicros,
+      sizeMicros: result.amountMicros,
       inFlight: 0,
       unwritten: 0,
       lastUsedAt: now,

@@ -27,6 +27,8 @@ export interface Lease {
   key: string;
   /** What calls may still draw: the lease's amount minus what calls hold now and what they were billed. */
   freeMicros: number;
+  /** What the lease held when it was granted. */
+  sizeMicros: number;
   inFlight: number;
   /** Settlements queued and not yet written: the lease is returned only once they are. */
   unwritten: number;
