@@ -2,21 +2,11 @@
 // node:http relay and Portkey, CPU per call with PostgreSQL's against the relay's, and the embedded process's peak.
 // Reported, never asserted.
 
-const ratio = (a, b) => (a === null || a === undefined || b === null || b === undefined || !b ? null : a / b);
+import { ratio, scenarioOf, targetRow as row } from './judging.mjs';
 
 /** Each target as { name, value, unit, limit, met } (met null when it was not measured in this run). */
 export function coreTargets(outcomes, rounds) {
-  const get = (target, scenario) => {
-    const outcome = outcomes[target];
-    return outcome && !outcome.error ? (outcome.scenarios?.[scenario] ?? null) : null;
-  };
-  const row = (name, value, unit, limit, met) => ({
-    name,
-    value: value ?? null,
-    unit,
-    limit,
-    met: value === null || value === undefined ? null : met,
-  });
+  const get = (target, scenario) => scenarioOf(outcomes, target, scenario);
   const relayJson = get('relay', 'json-10');
   const syJson = get('switchyard-pg', 'json-10');
   const cpuWithPg =

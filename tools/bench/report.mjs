@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { median } from './common.mjs';
 import { coreTargets } from './core-targets.mjs';
+import { ratio as div, scenarioOf as get, targetRow as row } from './judging.mjs';
 import { FEATURES } from './profile.mjs';
 import {
   CHUNK_CHECK_REQUESTS,
@@ -33,12 +34,6 @@ function fmt(value, digits = 2) {
 }
 
 // ---- analysis ------------------------------------------------------------------------------------------
-
-function get(outcomes, target, scenarioId) {
-  const outcome = outcomes[target];
-  if (!outcome || outcome.error) return null;
-  return outcome.scenarios[scenarioId] ?? null;
-}
 
 function chunkStats(outcome, direct) {
   if (!outcome?.chunks?.runs?.length) return null;
@@ -71,7 +66,6 @@ export function analyse(outcomes, rounds = null) {
   const targets = [];
   const ratios = [];
   const add = (a, b) => (a === null || b === null || a === undefined || b === undefined ? null : a - b);
-  const div = (a, b) => (a === null || b === null || a === undefined || b === undefined || !b ? null : a / b);
   for (const sy of ['switchyard-pg', 'switchyard-embedded']) {
     for (const spec of SCENARIOS) {
       const s = get(outcomes, sy, spec.id);
@@ -92,13 +86,6 @@ export function analyse(outcomes, rounds = null) {
     const p100 = get(outcomes, 'portkey', 'json-100');
     const r10 = get(outcomes, 'relay', 'json-10');
     const chunks = chunkStats(outcomes[sy], outcomes.direct);
-    const row = (name, value, unit, limit, met) => ({
-      name,
-      value,
-      unit,
-      limit,
-      met: value === null || value === undefined ? null : met,
-    });
     const added10 = add(s10?.latencyMs.p50, d10?.latencyMs.p50);
     const vsPortkey10 = div(s10?.rps, p10?.rps);
     const vsRelay10 = div(s10?.rps, r10?.rps);
@@ -155,19 +142,14 @@ export function analyse(outcomes, rounds = null) {
     if (r.vsPortkey === null && r.vsRelay === null) continue;
     lines.push(`  ${r.sy.padEnd(20)} ${r.scenario.padEnd(11)} ${fmt(r.vsPortkey)}× Portkey   ${fmt(r.vsRelay)}× relay`);
   }
-  for (const t of targets) {
+  const core = coreTargets(outcomes, rounds);
+  for (const t of [...targets, { sy: "the gateway's core", rows: core }]) {
     lines.push('', `Targets, ${t.sy} (reported, not asserted)`);
     for (const row of t.rows)
       lines.push(
         `  ${row.met === null ? 'n/a    ' : row.met ? 'met    ' : 'NOT MET'}  ${row.name}: ${fmt(row.value)} ${row.unit} (target ${row.limit})`,
       );
   }
-  const core = coreTargets(outcomes, rounds);
-  lines.push('', "Targets, the gateway's core (reported, not asserted)");
-  for (const row of core)
-    lines.push(
-      `  ${row.met === null ? 'n/a    ' : row.met ? 'met    ' : 'NOT MET'}  ${row.name}: ${fmt(row.value)} ${row.unit} (target ${row.limit})`,
-    );
   if (outcomes.portkey?.error)
     lines.push('', `Portkey could not be measured: ${outcomes.portkey.error.split('\n')[0]}`);
   return { console: lines, targets, core, ratios };

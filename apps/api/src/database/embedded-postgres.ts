@@ -38,8 +38,12 @@ export function wasmTieringFlag(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): string | null {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
-  return given.some((flag) => /^--(no-)?liftoff/.test(flag)) ? null : '--liftoff-only';
+  return nodeWasGiven(/^--(no-)?liftoff/, execArgv, nodeOptions) ? null : '--liftoff-only';
+}
+
+/** Whether node was started with a flag matching `pattern`, on its command line or in NODE_OPTIONS. */
+function nodeWasGiven(pattern: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => pattern.test(flag));
 }
 
 function compileWebAssemblyWithLiftoff(): void {
@@ -63,8 +67,7 @@ export function heapGrowthFlag(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): string | null {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
-  return given.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag)) ? null : '--heap-growing-percent=50';
+  return nodeWasGiven(/^--heap[-_]growing[-_]percent\b/, execArgv, nodeOptions) ? null : '--heap-growing-percent=50';
 }
 
 /**
